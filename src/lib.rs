@@ -1,0 +1,1 @@
+//! mongobench: a Kubernetes operator and load generator that benchmarks MongoDB deployments.
