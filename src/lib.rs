@@ -1,1 +1,2 @@
 //! mongobench: a Kubernetes operator and load generator that benchmarks MongoDB deployments.
+pub mod workload;
