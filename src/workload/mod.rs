@@ -8,6 +8,7 @@
 
 use mongodb::bson::Document;
 
+pub mod flights;
 pub mod rng;
 // Further workloads register here, one `pub mod` line each.
 
