@@ -3,6 +3,8 @@
 //! a pure function of (seed, worker index, sequence), which is what makes the traffic fingerprint
 //! meaningful. The runner executes the [`Operation`]s they produce.
 
+pub mod ycsb;
+
 use mongodb::bson::Document;
 
 /// One logical operation as the runner sends it and times it: one or more database commands,
