@@ -15,8 +15,9 @@
 //! * [`fingerprint`]: the traffic fingerprint (record format documented there).
 //!
 //! # Using it (runner)
-//! 1. `let props = Properties::from_raw(&raw)?;` (per client pod; a load slice comes from
-//!    [`client_slice`]); clamp workers with [`effective_threads`].
+//! 1. `let props = Properties::from_raw(&raw)?;` per client pod (with `mongobench.client.count`
+//!    pods, [`Properties::load_range`] gives each pod its [`client_slice`] of the load); clamp
+//!    workers with [`effective_threads`].
 //! 2. Run-phase inserts start at `props.txninsert_start.resolve(props.record_count,
 //!    Some(document_count))?` — `recordcount` as YCSB (default), or after what the collection
 //!    already holds (`auto`), or an explicit high-water mark ([`SharedState::insert_high_water`]

@@ -943,6 +943,18 @@ impl Properties {
             self.record_count
         }
     }
+
+    /// The keys this client pod loads, as `(first key number, count)`: with several pods
+    /// (`mongobench.client.count > 1`) and neither `insertstart` nor `insertcount` given, the
+    /// pod's [`client_slice`] of `recordcount`; otherwise `insertstart` and
+    /// [`Properties::load_operation_count`], as YCSB.
+    pub fn load_range(&self) -> (u64, u64) {
+        if self.client_count > 1 && !self.insert_count_explicit && self.insert_start == 0 {
+            client_slice(self.record_count, self.client_index, self.client_count)
+        } else {
+            (self.insert_start, self.load_operation_count())
+        }
+    }
 }
 
 /// The thread count YCSB actually runs for a phase of `operations` operations (0 = unbounded):
@@ -1307,6 +1319,23 @@ mod tests {
         assert_eq!(client_slice(10, 0, 3), (0, 4));
         assert_eq!(client_slice(10, 1, 3), (4, 3));
         assert_eq!(client_slice(10, 2, 3), (7, 3));
+        let pod = |i: &str| {
+            props(&[
+                ("recordcount", "10"),
+                ("mongobench.client.count", "3"),
+                ("mongobench.client.index", i),
+            ])
+            .unwrap()
+            .load_range()
+        };
+        assert_eq!([pod("0"), pod("1"), pod("2")], [(0, 4), (4, 3), (7, 3)]);
+        let explicit = props(&[
+            ("recordcount", "10"),
+            ("mongobench.client.count", "3"),
+            ("insertstart", "2"),
+            ("insertcount", "5"),
+        ]);
+        assert_eq!(explicit.unwrap().load_range(), (2, 5));
     }
 
     #[test]

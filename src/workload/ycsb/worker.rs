@@ -1,7 +1,7 @@
 //! One worker's operation stream (specs/ycsb.md §4, §5, §8): load-phase inserts or run-phase
 //! operations, each a YCSB binding call rendered as MongoDB commands.
 //!
-//! Draw order per run-phase operation (one stream per worker, see [`rng`](super::rng)): one double
+//! Draw order per run-phase operation (one stream per worker, see [`rng`]): one double
 //! for the operation; then per kind — read: key, field (if `readallfields=false`); update: key,
 //! values; insert: values; scan: key, length, field; read-modify-write: key, field, values. Values
 //! draw, per field in `field0…` order, a length then the bytes. A key draw takes as many draws as
@@ -327,8 +327,8 @@ impl Worker {
     /// Worker `worker_index` of `workers` in this client process (client pod
     /// `props.client_index` of `props.client_count`), drawing from the stream of `seed`.
     ///
-    /// Load: worker `w` inserts keys `insertstart + w + j·workers` for `j < quota` (the quota of
-    /// §2 over [`Properties::load_operation_count`]). Run: `quota(operationcount)` operations, or
+    /// Load: worker `w` inserts keys `first + w + j·workers` for `j < quota`, where `(first, n)`
+    /// is [`Properties::load_range`] and the quota is §2's share of `n`. Run: `quota(operationcount)` operations, or
     /// unbounded when `operationcount=0`. `shared` is the process's [`SharedState`], created once
     /// per phase and passed to every worker.
     ///
@@ -359,7 +359,7 @@ impl Worker {
             u64::from(worker_index),
         );
         let remaining = match phase {
-            Phase::Load => Some(quota(props.load_operation_count(), workers, worker_index)),
+            Phase::Load => Some(quota(props.load_range().1, workers, worker_index)),
             Phase::Run if props.operation_count == 0 => {
                 if props.max_execution_time == 0 {
                     return Err(WorkerError::Unbounded);
@@ -453,7 +453,7 @@ impl Worker {
             batch_size: props.batch_size as usize,
             batch: Vec::new(),
             batch_last_keynum: 0,
-            load_next: props.insert_start + u64::from(worker_index),
+            load_next: props.load_range().0 + u64::from(worker_index),
             load_stride: u64::from(workers),
             mix,
             chooser,
@@ -990,17 +990,48 @@ mod tests {
 
     #[test]
     fn operation_choice_over_a_million_draws_is_tight() {
-        // The mix alone (no documents built): workload B's normalised weights.
-        let p = props(Some("b"), &[]);
-        let s = SharedState::new(1000);
-        let mut w = worker(&p, 9, 0, 1, Phase::Run, &s);
-        let mix = w.mix.clone().expect("mix");
+        // The mix alone (no documents built), 10^6 draws per workload, 5-sigma bounds.
+        let expected: [(&str, [f64; 5]); 6] = [
+            ("a", [0.5, 0.5, 0.0, 0.0, 0.0]),
+            ("b", [0.95, 0.05, 0.0, 0.0, 0.0]),
+            ("c", [1.0, 0.0, 0.0, 0.0, 0.0]),
+            ("d", [0.95, 0.0, 0.05, 0.0, 0.0]),
+            ("e", [0.0, 0.0, 0.05, 0.95, 0.0]),
+            ("f", [0.5, 0.0, 0.0, 0.0, 0.5]),
+        ];
+        let kinds = [
+            OpKind::Read,
+            OpKind::Update,
+            OpKind::Insert,
+            OpKind::Scan,
+            OpKind::ReadModifyWrite,
+        ];
         let draws = 1_000_000u32;
-        let reads = (0..draws)
-            .filter(|_| mix.sample(&mut w.rng) == OpKind::Read)
-            .count();
-        let sigma = (0.95f64 * 0.05 / f64::from(draws)).sqrt();
-        assert!((reads as f64 / f64::from(draws) - 0.95).abs() < 5.0 * sigma);
+        for (name, shares) in expected {
+            let p = props(Some(name), &[]);
+            let s = SharedState::new(1000);
+            let mut w = worker(&p, 9, 0, 1, Phase::Run, &s);
+            let mix = w.mix.clone().expect("mix");
+            let mut counts: HashMap<OpKind, u32> = HashMap::new();
+            for _ in 0..draws {
+                *counts.entry(mix.sample(&mut w.rng)).or_default() += 1;
+            }
+            for (kind, share) in kinds.iter().zip(shares) {
+                let got = f64::from(*counts.get(kind).unwrap_or(&0)) / f64::from(draws);
+                let sigma = (share * (1.0 - share) / f64::from(draws)).sqrt();
+                assert!(
+                    (got - share).abs() <= 5.0 * sigma,
+                    "workload {name} {kind:?}: {got} vs {share}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn workers_can_move_between_threads() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Worker>();
+        assert_send::<YcsbOp>();
     }
 
     /// Key shares of a workload's chooser over `draws` key choices with nothing inserted yet.
