@@ -4,13 +4,14 @@
 //!
 //! # Pieces
 //! * [`RawProperties`] → [`Properties`]: presets `workloada`…`workloadf`, `-P` files, `-p`
-//!   overrides, YCSB defaults, typed validation ([`PropertyError`]).
+//!   overrides, YCSB defaults, typed validation ([`PropertyError`]); [`partition`]: thread
+//!   quotas and client pod slices.
 //! * [`keys`]: `user` + FNV-hashed, zero-padded key numbers.
 //! * [`distributions`]: uniform, sequential, Zipfian (Gray et al.), scrambled Zipfian with insert
 //!   headroom, latest, hotspot, exponential, exact Zipfian, operation choice.
 //! * [`values`]: random field bytes, field lengths, `dataintegrity` values, Java field order.
 //! * [`commands`]: the binding's `find` / `update` / `insert` / `delete` command shapes.
-//! * [`Worker`]: one worker's stream of [`YcsbOp`]s for [`Phase::Load`] or [`Phase::Run`];
+//! * [`Worker`] (with the key choice of a private `chooser` module): one worker's stream of [`YcsbOp`]s for [`Phase::Load`] or [`Phase::Run`];
 //!   [`SharedState`]: the process-wide insert and acknowledgement counters.
 //! * [`fingerprint`]: the traffic fingerprint (record format documented there).
 //!
@@ -55,24 +56,34 @@
 //! acknowledgements instead of the 2^20 ring that kills the process; ζ above 10^6 items by
 //! Euler–Maclaurin; unbiased uniform integers instead of `abs(nextLong) % n`.
 
+mod chooser;
 pub mod commands;
 pub mod distributions;
+pub mod error;
 pub mod fingerprint;
 pub mod java_properties;
 pub mod keys;
+pub mod ops;
+pub mod partition;
 pub mod properties;
+pub mod raw;
 pub mod rng;
+pub mod settings;
 pub mod shared;
 pub mod values;
 pub mod worker;
 
+pub use error::PropertyError;
 pub use fingerprint::{Fingerprint, WorkerDigest, WorkerFingerprint, fingerprint_only};
 pub use keys::{fnv64, key_name};
-pub use properties::{
-    Compat, FieldLengthHistogram, FieldLengths, Properties, PropertyError, Proportions,
-    RawProperties, RequestDistribution, ScanLengthDistribution, TxnInsertStart, ZipfianMode,
-    client_slice, effective_threads, quota,
-};
+pub use ops::{Call, OpKind, Phase, YcsbOp};
+pub use partition::{client_slice, effective_threads, quota};
+pub use properties::Properties;
+pub use raw::RawProperties;
 pub use rng::Rng;
+pub use settings::{
+    Compat, FieldLengthHistogram, FieldLengths, Proportions, RequestDistribution,
+    ScanLengthDistribution, TxnInsertStart, ZipfianMode,
+};
 pub use shared::SharedState;
-pub use worker::{Call, OpKind, Phase, Worker, WorkerError, YcsbOp};
+pub use worker::{Worker, WorkerError};
