@@ -6,6 +6,8 @@
 //! [`rng`] holds the shared randomness primitives; each workload lives in its own module and
 //! produces [`Operation`]s.
 
+pub mod ycsb;
+
 use mongodb::bson::Document;
 
 pub mod flights;
