@@ -1,2 +1,3 @@
 //! mongobench: a Kubernetes operator and load generator that benchmarks MongoDB deployments.
+pub mod measure;
 pub mod workload;
