@@ -1,16 +1,20 @@
-//! Server figures: pure readers of the `serverStatus` and `hostInfo` replies the runner fetches
-//! from every member before and after the measured phase, their deltas, server CPU per
-//! operation, and the bottleneck regime.
+//! Server figures: pure readers of the replies the runner fetches (`serverStatus` and
+//! `hostInfo` from every member before and after the measured phase, `collStats`, `explain`),
+//! the deltas, server CPU per operation, and the bottleneck regime.
 //!
 //! Every figure is optional. A server that does not report a section (FerretDB has no
 //! `extra_info`, `opcounters` or `wiredTiger`) yields `None`, never zero, and everything derived
 //! from it (CPU per operation, regime) is `None` too rather than a made-up number.
 
+mod coll_stats;
+mod explain;
 mod fields;
 mod host_info;
 mod regime;
 mod server_status;
 
+pub use coll_stats::CollStatsSizes;
+pub use explain::ExplainSummary;
 pub use fields::ServerFigureError;
 pub use host_info::HostInfoFigures;
 pub use regime::{
