@@ -1,3 +1,4 @@
 //! mongobench: a Kubernetes operator and load generator that benchmarks MongoDB deployments.
 pub mod measure;
+pub mod result;
 pub mod workload;
