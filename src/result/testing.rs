@@ -51,6 +51,17 @@ pub(crate) fn result_from(
         );
     }
     let measured = MeasuredPhase::from_recorder(&recorder, window, LoopMode::Closed, None);
+    with_measured(cell, measured, server_cpu_us)
+}
+
+/// A complete result around an already measured phase, with `server_cpu_us` of server CPU on
+/// the first of three members (no CPU figures at all when `None`).
+pub(crate) fn with_measured(
+    cell: CellId,
+    measured: MeasuredPhase,
+    server_cpu_us: Option<u64>,
+) -> CellResult {
+    let window = measured.duration();
     let operations = measured.overall.completed;
     let host = HostInfoFigures {
         num_cores: Some(4),
