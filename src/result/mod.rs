@@ -380,6 +380,15 @@ mod tests {
         let member = &json["serverStats"]["members"][1];
         assert!(member["delta"]["processCounters"]["userTimeUs"].is_null());
         assert!(json["serverStats"]["cpuUsPerOp"].is_null());
+        // hostInfo's own spelling of units is kept.
+        let node = &json["nodes"][0];
+        for key in ["memSizeMB", "memLimitMB", "cpuFrequencyMHz"] {
+            assert!(
+                node.get(key).is_some_and(serde_json::Value::is_null),
+                "{key}"
+            );
+        }
+        assert_eq!(node["numCores"], 4);
     }
 
     #[test]

@@ -20,8 +20,10 @@ pub struct HostInfoFigures {
     /// absent before MongoDB 6.0 and when the server could not tell.
     pub num_cores_available: Option<u32>,
     /// `system.memSizeMB`: machine memory (MiB).
+    #[serde(rename = "memSizeMB")]
     pub mem_size_mb: Option<u64>,
     /// `system.memLimitMB`: memory the process may use (MiB), e.g. under a container limit.
+    #[serde(rename = "memLimitMB")]
     pub mem_limit_mb: Option<u64>,
     /// `os.type` (`Linux`).
     pub os_type: Option<String>,
@@ -36,6 +38,7 @@ pub struct HostInfoFigures {
     /// `extra.cpuString`: CPU model name, when the platform reports one.
     pub cpu_model: Option<String>,
     /// `extra.cpuFrequencyMHz` (reported as text, e.g. "2600.000").
+    #[serde(rename = "cpuFrequencyMHz")]
     pub cpu_frequency_mhz: Option<f64>,
     /// `extra.cpuFeatures`: the CPU flags, space-separated, as reported.
     pub cpu_features: Option<String>,
