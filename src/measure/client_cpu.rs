@@ -64,7 +64,7 @@ pub fn available_cores() -> u32 {
 }
 
 /// The client's CPU use over one phase.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCpuUsage {
     /// User CPU time during the phase (µs).

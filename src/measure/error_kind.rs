@@ -125,7 +125,9 @@ impl From<&DriverError> for ErrorKind {
 }
 
 /// Failed operations counted by [`ErrorKind`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorCounts {
     /// Operations that found nothing.

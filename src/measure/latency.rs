@@ -80,7 +80,7 @@ pub fn max(histogram: &Histogram<u64>) -> Option<u64> {
 }
 
 /// The figures a report shows for one histogram. All latencies in µs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LatencySummary {
     /// Samples recorded.

@@ -11,7 +11,7 @@ use super::error_kind::{ErrorCounts, ErrorKind};
 use super::latency::new_histogram;
 
 /// What the main latency histograms measure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum LatencyMode {
     /// From the moment the operation was sent until it completed (closed loop; YCSB's default).
@@ -268,7 +268,9 @@ impl Recorder {
     }
 
     /// Forgets everything recorded and restarts the per-second buckets at `start`: called at the
-    /// end of the warm-up so that it never reaches the measured figures.
+    /// end of the warm-up so that it never reaches the measured figures. An operation still in
+    /// flight at that moment belongs to neither window: end its timer with
+    /// [`OpTimer::discard`].
     pub fn reset(&mut self, start: Instant) {
         *self = Recorder::new(start, self.mode);
     }

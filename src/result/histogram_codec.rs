@@ -81,6 +81,21 @@ impl From<Histogram<u64>> for EncodedHistogram {
     }
 }
 
+impl schemars::JsonSchema for EncodedHistogram {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "EncodedHistogram".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "contentEncoding": "base64",
+            "description": "Latency histogram in µs: HdrHistogram V2+DEFLATE encoding \
+                            (cookie 0x1c849314), base64."
+        })
+    }
+}
+
 impl Serialize for EncodedHistogram {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let text = self.encode().map_err(serde::ser::Error::custom)?;

@@ -10,7 +10,7 @@ use super::histogram_codec::EncodedHistogram;
 use crate::measure::{ErrorCounts, LabelRecord, Latencies, LatencyMode, LatencySummary, Recorder};
 
 /// How operations were issued.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum LoopMode {
     /// Each worker sends its next operation when the previous one completed.
@@ -20,7 +20,7 @@ pub enum LoopMode {
 }
 
 /// Full histograms of one label (V2+DEFLATE, base64 in JSON).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Histograms {
     /// Latency of successful operations (µs).
@@ -39,7 +39,7 @@ pub struct Histograms {
 }
 
 /// Everything measured for one operation label, or for all top-level operations together.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OperationResult {
     /// Completed operations, successful and failed.
@@ -98,7 +98,7 @@ impl OperationResult {
 }
 
 /// The measured phase of one cell.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MeasuredPhase {
     /// Closed or open loop.

@@ -31,7 +31,7 @@ use crate::measure::server::{
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Whether a cell's result can be used.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "status", rename_all = "camelCase")]
 pub enum CellStatus {
     /// Every phase ran to its end.
@@ -45,7 +45,9 @@ pub enum CellStatus {
 }
 
 /// Which cell of the matrix a result belongs to.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct CellId {
     /// Name of the MongoBenchmark (or of the local run).
@@ -81,7 +83,7 @@ impl fmt::Display for CellId {
 }
 
 /// The server software under test.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ServerInfo {
     /// Version the server reports (`buildInfo.version`).
@@ -95,7 +97,7 @@ pub struct ServerInfo {
 }
 
 /// One replica-set member's machine.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct NodeInfo {
     /// Member address (`host:port`).
@@ -112,7 +114,7 @@ pub struct NodeInfo {
 }
 
 /// The data the cell ran against.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct DatasetInfo {
     /// Documents seeded (the cell's size).
@@ -124,7 +126,7 @@ pub struct DatasetInfo {
 }
 
 /// One member's server figures over the measured phase.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MemberStats {
     /// Member address.
@@ -138,7 +140,7 @@ pub struct MemberStats {
 }
 
 /// Server figures of the cell.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ServerStats {
     /// Per member.
@@ -185,10 +187,10 @@ impl ServerStats {
 }
 
 /// The result document of one cell.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CellResult {
-    /// Always [`SCHEMA_VERSION`].
+    /// Always 1 ([`SCHEMA_VERSION`]); see docs/results.md for the version policy.
     pub schema_version: u32,
     /// Complete, or incomplete with the reason.
     #[serde(flatten)]
@@ -255,6 +257,13 @@ pub enum ResultError {
 }
 
 impl CellResult {
+    /// The JSON Schema (draft 2020-12) of result documents; `docs/result.schema.json` holds
+    /// the committed copy.
+    pub fn json_schema() -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(CellResult))
+            .expect("a generated schema is always representable as JSON")
+    }
+
     /// Whether the result is complete.
     pub fn is_complete(&self) -> bool {
         self.status == CellStatus::Complete
@@ -342,6 +351,43 @@ pub(crate) mod testing;
 mod tests {
     use super::testing::sample_result;
     use super::*;
+
+    #[test]
+    fn committed_json_schema_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/result.schema.json");
+        let generated = serde_json::to_string_pretty(&CellResult::json_schema()).unwrap() + "\n";
+        if std::env::var_os("MONGOBENCH_BLESS").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "docs/result.schema.json differs from the result types: regenerate it with \
+             `MONGOBENCH_BLESS=1 cargo test --lib committed_json_schema_is_current` and review \
+             the diff (a removed or renamed field needs a new schemaVersion)"
+        );
+    }
+
+    #[test]
+    fn every_document_field_is_declared_in_the_schema() {
+        // Every top-level property of a complete and of an incomplete document is declared
+        // in the schema, `status` and `incompleteReason` by the status variants (`oneOf`).
+        let schema = CellResult::json_schema();
+        let mut declared: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        for variant in schema["oneOf"].as_array().unwrap() {
+            declared.extend(variant["properties"].as_object().unwrap().keys());
+        }
+        let mut result = sample_result("psmdb-8.0", 1, 10.0);
+        for _ in 0..2 {
+            let doc: serde_json::Value = serde_json::from_str(&result.to_json().unwrap()).unwrap();
+            for key in doc.as_object().unwrap().keys() {
+                assert!(declared.contains(&key), "{key} is not in the schema");
+            }
+            result.status = CellStatus::Incomplete {
+                reason: "stopped".into(),
+            };
+        }
+    }
 
     #[test]
     fn json_round_trip_is_lossless() {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::fields::{Fields, ServerFigureError};
 
 /// Sizes of the benchmark collection, in bytes unless stated. Field names follow `collStats`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CollStatsSizes {
     /// Documents in the collection.

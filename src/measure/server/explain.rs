@@ -8,7 +8,7 @@ use super::fields::{Fields, ServerFigureError};
 
 /// Summary of one explained query. Every field may be empty: FerretDB's explain has no
 /// `winningPlan` and no `executionStats`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ExplainSummary {
     /// Stages of the winning plan, root first, depth-first (`["FETCH", "IXSCAN"]`), followed

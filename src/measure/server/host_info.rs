@@ -7,7 +7,7 @@ use super::fields::{Fields, ServerFigureError};
 
 /// One `hostInfo` reply, reduced to what a result needs. Every figure is optional: FerretDB's
 /// reply, for one, has an empty `extra` and no memory size.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct HostInfoFigures {
     /// `system.hostname`.

@@ -29,7 +29,7 @@ pub const CPU_BOUND_UTILIZATION: f64 = 0.8;
 pub const IO_BOUND_PAGES_READ_PER_OP: f64 = 0.01;
 
 /// What limited a cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Regime {
     /// Served from the WiredTiger cache with CPU to spare.
@@ -52,7 +52,7 @@ impl Regime {
 }
 
 /// One member's load over the measured phase.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct MemberLoad {
     /// CPU utilisation of the member's usable cores, 0 to 1.

@@ -9,7 +9,9 @@ const DOC: &str = "serverStatus";
 
 /// Process counters from `extra_info` (the mongod process's getrusage totals on Linux).
 /// FerretDB has no `extra_info`: every field is then `None`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ProcessCounters {
     /// `extra_info.user_time_us`: user CPU time (µs).
@@ -31,7 +33,9 @@ pub struct ProcessCounters {
 }
 
 /// `opcounters`: operations the server received, by type.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase", default)]
 pub struct OpCounters {
     /// `opcounters.insert` (documents inserted).
@@ -49,7 +53,9 @@ pub struct OpCounters {
 }
 
 /// WiredTiger cache levels (`wiredTiger.cache`), which are not counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CacheGauges {
     /// "bytes currently in the cache".
@@ -61,7 +67,9 @@ pub struct CacheGauges {
 }
 
 /// WiredTiger cache counters (`wiredTiger.cache`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase", default)]
 pub struct CacheCounters {
     /// "bytes read into cache": bytes read from disk into the cache.
@@ -153,7 +161,9 @@ impl ServerStatusFigures {
 }
 
 /// How one member's `serverStatus` figures changed over a phase.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ServerStatusDelta {
     /// Server uptime elapsed between the two replies (ms).
