@@ -214,6 +214,21 @@ pub struct CellResult {
     pub explain: BTreeMap<String, ExplainSummary>,
     /// Traffic fingerprint: equal fingerprints mean the same operations were sent.
     pub fingerprint: String,
+    /// flights: where finds, updates and deletes were aimed and what they found, per label.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub targeting: BTreeMap<String, TargetCounts>,
+}
+
+/// Where a workload's operations of one label were aimed, and how many found a document.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetCounts {
+    /// Operations aimed at a seeded document (a hit by construction).
+    pub aimed_hits: u64,
+    /// Operations aimed at a value no seeded document has (a planned miss).
+    pub planned_misses: u64,
+    /// Operations that found, changed or removed at least one document.
+    pub found: u64,
 }
 
 /// Why a result document was refused.

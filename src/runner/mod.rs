@@ -5,3 +5,9 @@
 pub mod connect;
 pub mod execute;
 pub mod seed_flights;
+pub mod phase;
+pub mod source;
+pub mod server_stats;
+pub mod explain;
+pub mod seed_ycsb;
+pub mod cell;

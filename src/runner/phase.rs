@@ -1,0 +1,278 @@
+//! Running one phase (warm-up or measured) with N workers, each with one operation in flight.
+//!
+//! Closed loop: a worker sends its next operation as soon as the previous one returns (plus
+//! think time). Open loop (`target_ops_per_sec`): worker w's i-th operation is due at
+//! `start + i × tick`, tick = workers / rate; its latency is measured from that intended start,
+//! so a server stall shows as the backlog it causes (no coordinated omission). A late worker
+//! fires back to back to catch up.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use mongodb::Client;
+use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
+use crate::result::TargetCounts;
+use crate::workload::flights;
+
+use super::execute::{ExecOptions, Failure, Reply, execute};
+use super::source::{Source, Step, judge};
+
+/// When a phase ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stop {
+    /// After this wall time (operations in flight finish).
+    After(Duration),
+    /// When every worker's source is exhausted (operation-bounded).
+    Exhausted,
+}
+
+/// How a phase runs.
+#[derive(Debug, Clone)]
+pub struct PhaseConfig {
+    pub stop: Stop,
+    /// Open loop at this total rate; `None` is a closed loop.
+    pub target_ops_per_sec: Option<f64>,
+    pub exec: ExecOptions,
+}
+
+/// What a phase produced.
+pub struct PhaseOutcome {
+    /// All workers' measurements merged.
+    pub recorder: Recorder,
+    /// The sources, in worker order (their fingerprints cover what was sent).
+    pub sources: Vec<Source>,
+    /// Wall time from start to the last worker's end.
+    pub wall: Duration,
+    /// Flights targeting, per label.
+    pub targeting: BTreeMap<String, TargetCounts>,
+    /// Set when the phase stopped because the server could not be reached: the first
+    /// network failure seen.
+    pub fatal: Option<String>,
+}
+
+/// Live counters a progress display reads while a phase runs.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub completed: AtomicU64,
+}
+
+struct WorkerOutcome {
+    source: Source,
+    recorder: Recorder,
+    targeting: BTreeMap<String, TargetCounts>,
+    fatal: Option<String>,
+}
+
+/// Runs `sources` (one per worker) against `client` until `config.stop`.
+pub async fn run_phase(
+    client: &Client,
+    sources: Vec<Source>,
+    think: Vec<Option<flights::ThinkTime>>,
+    config: &PhaseConfig,
+    progress: Arc<Progress>,
+) -> PhaseOutcome {
+    let workers = sources.len().max(1) as u32;
+    let mode = if config.target_ops_per_sec.is_some() {
+        LatencyMode::Intended
+    } else {
+        LatencyMode::ServiceTime
+    };
+    let tick = config
+        .target_ops_per_sec
+        .map(|rate| Duration::from_secs_f64(f64::from(workers) / rate));
+    let stop_flag = Arc::new(AtomicBool::new(false));
+    let start = Instant::now();
+    let deadline = match config.stop {
+        Stop::After(d) => Some(start + d),
+        Stop::Exhausted => None,
+    };
+
+    let mut handles = Vec::new();
+    for (source, think) in sources.into_iter().zip(think) {
+        let ctx = WorkerContext {
+            client: client.clone(),
+            exec: config.exec.clone(),
+            start,
+            deadline,
+            tick,
+            mode,
+            stop: stop_flag.clone(),
+            progress: progress.clone(),
+        };
+        handles.push(tokio::spawn(ctx.run(source, think)));
+    }
+    let mut recorders = Vec::new();
+    let mut out_sources = Vec::new();
+    let mut targeting: BTreeMap<String, TargetCounts> = BTreeMap::new();
+    let mut fatal = None;
+    for h in handles {
+        let w = h.await.expect("benchmark worker does not panic");
+        recorders.push(w.recorder);
+        out_sources.push(w.source);
+        for (label, c) in w.targeting {
+            let t = targeting.entry(label).or_default();
+            t.aimed_hits += c.aimed_hits;
+            t.planned_misses += c.planned_misses;
+            t.found += c.found;
+        }
+        if fatal.is_none() {
+            fatal = w.fatal;
+        }
+    }
+    let wall = start.elapsed();
+    let recorder = Recorder::merge_all(recorders.iter())
+        .expect("workers' histograms share one layout")
+        .unwrap_or_else(|| Recorder::new(start, mode));
+    PhaseOutcome {
+        recorder,
+        sources: out_sources,
+        wall,
+        targeting,
+        fatal,
+    }
+}
+
+struct WorkerContext {
+    client: Client,
+    exec: ExecOptions,
+    start: Instant,
+    deadline: Option<Instant>,
+    tick: Option<Duration>,
+    mode: LatencyMode,
+    stop: Arc<AtomicBool>,
+    progress: Arc<Progress>,
+}
+
+impl WorkerContext {
+    async fn run(self, mut source: Source, mut think: Option<flights::ThinkTime>) -> WorkerOutcome {
+        let mut recorder = Recorder::new(self.start, self.mode);
+        let mut targeting: BTreeMap<String, TargetCounts> = BTreeMap::new();
+        let mut fatal = None;
+        let mut i: u32 = 0;
+        loop {
+            if self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            if let Some(pause) = think.as_mut().map(|t| t.next_pause()).filter(|p| !p.is_zero()) {
+                tokio::time::sleep(pause).await;
+            }
+            let intended = match self.tick {
+                Some(tick) => {
+                    let due = self.start + tick * i;
+                    sleep_until_precisely(due).await;
+                    Some(due)
+                }
+                None => None,
+            };
+            i = i.saturating_add(1);
+            let Some(step) = source.next() else { break };
+            if let Err(failure) = self.send(&step, intended, &mut recorder, &mut targeting).await {
+                // The server went away: the phase cannot produce a valid result.
+                fatal = Some(failure);
+                self.stop.store(true, Ordering::Relaxed);
+                break;
+            }
+            source.complete();
+            self.progress.completed.fetch_add(1, Ordering::Relaxed);
+        }
+        WorkerOutcome {
+            source,
+            recorder,
+            targeting,
+            fatal,
+        }
+    }
+
+    /// Sends one step and records it; a network failure is returned as fatal.
+    async fn send(
+        &self,
+        step: &Step,
+        intended: Option<Instant>,
+        recorder: &mut Recorder,
+        targeting: &mut BTreeMap<String, TargetCounts>,
+    ) -> Result<(), String> {
+        let label = step.operation.label;
+        let sent = Instant::now();
+        if step.buffered {
+            recorder.record(label, Timing { intended, sent, done: sent }, Ok(()));
+            return Ok(());
+        }
+        let (outcome, reply) = if step.calls.len() > 1 {
+            // YCSB read-modify-write: each call is also recorded under its own name.
+            let mut outcome = Ok(());
+            let mut total = Reply::default();
+            for (command, call) in step.operation.commands.iter().zip(&step.calls) {
+                let one = crate::workload::Operation {
+                    label: call.label(),
+                    database: step.operation.database,
+                    commands: vec![command.clone()],
+                };
+                let call_sent = Instant::now();
+                let r = execute(&self.client, &one, &self.exec).await;
+                let done = Instant::now();
+                let judged = classify(&r, Some(*call))?;
+                let timing = Timing { intended, sent: call_sent, done };
+                recorder.record_nested(call.label(), timing, judged);
+                if let Ok(r) = r {
+                    total.documents += r.documents;
+                    total.n += r.n;
+                }
+                if judged.is_err() {
+                    outcome = judged;
+                    break;
+                }
+            }
+            (outcome, total)
+        } else {
+            let r = execute(&self.client, &step.operation, &self.exec).await;
+            let judged = classify(&r, step.calls.first().copied())?;
+            (judged, r.unwrap_or_default())
+        };
+        let done = Instant::now();
+        recorder.record(label, Timing { intended, sent, done }, outcome);
+        if let Some(target) = step.target {
+            let t = targeting.entry(label.to_owned()).or_default();
+            match target {
+                flights::Target::Hit { .. } => t.aimed_hits += 1,
+                flights::Target::PlannedMiss => t.planned_misses += 1,
+                flights::Target::None => {}
+            }
+            if outcome.is_ok() && (reply.documents > 0 || reply.n > 0) && target != flights::Target::None {
+                t.found += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The recorded outcome of a reply; network failures are returned as `Err` (fatal).
+fn classify(
+    reply: &Result<Reply, Failure>,
+    call: Option<crate::workload::ycsb::Call>,
+) -> Result<Result<(), ErrorKind>, String> {
+    match reply {
+        Ok(r) => Ok(judge(call, r)),
+        Err(Failure::Driver(e)) => match ErrorKind::of_driver_error(e) {
+            ErrorKind::Network => Err(e.to_string()),
+            kind => Ok(Err(kind)),
+        },
+        Err(Failure::Write { code, .. }) => Ok(Err(ErrorKind::from_server_code(*code))),
+    }
+}
+
+/// Sleeps until `due` with sub-millisecond accuracy: the timer wheel has 1 ms granularity, so
+/// the last stretch yields instead of sleeping.
+async fn sleep_until_precisely(due: Instant) {
+    let now = Instant::now();
+    if due <= now {
+        return;
+    }
+    if due - now > Duration::from_millis(2) {
+        tokio::time::sleep_until((due - Duration::from_millis(1)).into()).await;
+    }
+    while Instant::now() < due {
+        tokio::task::yield_now().await;
+    }
+}

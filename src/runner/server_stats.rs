@@ -1,0 +1,169 @@
+//! Server statistics around a measured phase: `serverStatus` on every replica-set member before
+//! and after, `hostInfo` once, `collStats` of the workload's collection. Members are reached
+//! directly (`directConnection`) with the target's own credentials and options.
+
+use std::time::Duration;
+
+use mongodb::bson::doc;
+use mongodb::options::ServerAddress;
+use mongodb::{Client, Database};
+
+use crate::measure::server::{
+    CollStatsSizes, HostInfoFigures, ServerFigureError, ServerStatusDelta, ServerStatusFigures,
+};
+use crate::result::{NodeInfo, ServerStats};
+
+use super::connect::Target;
+
+/// Why server figures could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum StatsError {
+    #[error("target {target}: {command} on {member}: {source}")]
+    Command {
+        target: String,
+        member: String,
+        command: &'static str,
+        source: mongodb::error::Error,
+    },
+    #[error("target {target}: {command} on {member}: {source}")]
+    Figures {
+        target: String,
+        member: String,
+        command: &'static str,
+        source: ServerFigureError,
+    },
+}
+
+/// A direct connection to each member of a target.
+pub struct Members {
+    target: String,
+    members: Vec<(String, Client)>,
+}
+
+impl Members {
+    /// One client per member the target's `hello` lists (the target's own address when it is
+    /// not a replica set).
+    pub async fn of(target: &Target, uri: &str) -> Result<Members, StatsError> {
+        let base = mongodb::options::ClientOptions::parse(uri).await.map_err(|source| StatsError::Command {
+            target: target.name.clone(),
+            member: uri.to_owned(),
+            command: "parsing the URI",
+            source,
+        })?;
+        let hosts: Vec<String> = if target.server.hosts.is_empty() {
+            base.hosts.iter().map(ToString::to_string).collect()
+        } else {
+            target.server.hosts.clone()
+        };
+        let mut members = Vec::new();
+        for host in hosts {
+            let mut opts = base.clone();
+            opts.hosts = vec![ServerAddress::parse(&host).map_err(|source| StatsError::Command {
+                target: target.name.clone(),
+                member: host.clone(),
+                command: "parsing the member address",
+                source,
+            })?];
+            opts.direct_connection = Some(true);
+            opts.repl_set_name = None;
+            opts.max_pool_size = Some(2);
+            opts.server_selection_timeout = Some(Duration::from_secs(10));
+            let client = Client::with_options(opts).map_err(|source| StatsError::Command {
+                target: target.name.clone(),
+                member: host.clone(),
+                command: "creating a member client",
+                source,
+            })?;
+            members.push((host, client));
+        }
+        Ok(Members {
+            target: target.name.clone(),
+            members,
+        })
+    }
+
+    fn command_error(&self, member: &str, command: &'static str) -> impl FnOnce(mongodb::error::Error) -> StatsError {
+        let (target, member) = (self.target.clone(), member.to_owned());
+        move |source| StatsError::Command { target, member, command, source }
+    }
+
+    fn figures_error(&self, member: &str, command: &'static str) -> impl FnOnce(ServerFigureError) -> StatsError {
+        let (target, member) = (self.target.clone(), member.to_owned());
+        move |source| StatsError::Figures { target, member, command, source }
+    }
+
+    /// `serverStatus` of every member, in member order.
+    pub async fn server_status(&self) -> Result<Vec<ServerStatusFigures>, StatsError> {
+        let mut out = Vec::new();
+        for (member, client) in &self.members {
+            let doc = admin(client)
+                .run_command(doc! {"serverStatus": 1})
+                .await
+                .map_err(self.command_error(member, "serverStatus"))?;
+            out.push(ServerStatusFigures::from_document(&doc).map_err(self.figures_error(member, "serverStatus"))?);
+        }
+        Ok(out)
+    }
+
+    /// `hostInfo` of every member, as the result's node entries.
+    pub async fn nodes(&self) -> Result<Vec<NodeInfo>, StatsError> {
+        let mut out = Vec::new();
+        for (member, client) in &self.members {
+            let doc = admin(client)
+                .run_command(doc! {"hostInfo": 1})
+                .await
+                .map_err(self.command_error(member, "hostInfo"))?;
+            out.push(NodeInfo {
+                member: member.clone(),
+                host: HostInfoFigures::from_document(&doc).map_err(self.figures_error(member, "hostInfo"))?,
+                ..NodeInfo::default()
+            });
+        }
+        Ok(out)
+    }
+
+    /// Deltas of every member between two `serverStatus` rounds, combined into the cell's
+    /// server figures for `operations` over `window`.
+    pub fn stats(
+        &self,
+        before: &[ServerStatusFigures],
+        after: &[ServerStatusFigures],
+        nodes: &[NodeInfo],
+        window: Duration,
+        operations: u64,
+    ) -> Result<ServerStats, StatsError> {
+        let mut members = Vec::new();
+        for (i, (member, _)) in self.members.iter().enumerate() {
+            let delta = ServerStatusDelta::between(&before[i], &after[i])
+                .map_err(self.figures_error(member, "serverStatus delta"))?;
+            members.push((member.clone(), delta, nodes.get(i).map(|n| &n.host)));
+        }
+        Ok(ServerStats::compute(members, window, operations))
+    }
+}
+
+fn admin(client: &Client) -> Database {
+    client.database("admin")
+}
+
+/// `collStats` sizes of `database.collection` (through `$collStats`-less `collStats`, which
+/// every server version and FerretDB answer).
+pub async fn coll_stats(target: &Target, database: &str, collection: &str) -> Result<CollStatsSizes, StatsError> {
+    let doc = target
+        .client
+        .database(database)
+        .run_command(doc! {"collStats": collection})
+        .await
+        .map_err(|source| StatsError::Command {
+            target: target.name.clone(),
+            member: "primary".to_owned(),
+            command: "collStats",
+            source,
+        })?;
+    CollStatsSizes::from_document(&doc).map_err(|source| StatsError::Figures {
+        target: target.name.clone(),
+        member: "primary".to_owned(),
+        command: "collStats",
+        source,
+    })
+}

@@ -1,0 +1,160 @@
+//! One worker's stream of operations, whichever workload generates it, with what the runner
+//! needs to judge each reply (YCSB's status rules, flights' hit targets) and to fingerprint
+//! exactly what was sent.
+
+use std::sync::Arc;
+
+use crate::measure::ErrorKind;
+use crate::workload::Operation;
+use crate::workload::flights;
+use crate::workload::ycsb::{self, Call};
+
+use super::execute::Reply;
+
+/// The next operation of a worker.
+pub struct Step {
+    pub operation: Operation,
+    /// Per command: how YCSB judges its reply (empty for flights: only failures count).
+    pub calls: Vec<Call>,
+    /// A YCSB insert that only went into the batch buffer: nothing is sent.
+    pub buffered: bool,
+    /// Flights: where a find/update/delete was aimed.
+    pub target: Option<flights::Target>,
+    /// Flights: which §5 shape it is (explain is sampled per variant).
+    pub variant: Option<flights::Variant>,
+}
+
+/// A generator plus the fingerprint of what it has produced.
+pub enum Source {
+    Flights {
+        worker: Box<flights::Worker>,
+        fingerprint: flights::Fingerprint,
+        remaining: Option<u64>,
+    },
+    Ycsb {
+        worker: Box<ycsb::Worker>,
+        fingerprint: ycsb::WorkerDigest,
+    },
+}
+
+impl Source {
+    pub fn flights(worker: flights::Worker, remaining: Option<u64>) -> Source {
+        Source::Flights {
+            worker: Box::new(worker),
+            fingerprint: flights::Fingerprint::new(),
+            remaining,
+        }
+    }
+
+    pub fn ycsb(worker: ycsb::Worker) -> Source {
+        Source::Ycsb {
+            worker: Box::new(worker),
+            fingerprint: ycsb::WorkerDigest::new(),
+        }
+    }
+
+    /// The next operation, or `None` when an operation-bounded phase is exhausted.
+    pub fn next(&mut self) -> Option<Step> {
+        match self {
+            Source::Flights {
+                worker,
+                fingerprint,
+                remaining,
+            } => {
+                if let Some(left) = remaining {
+                    if *left == 0 {
+                        return None;
+                    }
+                    *left -= 1;
+                }
+                let planned = worker.next_planned();
+                fingerprint
+                    .record(&planned.operation)
+                    .expect("generated commands serialize to BSON");
+                Some(Step {
+                    operation: planned.operation,
+                    calls: Vec::new(),
+                    buffered: false,
+                    target: Some(planned.target),
+                    variant: Some(planned.variant),
+                })
+            }
+            Source::Ycsb {
+                worker,
+                fingerprint,
+            } => {
+                let op = worker.next()?;
+                fingerprint.record(&op);
+                Some(Step {
+                    calls: op.calls,
+                    buffered: op.buffered,
+                    operation: op.operation,
+                    target: None,
+                    variant: None,
+                })
+            }
+        }
+    }
+
+    /// Tells the generator the last operation finished (YCSB acknowledges inserts here).
+    pub fn complete(&mut self) {
+        if let Source::Ycsb { worker, .. } = self {
+            worker.complete();
+        }
+    }
+
+    /// Operations generated so far.
+    pub fn generated(&self) -> u64 {
+        match self {
+            Source::Flights { fingerprint, .. } => fingerprint.operations(),
+            Source::Ycsb { fingerprint, .. } => fingerprint.count(),
+        }
+    }
+}
+
+/// The traffic fingerprint of a phase from its workers' sources, in worker order.
+pub fn fingerprint(workload: &str, sources: Vec<Source>) -> String {
+    let mut flights_digests = Vec::new();
+    let mut ycsb_digests = Vec::new();
+    for s in sources {
+        match s {
+            Source::Flights { fingerprint, .. } => flights_digests.push(fingerprint.finish()),
+            Source::Ycsb { fingerprint, .. } => ycsb_digests.push(fingerprint.finish()),
+        }
+    }
+    if !flights_digests.is_empty() {
+        flights::RunFingerprint::from_workers(flights_digests).hex()
+    } else {
+        ycsb::fingerprint::to_hex(&ycsb::fingerprint::run_fingerprint(workload, &ycsb_digests))
+    }
+}
+
+/// YCSB's status for one call's reply (specs/ycsb.md §6); flights counts only failures.
+pub fn judge(call: Option<Call>, reply: &Reply) -> Result<(), ErrorKind> {
+    match call {
+        Some(Call::Read) if reply.documents == 0 => Err(ErrorKind::NotFound),
+        Some(Call::Update) if reply.n == 0 => Err(ErrorKind::NotFound),
+        Some(Call::Scan) if reply.documents == 0 => Err(ErrorKind::Other),
+        _ => Ok(()),
+    }
+}
+
+/// Shared state of one YCSB phase's workers (the insert counter and acknowledged frontier).
+pub type YcsbShared = Arc<ycsb::SharedState>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ycsb_status_rules_follow_the_binding() {
+        let none = Reply { documents: 0, n: 0 };
+        let one = Reply { documents: 1, n: 1 };
+        assert_eq!(judge(Some(Call::Read), &none), Err(ErrorKind::NotFound));
+        assert_eq!(judge(Some(Call::Read), &one), Ok(()));
+        assert_eq!(judge(Some(Call::Update), &none), Err(ErrorKind::NotFound));
+        assert_eq!(judge(Some(Call::Scan), &none), Err(ErrorKind::Other));
+        assert_eq!(judge(Some(Call::Insert), &none), Ok(()));
+        assert_eq!(judge(None, &none), Ok(()));
+    }
+}
