@@ -1,2 +1,4 @@
 //! mongobench: a Kubernetes operator and load generator that benchmarks MongoDB deployments.
+pub mod api;
+pub mod cli;
 pub mod workload;
