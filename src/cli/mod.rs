@@ -4,6 +4,7 @@
 
 pub mod crd;
 pub mod validate;
+pub mod yaml_lines;
 
 use clap::{Parser, Subcommand};
 
