@@ -1,0 +1,170 @@
+//! Connecting to one target: parse the URI, reach the server within a deadline, and learn what
+//! it is (version, topology). Every failure names the target.
+
+use std::time::Duration;
+
+use mongodb::bson::{Document, doc};
+use mongodb::options::ClientOptions;
+use mongodb::{Client, Database};
+use serde::{Deserialize, Serialize};
+
+/// Why a target could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("target {target}: the URI does not parse ({source}); expected mongodb://host[:port]/ or mongodb+srv://...")]
+    Uri {
+        target: String,
+        source: mongodb::error::Error,
+    },
+    #[error("target {target}: the server did not answer within {timeout:?} ({source})")]
+    Unreachable {
+        target: String,
+        timeout: Duration,
+        source: mongodb::error::Error,
+    },
+}
+
+/// What the server says about itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerInfo {
+    /// `buildInfo.version`, e.g. `8.0.4`.
+    pub version: String,
+    /// `buildInfo.gitVersion`, when reported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_version: Option<String>,
+    /// Percona Server for MongoDB reports its own version as `psmdbVersion`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub psmdb_version: Option<String>,
+    /// `standalone` or `replicaSet:<name>`.
+    pub topology: String,
+    /// `hello.isWritablePrimary`.
+    pub writable_primary: bool,
+    /// `hello.hosts` (replica-set members the server knows of).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
+}
+
+/// A connected target.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub name: String,
+    pub client: Client,
+    pub server: ServerInfo,
+}
+
+impl Target {
+    pub fn admin(&self) -> Database {
+        self.client.database("admin")
+    }
+}
+
+/// Client options for a benchmark: a pool large enough for every worker plus the runner's own
+/// statistics and explain calls, and `timeout` for server selection and connecting.
+pub async fn client_options(
+    name: &str,
+    uri: &str,
+    workers: u32,
+    timeout: Duration,
+) -> Result<ClientOptions, ConnectError> {
+    let mut opts = ClientOptions::parse(uri)
+        .await
+        .map_err(|source| ConnectError::Uri {
+            target: name.to_owned(),
+            source,
+        })?;
+    opts.app_name = Some("mongobench".to_owned());
+    opts.server_selection_timeout = Some(timeout);
+    opts.connect_timeout = Some(timeout);
+    opts.max_pool_size = Some(workers.max(1) + 4);
+    opts.min_pool_size = None;
+    Ok(opts)
+}
+
+/// Connects and identifies the server; fails within `timeout` when nothing answers.
+pub async fn connect(
+    name: &str,
+    uri: &str,
+    workers: u32,
+    timeout: Duration,
+) -> Result<Target, ConnectError> {
+    let opts = client_options(name, uri, workers, timeout).await?;
+    let client = Client::with_options(opts).map_err(|source| ConnectError::Uri {
+        target: name.to_owned(),
+        source,
+    })?;
+    let unreachable = |source| ConnectError::Unreachable {
+        target: name.to_owned(),
+        timeout,
+        source,
+    };
+    let admin = client.database("admin");
+    let hello = admin.run_command(doc! {"hello": 1}).await.map_err(unreachable)?;
+    let build = admin
+        .run_command(doc! {"buildInfo": 1})
+        .await
+        .map_err(unreachable)?;
+    Ok(Target {
+        name: name.to_owned(),
+        client,
+        server: server_info(&hello, &build),
+    })
+}
+
+/// Reads [`ServerInfo`] from `hello` and `buildInfo` replies.
+pub fn server_info(hello: &Document, build: &Document) -> ServerInfo {
+    let topology = match hello.get_str("setName") {
+        Ok(set) => format!("replicaSet:{set}"),
+        Err(_) => "standalone".to_owned(),
+    };
+    let writable_primary = hello
+        .get_bool("isWritablePrimary")
+        .or_else(|_| hello.get_bool("ismaster"))
+        .unwrap_or(false);
+    let hosts = hello
+        .get_array("hosts")
+        .map(|a| a.iter().filter_map(|h| h.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    ServerInfo {
+        version: build.get_str("version").unwrap_or("unknown").to_owned(),
+        git_version: build.get_str("gitVersion").ok().map(str::to_owned),
+        psmdb_version: build.get_str("psmdbVersion").ok().map(str::to_owned),
+        topology,
+        writable_primary,
+        hosts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replica_set_primary_is_recognised() {
+        let hello = doc! {"isWritablePrimary": true, "setName": "rs0", "hosts": ["a:27017", "b:27017"]};
+        let build = doc! {"version": "8.0.34-15", "gitVersion": "abc", "psmdbVersion": "8.0.34-15"};
+        let info = server_info(&hello, &build);
+        assert_eq!(info.topology, "replicaSet:rs0");
+        assert!(info.writable_primary);
+        assert_eq!(info.hosts, ["a:27017", "b:27017"]);
+        assert_eq!(info.psmdb_version.as_deref(), Some("8.0.34-15"));
+    }
+
+    #[test]
+    fn standalone_without_build_version_reads_unknown() {
+        let info = server_info(&doc! {"ismaster": true}, &doc! {});
+        assert_eq!(info.topology, "standalone");
+        assert!(info.writable_primary);
+        assert_eq!(info.version, "unknown");
+        assert_eq!(info.git_version, None);
+    }
+
+    #[tokio::test]
+    async fn a_uri_that_does_not_parse_names_the_target() {
+        let err = connect("psmdb-8", "postgres://x", 1, Duration::from_secs(1))
+            .await
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("target psmdb-8: the URI does not parse"), "{msg}");
+    }
+}

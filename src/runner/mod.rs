@@ -1,0 +1,7 @@
+//! Executes a benchmark against real servers: connect, seed, warm up, measure, explain, collect
+//! server statistics, and write one result per cell. The same code runs locally
+//! (`mongobench run --target NAME=URI`) and inside the operator's Job.
+
+pub mod connect;
+pub mod execute;
+pub mod seed_flights;

@@ -1,0 +1,309 @@
+//! Seeding `airline.flights` to a size (specs/flights.md §7), growing the same collection when
+//! the sizes of a benchmark ascend: documents [N, M) are added to a dataset of N, never reloaded.
+//! The dataset record in `mongobench.datasets` says what the collection holds, so a later run
+//! (or a restarted Job) knows whether to grow, reuse or start over.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use futures::TryStreamExt;
+use mongodb::bson::{Bson, Document, doc};
+use mongodb::{Client, Database};
+use serde::{Deserialize, Serialize};
+
+use crate::workload::flights::{
+    self, COLLECTION, DATABASE, DatasetInfo, IndexBuild, IndexSet, Params, seq_of_object_id,
+};
+
+/// Database and collection of dataset records.
+pub const META_DATABASE: &str = "mongobench";
+pub const META_COLLECTION: &str = "datasets";
+
+/// Why seeding failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SeedError {
+    #[error("seeding {DATABASE}.{COLLECTION}: {step}: {source}")]
+    Server {
+        step: &'static str,
+        source: mongodb::error::Error,
+    },
+    #[error(
+        "seeding {DATABASE}.{COLLECTION}: the collection holds {found} documents after seeding, expected {expected}"
+    )]
+    Count { found: u64, expected: u64 },
+    #[error(
+        "seeding {DATABASE}.{COLLECTION}: indexes are {found:?}, expected {expected:?} (indexSet {set})"
+    )]
+    Indexes {
+        found: Vec<String>,
+        expected: Vec<String>,
+        set: &'static str,
+    },
+}
+
+fn server(step: &'static str) -> impl FnOnce(mongodb::error::Error) -> SeedError {
+    move |source| SeedError::Server { step, source }
+}
+
+/// The stored description of a seeded collection (the `mongobench.datasets` document).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatasetRecord {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub version: String,
+    pub dataset_seed: i64,
+    /// N0: seeded documents, seq in [0, N0).
+    pub documents: i64,
+    pub table_hash: String,
+    pub dataset_id: String,
+    pub index_set: String,
+    pub index_build: String,
+    pub avg_doc_bytes: i64,
+    /// Sum of the BSON sizes of the seeded documents.
+    pub generated_bytes: i64,
+}
+
+/// What seeding to one size did and found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeedReport {
+    /// Seeded documents before this step (0 when loaded from scratch).
+    pub from: u64,
+    /// Seeded documents after it.
+    pub to: u64,
+    /// `fresh`, `grown` or `reused`.
+    pub action: String,
+    /// Documents in the collection after seeding (count).
+    pub count: u64,
+    /// Wall time spent inserting (and building indexes when they were built).
+    pub load_seconds: f64,
+    /// Documents inserted per second of `load_seconds`.
+    pub docs_per_second: f64,
+    pub dataset_id: String,
+    pub generated_bytes: u64,
+    /// The indexes present after seeding, in `listIndexes` order.
+    pub indexes: Vec<String>,
+}
+
+fn record_for(params: &Params, documents: u64, generated_bytes: u64) -> DatasetRecord {
+    DatasetRecord {
+        id: format!("{DATABASE}.{COLLECTION}"),
+        version: flights::VERSION.to_owned(),
+        dataset_seed: params.dataset_seed as i64,
+        documents: documents as i64,
+        table_hash: hex::encode(flights::data::table_hash()),
+        dataset_id: hex::encode(flights::dataset_id(params.dataset_seed, documents)),
+        index_set: params.index_set.name().to_owned(),
+        index_build: match params.index_build {
+            IndexBuild::After => "after",
+            IndexBuild::Before => "before",
+        }
+        .to_owned(),
+        avg_doc_bytes: flights::AVG_DOC_BYTES as i64,
+        generated_bytes: generated_bytes as i64,
+    }
+}
+
+/// Reads the dataset record, if the collection has one.
+pub async fn dataset_record(client: &Client) -> Result<Option<DatasetRecord>, SeedError> {
+    let meta = client
+        .database(META_DATABASE)
+        .collection::<DatasetRecord>(META_COLLECTION);
+    meta.find_one(doc! {"_id": format!("{DATABASE}.{COLLECTION}")})
+        .await
+        .map_err(server("reading the dataset record"))
+}
+
+/// Whether a stored dataset can be grown to (or reused as) what `params` asks for.
+fn compatible(record: &DatasetRecord, params: &Params, documents: u64) -> bool {
+    let wanted = record_for(params, documents, 0);
+    record.version == wanted.version
+        && record.table_hash == wanted.table_hash
+        && record.dataset_seed == wanted.dataset_seed
+        && record.index_set == wanted.index_set
+        && record.index_build == wanted.index_build
+        && record.documents as u64 <= documents
+}
+
+/// Brings `airline.flights` to `documents` seeded documents: grows a compatible dataset,
+/// reloads anything else.
+pub async fn seed(client: &Client, params: &Params, documents: u64) -> Result<SeedReport, SeedError> {
+    let db = client.database(DATABASE);
+    let existing = dataset_record(client).await?;
+    let (from, generated_before) = match &existing {
+        Some(r) if compatible(r, params, documents) => (r.documents as u64, r.generated_bytes as u64),
+        _ => {
+            db.collection::<Document>(COLLECTION)
+                .drop()
+                .await
+                .map_err(server("dropping the old collection"))?;
+            (0, 0)
+        }
+    };
+    let action = match (from, documents) {
+        (0, _) => "fresh",
+        (f, d) if f == d => "reused",
+        _ => "grown",
+    };
+
+    let started = Instant::now();
+    let fresh = from == 0;
+    if fresh {
+        db.create_collection(COLLECTION)
+            .await
+            .map_err(server("creating the collection"))?;
+        if params.index_build == IndexBuild::Before {
+            create_indexes(&db, params.index_set).await?;
+        }
+    }
+    let count_before = count(&db).await?;
+    let generated = load(&db, params, from, documents).await?;
+    if fresh && params.index_build == IndexBuild::After {
+        create_indexes(&db, params.index_set).await?;
+    }
+    let load_seconds = started.elapsed().as_secs_f64();
+
+    let count_after = count(&db).await?;
+    let expected = count_before + (documents - from);
+    if count_after != expected {
+        return Err(SeedError::Count {
+            found: count_after,
+            expected,
+        });
+    }
+    let indexes = index_names(&db).await?;
+    let expected_indexes: Vec<String> = flights::expected_index_names(params.index_set)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    if indexes != expected_indexes {
+        return Err(SeedError::Indexes {
+            found: indexes,
+            expected: expected_indexes,
+            set: params.index_set.name(),
+        });
+    }
+
+    let record = record_for(params, documents, generated_before + generated);
+    client
+        .database(META_DATABASE)
+        .collection::<DatasetRecord>(META_COLLECTION)
+        .replace_one(doc! {"_id": &record.id}, &record)
+        .upsert(true)
+        .await
+        .map_err(server("writing the dataset record"))?;
+
+    let inserted = (documents - from) as f64;
+    Ok(SeedReport {
+        from,
+        to: documents,
+        action: action.to_owned(),
+        count: count_after,
+        load_seconds,
+        docs_per_second: if load_seconds > 0.0 { inserted / load_seconds } else { 0.0 },
+        dataset_id: record.dataset_id,
+        generated_bytes: record.generated_bytes as u64,
+        indexes,
+    })
+}
+
+/// Inserts seeded documents [from, to) with `seedWorkers` tasks claiming batches from a shared
+/// counter; returns the generated BSON bytes.
+async fn load(db: &Database, params: &Params, from: u64, to: u64) -> Result<u64, SeedError> {
+    let batch = u64::from(params.seed_batch_size.max(1));
+    let next = Arc::new(AtomicU64::new(from));
+    let bytes = Arc::new(AtomicU64::new(0));
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..params.seed_workers.max(1) {
+        let (db, next, bytes) = (db.clone(), next.clone(), bytes.clone());
+        let dataset_seed = params.dataset_seed;
+        tasks.spawn(async move {
+            loop {
+                let a = next.fetch_add(batch, Ordering::Relaxed);
+                if a >= to {
+                    return Ok(());
+                }
+                let b = (a + batch).min(to);
+                // Generating ~3 KB documents is CPU work: keep it off the I/O threads.
+                let seed_batch =
+                    tokio::task::spawn_blocking(move || flights::seed_batch(dataset_seed, a..b))
+                        .await
+                        .expect("document generation does not panic");
+                bytes.fetch_add(seed_batch.bson_bytes, Ordering::Relaxed);
+                let reply = db
+                    .run_command(seed_batch.command)
+                    .await
+                    .map_err(server("inserting a batch"))?;
+                if let Ok(errors) = reply.get_array("writeErrors")
+                    && let Some(Bson::Document(first)) = errors.first()
+                {
+                    return Err(SeedError::Server {
+                        step: "inserting a batch",
+                        source: mongodb::error::Error::custom(format!(
+                            "{} write errors, the first: {first}",
+                            errors.len()
+                        )),
+                    });
+                }
+            }
+        });
+    }
+    while let Some(joined) = tasks.join_next().await {
+        joined.expect("seeding task does not panic")?;
+    }
+    Ok(bytes.load(Ordering::Relaxed))
+}
+
+async fn create_indexes(db: &Database, set: IndexSet) -> Result<(), SeedError> {
+    db.run_command(flights::create_indexes_command(set))
+        .await
+        .map_err(server("creating the indexes"))?;
+    Ok(())
+}
+
+async fn count(db: &Database) -> Result<u64, SeedError> {
+    db.collection::<Document>(COLLECTION)
+        .count_documents(doc! {})
+        .await
+        .map_err(server("counting documents"))
+}
+
+async fn index_names(db: &Database) -> Result<Vec<String>, SeedError> {
+    let specs: Vec<_> = db
+        .collection::<Document>(COLLECTION)
+        .list_indexes()
+        .await
+        .map_err(server("listing indexes"))?
+        .try_collect()
+        .await
+        .map_err(server("listing indexes"))?;
+    Ok(specs
+        .into_iter()
+        .filter_map(|m| m.options.and_then(|o| o.name))
+        .collect())
+}
+
+/// The dataset a run generates against: N0 and datasetSeed from the record, insertBase from the
+/// largest `_id` (one probe of `_id_`), so every run inserts into fresh key space.
+pub async fn dataset_info(client: &Client, params: &Params) -> Result<DatasetInfo, SeedError> {
+    let record = dataset_record(client).await?;
+    let documents = record.map(|r| r.documents as u64).unwrap_or(0);
+    let top = client
+        .database(DATABASE)
+        .collection::<Document>(COLLECTION)
+        .find_one(doc! {})
+        .sort(doc! {"_id": -1})
+        .projection(doc! {"_id": 1})
+        .await
+        .map_err(server("probing the largest _id"))?;
+    let max_seq = top
+        .and_then(|d| d.get_object_id("_id").ok())
+        .and_then(|id| seq_of_object_id(&id));
+    Ok(DatasetInfo {
+        dataset_seed: params.dataset_seed,
+        documents,
+        insert_base: flights::insert_base(max_seq),
+    })
+}

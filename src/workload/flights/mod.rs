@@ -1,0 +1,72 @@
+//! The built-in `flights/v1` workload (specs/flights.md): plgm's "flights" collection and mix,
+//! made deterministic and fingerprinted.
+//!
+//! Everything here is pure: a document is a function of (datasetSeed, seq), an operation of
+//! (seed, phase, worker index, position in the worker's sequence) and the dataset's
+//! [`DatasetInfo`]. The runner sends what [`Worker::next_planned`] yields, records each sent
+//! operation in a [`Fingerprint`], and can later recompute the same run fingerprint with
+//! [`fingerprint_only`].
+//!
+//! * `data`: the frozen value lists and their hash; `document`: one flight (§2);
+//! * `ids`: `_id`, flight ids, insert lanes (§3, §6); `indexes`: the index sets (§4);
+//! * `ops`: command shapes (§5); `worker`: draws and operation order (§5.1, §8);
+//! * `target`: hit or miss of a sent filter; `seeding`: batches and dataset identity (§7);
+//! * `fingerprint`: operation records and digests (§8); `params`: the knobs (§9).
+
+pub mod data;
+pub mod document;
+pub mod fingerprint;
+pub mod ids;
+pub mod indexes;
+pub mod ops;
+pub mod params;
+pub mod seeding;
+pub mod target;
+pub mod worker;
+
+pub use document::{Flight, Passenger};
+pub use fingerprint::{
+    Fingerprint, FingerprintError, RecordError, RunFingerprint, WorkerDigest, fingerprint_only,
+    operation_record, operations_per_worker,
+};
+pub use ids::{InsertLane, Phase, insert_base, object_id, seq_of_object_id};
+pub use indexes::{IndexSpec, create_indexes_command, expected_index_names, index_specs};
+pub use ops::{OpType, Variant};
+pub use params::{
+    AggregateSplit, FindSplit, IndexBuild, IndexSet, Params, ParamsError, ReadPreference,
+    WriteSplit,
+};
+pub use seeding::{
+    AVG_DOC_BYTES, SeedBatch, dataset_id, documents_for_data_bytes, seed_batch, seed_ranges,
+};
+pub use target::{FilterTarget, classify_filter, operation_filter};
+pub use worker::{PlannedOp, Target, ThinkTime, Worker, WorkerError};
+
+/// The version string; part of the dataset identity and of the traffic fingerprint.
+pub const VERSION: &str = "flights/v1";
+/// Database of the collection.
+pub const DATABASE: &str = "airline";
+/// The collection.
+pub const COLLECTION: &str = "flights";
+
+/// What a run needs to know about the dataset it runs against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DatasetInfo {
+    /// `datasetSeed` of the stored documents (from the dataset metadata).
+    pub dataset_seed: u64,
+    /// N0: seeded documents, `seq` in [0, N0).
+    pub documents: u64,
+    /// This run's `insertBase` ([`insert_base`] of the largest `_id`'s seq; 2^48 when fresh).
+    pub insert_base: u64,
+}
+
+impl DatasetInfo {
+    /// A freshly seeded dataset of `documents` documents: insertBase 2^48.
+    pub fn fresh(dataset_seed: u64, documents: u64) -> DatasetInfo {
+        DatasetInfo {
+            dataset_seed,
+            documents,
+            insert_base: insert_base(None),
+        }
+    }
+}

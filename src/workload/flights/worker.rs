@@ -1,0 +1,965 @@
+//! One worker's operation generator (specs/flights.md §3, §5, §6, §8).
+//!
+//! A [`Worker`] owns its stream (`key(seed, 2, w)` measured, `key(seed, 3, w)` warm-up) and its
+//! insert lane, and reads its configuration once when built. Each operation draws, in order: the
+//! type `U[0, 99]`; the split `U[0, 99]` (not for insert and transaction); the target (`P(hitRate)`
+//! then `U[0, N0 − 1]` or the planned-miss value; aggregates always hit); then its own parameters.
+//! Nothing here looks at server replies or the clock.
+
+use super::data::{MISS_STATUS, STATUSES, cities};
+use super::document::Flight;
+use super::ids::{
+    InsertLane, MISS_FLIGHT_ID_MAX, MISS_SEQ_BASE, Phase, object_id, seeded_flight_id,
+};
+use super::ops::{self, OpType, Variant};
+use super::params::{Params, ParamsError};
+use super::{DATABASE, DatasetInfo};
+use crate::workload::rng::{Stream, TAG_JITTER, TAG_MEASURED, TAG_WARMUP, key, threshold};
+use crate::workload::{Command, Operation};
+use mongodb::bson::{Document, doc};
+use std::time::Duration;
+use thiserror::Error;
+
+/// Why a worker cannot be built.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum WorkerError {
+    /// The traffic knobs are invalid.
+    #[error(transparent)]
+    Params(#[from] ParamsError),
+    /// The worker index is not below `workers`.
+    #[error("worker index {index} out of range: workers is {workers}")]
+    WorkerIndex {
+        /// The index given.
+        index: u32,
+        /// `workers`.
+        workers: u32,
+    },
+    /// Targets need a non-empty seeded set (two documents for transactions).
+    #[error("dataset has {documents} seeded documents; flights/v1 traffic needs at least {needed}")]
+    DatasetTooSmall {
+        /// N0.
+        documents: u64,
+        /// The minimum for this mix.
+        needed: u64,
+    },
+    /// `insertBase` is not a run lane start (a positive multiple of 2^48 above every seeded seq).
+    #[error("insertBase {0} is not a positive multiple of 2^48 above the seeded documents")]
+    InsertBase(u64),
+}
+
+/// Where a find, update, delete or aggregate was aimed (§3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// At seeded document `seq` (its id, `_id` or field values). Matching nothing at run time
+    /// means the document was deleted earlier: a stale miss.
+    Hit {
+        /// The target's document number.
+        seq: u64,
+    },
+    /// At a value that never exists (planned miss).
+    PlannedMiss,
+    /// Inserts and transactions have no §3 target.
+    None,
+}
+
+/// One generated operation with what the runner needs besides the commands: its variant (for
+/// per-variant explain sampling) and its target (for hit, planned-miss and stale-miss counts).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedOp {
+    /// What to send.
+    pub operation: Operation,
+    /// Which §5 shape it is.
+    pub variant: Variant,
+    /// Where it was aimed.
+    pub target: Target,
+}
+
+/// Cumulative shares, e.g. [60, 20, 10, 10, 0, 0] → [60, 80, 90, 100, 100, 100].
+fn cumulative<const N: usize>(shares: [u32; N]) -> [u32; N] {
+    let mut acc = 0;
+    shares.map(|s| {
+        acc += s;
+        acc
+    })
+}
+
+/// The index of the first cumulative share above `v` (v in 0..100, shares summing to 100).
+fn pick<const N: usize>(v: u64, cumulative: &[u32; N]) -> usize {
+    cumulative
+        .iter()
+        .position(|&c| v < u64::from(c))
+        .unwrap_or(N - 1)
+}
+
+/// A deterministic generator of one worker's operations.
+#[derive(Debug, Clone)]
+pub struct Worker {
+    stream: Stream,
+    mix: [u32; 6],
+    find_split: [u32; 3],
+    update_split: [u32; 3],
+    delete_split: [u32; 3],
+    aggregate_split: [u32; 2],
+    hit_threshold: u128,
+    find_limit: i32,
+    agg_window: i32,
+    insert_batch_size: u32,
+    dataset: DatasetInfo,
+    lane: InsertLane,
+}
+
+impl Worker {
+    /// Worker `worker_index` (0-based, below `params.workers`) of `phase` against `dataset`.
+    ///
+    /// # Errors
+    /// Invalid traffic knobs ([`Params::validate_traffic`]), an index out of range, a dataset
+    /// without seeded documents (or fewer than 2 with transactions), or an invalid insertBase.
+    pub fn new(
+        params: &Params,
+        dataset: &DatasetInfo,
+        worker_index: u32,
+        phase: Phase,
+    ) -> Result<Worker, WorkerError> {
+        params.validate_traffic()?;
+        if worker_index >= params.workers {
+            return Err(WorkerError::WorkerIndex {
+                index: worker_index,
+                workers: params.workers,
+            });
+        }
+        let needed = if params.transaction_percent > 0 { 2 } else { 1 };
+        if dataset.documents < needed {
+            return Err(WorkerError::DatasetTooSmall {
+                documents: dataset.documents,
+                needed,
+            });
+        }
+        let base = dataset.insert_base;
+        if base == 0 || !base.is_multiple_of(super::ids::RUN_SPACING) || base < dataset.documents {
+            return Err(WorkerError::InsertBase(base));
+        }
+        let tag = match phase {
+            Phase::Measured => TAG_MEASURED,
+            Phase::Warmup => TAG_WARMUP,
+        };
+        let u = &params.update_split;
+        let d = &params.delete_split;
+        let f = &params.find_split;
+        let a = &params.aggregate_split;
+        Ok(Worker {
+            stream: Stream::new(key(params.seed, tag, u64::from(worker_index))),
+            mix: cumulative(params.percentages()),
+            find_split: cumulative([f.by_flight_id, f.by_route, f.by_status]),
+            update_split: cumulative([u.one_by_flight_id, u.one_by_id, u.many_by_flight_id]),
+            delete_split: cumulative([d.one_by_flight_id, d.one_by_id, d.many_by_flight_id]),
+            aggregate_split: cumulative([a.aircraft_window, a.route_summary]),
+            hit_threshold: threshold(params.hit_rate),
+            // validate_traffic bounds both by MAX_LIMIT, far inside i32.
+            find_limit: params.find_limit as i32,
+            agg_window: params.agg_window as i32,
+            insert_batch_size: params.insert_batch_size,
+            dataset: *dataset,
+            lane: InsertLane::new(base, phase, params.workers, worker_index),
+        })
+    }
+
+    /// The next operation to send.
+    pub fn next_op(&mut self) -> Operation {
+        self.next_planned().operation
+    }
+
+    /// The next operation with its variant and target.
+    pub fn next_planned(&mut self) -> PlannedOp {
+        let r = self.stream.uniform(0, 99);
+        match OpType::ALL[pick(r, &self.mix)] {
+            OpType::Find => self.find(),
+            OpType::Update => self.update(),
+            OpType::Delete => self.delete(),
+            OpType::Insert => self.insert(),
+            OpType::Aggregate => self.aggregate(),
+            OpType::Transaction => self.transaction(),
+        }
+    }
+
+    /// Documents this worker's insert lane has allocated so far (docsInserted if all succeed).
+    pub fn documents_allocated(&self) -> u64 {
+        self.lane.allocated()
+    }
+
+    /// `P(hitRate)` then, on a hit, `t = U[0, N0 − 1]`.
+    fn aim(&mut self) -> Option<u64> {
+        if self.stream.event(self.hit_threshold) {
+            Some(self.any_seeded())
+        } else {
+            None
+        }
+    }
+
+    fn any_seeded(&mut self) -> u64 {
+        self.stream.uniform(0, self.dataset.documents - 1)
+    }
+
+    /// `{flight_id: F}` of a hit, or of a planned miss `U[1, 99999]`.
+    fn flight_id_target(&mut self) -> (Document, Target) {
+        match self.aim() {
+            Some(t) => (
+                ops::flight_id_filter(seeded_flight_id(t)),
+                Target::Hit { seq: t },
+            ),
+            None => {
+                let miss = self.stream.uniform(1, MISS_FLIGHT_ID_MAX) as i32;
+                (ops::flight_id_filter(miss), Target::PlannedMiss)
+            }
+        }
+    }
+
+    /// `{_id: I}` of a hit, or of a planned miss with `seq = 2^63 + U[0, 2^32 − 1]`.
+    fn id_target(&mut self) -> (Document, Target) {
+        match self.aim() {
+            Some(t) => (ops::id_filter(object_id(t)), Target::Hit { seq: t }),
+            None => {
+                let seq = MISS_SEQ_BASE + self.stream.uniform(0, u64::from(u32::MAX));
+                (ops::id_filter(object_id(seq)), Target::PlannedMiss)
+            }
+        }
+    }
+
+    fn split(&mut self) -> u64 {
+        self.stream.uniform(0, 99)
+    }
+
+    fn planned(&self, variant: Variant, commands: Vec<Command>, target: Target) -> PlannedOp {
+        PlannedOp {
+            operation: Operation {
+                label: variant.op_type().label(),
+                database: DATABASE,
+                commands,
+            },
+            variant,
+            target,
+        }
+    }
+
+    fn single(&self, variant: Variant, body: Document, target: Target) -> PlannedOp {
+        let drain_cursor = variant.op_type() == OpType::Aggregate;
+        let command = Command {
+            body,
+            drain_cursor,
+            in_transaction: false,
+        };
+        self.planned(variant, vec![command], target)
+    }
+
+    fn find(&mut self) -> PlannedOp {
+        let v = self.split();
+        match pick(v, &self.find_split) {
+            0 => {
+                let (filter, target) = self.flight_id_target();
+                let body = ops::find_command(
+                    filter,
+                    Some(ops::flight_projection()),
+                    None,
+                    self.find_limit,
+                );
+                self.single(Variant::FindByFlightId, body, target)
+            }
+            1 => {
+                let (origin, destination, target) = match self.aim() {
+                    Some(t) => {
+                        let f = Flight::seeded(self.dataset.dataset_seed, t);
+                        (f.origin, f.destination, Target::Hit { seq: t })
+                    }
+                    None => {
+                        // origin = destination is never generated.
+                        let c = *self.stream.choice(cities());
+                        (c, c, Target::PlannedMiss)
+                    }
+                };
+                let filter = doc! { "origin": origin, "destination": destination };
+                let body = ops::find_command(filter, None, Some(doc! { "flight_date": -1 }), 20);
+                self.single(Variant::FindByRoute, body, target)
+            }
+            _ => {
+                let (status, target) = match self.aim() {
+                    Some(t) => {
+                        let f = Flight::seeded(self.dataset.dataset_seed, t);
+                        (f.status, Target::Hit { seq: t })
+                    }
+                    None => (MISS_STATUS, Target::PlannedMiss),
+                };
+                let body = ops::find_command(doc! { "status": status }, None, None, 20);
+                self.single(Variant::FindByStatus, body, target)
+            }
+        }
+    }
+
+    /// `−1` or `+1` from `U[0, 1]`.
+    fn sign(&mut self) -> i32 {
+        if self.stream.uniform(0, 1) == 0 {
+            -1
+        } else {
+            1
+        }
+    }
+
+    fn seat_and_status(&mut self) -> Document {
+        let d = self.sign();
+        let status = *self.stream.choice(&STATUSES);
+        ops::seat_and_status_update(d, status)
+    }
+
+    fn update(&mut self) -> PlannedOp {
+        let v = self.split();
+        match pick(v, &self.update_split) {
+            0 => {
+                let (q, target) = self.flight_id_target();
+                let u = self.seat_and_status();
+                self.single(
+                    Variant::UpdateOneByFlightId,
+                    ops::update_command(q, u, false),
+                    target,
+                )
+            }
+            1 => {
+                let (q, target) = self.id_target();
+                let u = self.seat_and_status();
+                self.single(
+                    Variant::UpdateOneById,
+                    ops::update_command(q, u, false),
+                    target,
+                )
+            }
+            _ => {
+                let (q, target) = self.flight_id_target();
+                let u = if self.stream.uniform(0, 1) == 0 {
+                    let s = self.sign();
+                    let step = self.stream.uniform(1, 5) as i32;
+                    doc! { "$inc": { "seats_available": s * step } }
+                } else {
+                    doc! { "$set": { "duration_minutes": self.stream.uniform(30, 900) as i32 } }
+                };
+                self.single(
+                    Variant::UpdateManyByFlightId,
+                    ops::update_command(q, u, true),
+                    target,
+                )
+            }
+        }
+    }
+
+    fn delete(&mut self) -> PlannedOp {
+        let v = self.split();
+        let (variant, (q, target), many) = match pick(v, &self.delete_split) {
+            0 => (Variant::DeleteOneByFlightId, self.flight_id_target(), false),
+            1 => (Variant::DeleteOneById, self.id_target(), false),
+            _ => (Variant::DeleteManyByFlightId, self.flight_id_target(), true),
+        };
+        self.single(variant, ops::delete_command(q, many), target)
+    }
+
+    /// The worker's next `insertBatchSize` lane allocations; no draw from the worker stream.
+    fn insert(&mut self) -> PlannedOp {
+        let documents = (0..self.insert_batch_size)
+            .map(|_| {
+                let (seq, flight_id) = self.lane.allocate();
+                Flight::generate(self.dataset.dataset_seed, seq, flight_id).to_document()
+            })
+            .collect();
+        self.single(
+            Variant::Insert,
+            ops::insert_command(documents),
+            Target::None,
+        )
+    }
+
+    fn aggregate(&mut self) -> PlannedOp {
+        let v = self.split();
+        let t = self.any_seeded();
+        let (variant, pipeline) = if pick(v, &self.aggregate_split) == 0 {
+            (
+                Variant::AggregateAircraftWindow,
+                ops::aircraft_window_pipeline(seeded_flight_id(t), self.agg_window),
+            )
+        } else {
+            let f = Flight::seeded(self.dataset.dataset_seed, t);
+            (
+                Variant::AggregateRouteSummary,
+                ops::route_summary_pipeline(f.origin, f.destination),
+            )
+        };
+        self.single(
+            variant,
+            ops::aggregate_command(pipeline),
+            Target::Hit { seq: t },
+        )
+    }
+
+    /// Seat transfer: A = U[0, N0 − 1]; B = U[0, N0 − 2], plus 1 if ≥ A; p = U[1, n_A].
+    fn transaction(&mut self) -> PlannedOp {
+        let a = self.any_seeded();
+        let mut b = self.stream.uniform(0, self.dataset.documents - 2);
+        if b >= a {
+            b += 1;
+        }
+        let fa = Flight::seeded(self.dataset.dataset_seed, a);
+        let fb = Flight::seeded(self.dataset.dataset_seed, b);
+        let p = self.stream.uniform(1, fa.passengers.len() as u64) as usize;
+        let commands = ops::seat_transfer_commands(&fa, &fb, p)
+            .into_iter()
+            .map(|body| Command {
+                body,
+                drain_cursor: false,
+                in_transaction: true,
+            })
+            .collect();
+        self.planned(Variant::Transaction, commands, Target::None)
+    }
+}
+
+/// One worker's think time (§9): `thinkTimeMs + U[0, thinkJitterMs]` from `key(seed, 4, w)`,
+/// a stream of its own so pauses never change the traffic.
+#[derive(Debug, Clone)]
+pub struct ThinkTime {
+    stream: Stream,
+    base_ms: u64,
+    jitter_ms: u64,
+}
+
+impl ThinkTime {
+    /// Think time of worker `worker_index` of a run with `params`.
+    pub fn new(params: &Params, worker_index: u32) -> ThinkTime {
+        ThinkTime {
+            stream: Stream::new(key(params.seed, TAG_JITTER, u64::from(worker_index))),
+            base_ms: params.think_time_ms,
+            jitter_ms: params.think_jitter_ms,
+        }
+    }
+
+    /// The pause before the next operation (zero by default).
+    pub fn next_pause(&mut self) -> Duration {
+        let jitter = if self.jitter_ms == 0 {
+            0
+        } else {
+            self.stream.uniform(0, self.jitter_ms)
+        };
+        Duration::from_millis(self.base_ms + jitter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Exact expected values come from testdata/reference.py (independent Python implementation).
+    use super::*;
+    use crate::workload::flights::params::{AggregateSplit, FindSplit, WriteSplit};
+    use crate::workload::flights::target::{FilterTarget, classify_filter, operation_filter};
+    use crate::workload::flights::{COLLECTION, ids::insert_base};
+    use std::collections::{BTreeMap, HashSet};
+
+    fn defaults() -> Params {
+        Params {
+            documents: Some(1_000_000),
+            ..Params::default()
+        }
+    }
+
+    /// The mix with every shape, as in reference.py's `all_kw`.
+    fn all_shapes() -> Params {
+        let third = WriteSplit {
+            one_by_flight_id: 34,
+            one_by_id: 33,
+            many_by_flight_id: 33,
+        };
+        Params {
+            workers: 3,
+            seed: 7,
+            find_percent: 20,
+            update_percent: 20,
+            delete_percent: 20,
+            insert_percent: 10,
+            aggregate_percent: 15,
+            transaction_percent: 15,
+            find_split: FindSplit {
+                by_flight_id: 34,
+                by_route: 33,
+                by_status: 33,
+            },
+            update_split: third,
+            delete_split: third,
+            aggregate_split: AggregateSplit {
+                aircraft_window: 50,
+                route_summary: 50,
+            },
+            insert_batch_size: 2,
+            documents: Some(1000),
+            ..Params::default()
+        }
+    }
+
+    fn codes(worker: &mut Worker, n: usize) -> Vec<&'static str> {
+        (0..n)
+            .map(|_| worker.next_planned().variant.code())
+            .collect()
+    }
+
+    #[test]
+    fn first_operations_of_seed1_worker0_match_reference() {
+        let mut w = Worker::new(
+            &defaults(),
+            &DatasetInfo::fresh(1, 1_000_000),
+            0,
+            Phase::Measured,
+        )
+        .unwrap();
+        assert_eq!(
+            codes(&mut w, 12),
+            [
+                "F1", "F1", "F1", "F1", "F1", "U1", "F1", "I", "F1", "F1", "I", "F1"
+            ]
+        );
+    }
+
+    #[test]
+    fn first_operations_of_every_shape_match_reference() {
+        let mut w = Worker::new(
+            &all_shapes(),
+            &DatasetInfo::fresh(1, 1000),
+            0,
+            Phase::Measured,
+        )
+        .unwrap();
+        assert_eq!(
+            codes(&mut w, 40),
+            [
+                "A2", "U2", "U2", "T", "D1", "D1", "U1", "I", "F1", "F1", "T", "D2", "T", "U1",
+                "T", "A2", "I", "D3", "U3", "D3", "U3", "D2", "T", "F3", "U2", "U1", "I", "T", "T",
+                "D1", "F3", "D2", "T", "F2", "I", "D3", "A2", "U2", "T", "F2",
+            ]
+        );
+    }
+
+    #[test]
+    fn mix_and_hit_rate_over_100000_operations() {
+        // insertBatchSize does not change any draw from the worker stream; 1 keeps this fast.
+        let params = Params {
+            insert_batch_size: 1,
+            ..defaults()
+        };
+        let mut w = Worker::new(
+            &params,
+            &DatasetInfo::fresh(1, 1_000_000),
+            0,
+            Phase::Measured,
+        )
+        .unwrap();
+        let mut variants: BTreeMap<&str, u64> = BTreeMap::new();
+        let mut types: BTreeMap<&str, u64> = BTreeMap::new();
+        let (mut hits, mut misses) = (0u64, 0u64);
+        for _ in 0..100_000 {
+            let p = w.next_planned();
+            *variants.entry(p.variant.code()).or_default() += 1;
+            *types.entry(p.operation.label).or_default() += 1;
+            if p.variant == Variant::FindByFlightId {
+                // Measured from the filter that would be sent, not from the generator's note.
+                let filter = operation_filter(&p.operation).unwrap();
+                match classify_filter(filter, 1_000_000) {
+                    FilterTarget::Hit { seq } => {
+                        hits += 1;
+                        let Target::Hit { seq: t } = p.target else {
+                            panic!("{:?}", p.target)
+                        };
+                        // Below 900,000 documents per id the smallest seq is the target itself.
+                        assert_eq!(seq, Some(t % 900_000));
+                    }
+                    FilterTarget::PlannedMiss => {
+                        misses += 1;
+                        assert_eq!(p.target, Target::PlannedMiss);
+                    }
+                    FilterTarget::Foreign => panic!("foreign filter {filter}"),
+                }
+            }
+        }
+        let expected: BTreeMap<&str, u64> = [
+            ("D1", 8118),
+            ("D2", 977),
+            ("D3", 950),
+            ("F1", 59813),
+            ("I", 10012),
+            ("U1", 16100),
+            ("U2", 2029),
+            ("U3", 2001),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(variants, expected);
+        assert_eq!((hits, misses), (53_898, 5_915));
+        // Within half a point of 60/20/10/10 and of the 0.9 hit rate.
+        let share = |label: &str| types[label] as f64 / 1000.0;
+        assert!((share("find") - 60.0).abs() < 0.5, "{types:?}");
+        assert!((share("update") - 20.0).abs() < 0.5, "{types:?}");
+        assert!((share("delete") - 10.0).abs() < 0.5, "{types:?}");
+        assert!((share("insert") - 10.0).abs() < 0.5, "{types:?}");
+        assert!((hits as f64 / (hits + misses) as f64 - 0.9).abs() < 0.005);
+    }
+
+    #[test]
+    fn hit_rate_extremes() {
+        for (rate, want_hits) in [(0.0, false), (1.0, true)] {
+            let params = Params {
+                hit_rate: rate,
+                ..defaults()
+            };
+            let mut w =
+                Worker::new(&params, &DatasetInfo::fresh(1, 5000), 2, Phase::Measured).unwrap();
+            for _ in 0..500 {
+                let p = w.next_planned();
+                if let Some(filter) = operation_filter(&p.operation) {
+                    let hit = matches!(classify_filter(filter, 5000), FilterTarget::Hit { .. });
+                    assert_eq!(hit, want_hits, "{filter}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn inserted_documents_of_all_workers_and_phases_never_collide() {
+        let params = Params {
+            workers: 4,
+            insert_percent: 100,
+            find_percent: 0,
+            update_percent: 0,
+            delete_percent: 0,
+            ..defaults()
+        };
+        let dataset = DatasetInfo {
+            dataset_seed: 1,
+            documents: 1000,
+            insert_base: insert_base(Some(999)),
+        };
+        let mut ids = HashSet::new();
+        let mut flight_ids = Vec::new();
+        for phase in [Phase::Warmup, Phase::Measured] {
+            for w in 0..4 {
+                let mut worker = Worker::new(&params, &dataset, w, phase).unwrap();
+                for _ in 0..25 {
+                    let op = worker.next_op();
+                    let docs = op.commands[0].body.get_array("documents").unwrap();
+                    assert_eq!(docs.len(), 10);
+                    for d in docs {
+                        let d = d.as_document().unwrap();
+                        let id = d.get_object_id("_id").unwrap();
+                        let seq = crate::workload::flights::ids::seq_of_object_id(&id).unwrap();
+                        assert!(seq >= 1 << 48, "inserted seq {seq} inside the seeded range");
+                        assert!(ids.insert(id), "_id {id} inserted twice");
+                        flight_ids.push(d.get_i32("flight_id").unwrap());
+                    }
+                }
+                assert_eq!(worker.documents_allocated(), 250);
+            }
+        }
+        assert_eq!(ids.len(), 2 * 4 * 250);
+        // Inserted flight ids sit above plgm's range and are never targeted.
+        assert!(flight_ids.iter().all(|&f| f >= 1_000_000));
+    }
+
+    #[test]
+    fn insert_command_shape() {
+        let params = Params {
+            insert_percent: 100,
+            find_percent: 0,
+            update_percent: 0,
+            delete_percent: 0,
+            ..defaults()
+        };
+        let mut w = Worker::new(&params, &DatasetInfo::fresh(1, 1000), 1, Phase::Measured).unwrap();
+        let p = w.next_planned();
+        assert_eq!(
+            (p.operation.label, p.operation.database, p.target),
+            ("insert", "airline", Target::None)
+        );
+        let body = &p.operation.commands[0].body;
+        assert_eq!(
+            body.keys().collect::<Vec<_>>(),
+            ["insert", "documents", "ordered"]
+        );
+        assert_eq!(body.get_str("insert"), Ok(COLLECTION));
+        assert_eq!(body.get_bool("ordered"), Ok(false));
+        // Worker 1 of 16, measured lane: seq = 2^48 + 2^40 + 1, then + 16.
+        let docs = body.get_array("documents").unwrap();
+        let first = docs[0].as_document().unwrap();
+        let base = 1u64 << 48;
+        let expected =
+            Flight::generate(1, base + (1 << 40) + 1, 1_000_000 + 511_627_777).to_document();
+        assert_eq!(first, &expected);
+        let second = docs[1].as_document().unwrap();
+        assert_eq!(
+            second.get_object_id("_id"),
+            Ok(object_id(base + (1 << 40) + 17))
+        );
+    }
+
+    #[test]
+    fn every_shape_has_its_specified_commands() {
+        let dataset = DatasetInfo::fresh(1, 1000);
+        let mut w = Worker::new(&all_shapes(), &dataset, 0, Phase::Measured).unwrap();
+        let mut seen = HashSet::new();
+        for _ in 0..400 {
+            let p = w.next_planned();
+            seen.insert(p.variant);
+            let cmds = &p.operation.commands;
+            let body = &cmds[0].body;
+            let names: Vec<&str> = body.keys().map(String::as_str).collect();
+            match p.variant {
+                Variant::FindByFlightId => {
+                    assert_eq!(
+                        names,
+                        ["find", "filter", "projection", "limit", "singleBatch"]
+                    );
+                    assert_eq!(
+                        body.get_document("projection"),
+                        Ok(&ops::flight_projection())
+                    );
+                    assert_eq!(body.get_i32("limit"), Ok(5));
+                }
+                Variant::FindByRoute => {
+                    assert_eq!(names, ["find", "filter", "sort", "limit", "singleBatch"]);
+                    assert_eq!(body.get_document("sort"), Ok(&doc! { "flight_date": -1 }));
+                    assert_eq!(body.get_i32("limit"), Ok(20));
+                    let f = body.get_document("filter").unwrap();
+                    if let Target::Hit { seq } = p.target {
+                        let flight = Flight::seeded(1, seq);
+                        assert_eq!(
+                            f,
+                            &doc! { "origin": flight.origin, "destination": flight.destination }
+                        );
+                    } else {
+                        assert_eq!(f.get_str("origin"), f.get_str("destination"));
+                    }
+                }
+                Variant::FindByStatus => {
+                    assert_eq!(names, ["find", "filter", "limit", "singleBatch"]);
+                    let expected = match p.target {
+                        Target::Hit { seq } => Flight::seeded(1, seq).status,
+                        _ => "unknown",
+                    };
+                    assert_eq!(
+                        body.get_document("filter"),
+                        Ok(&doc! { "status": expected })
+                    );
+                }
+                Variant::UpdateOneByFlightId
+                | Variant::UpdateOneById
+                | Variant::UpdateManyByFlightId => {
+                    let s = body.get_array("updates").unwrap()[0].as_document().unwrap();
+                    let multi = p.variant == Variant::UpdateManyByFlightId;
+                    assert_eq!(s.get_bool("multi"), Ok(multi));
+                    let u = s.get_document("u").unwrap();
+                    if multi {
+                        let inc = u
+                            .get_document("$inc")
+                            .ok()
+                            .map(|i| i.get_i32("seats_available").unwrap());
+                        let set = u
+                            .get_document("$set")
+                            .ok()
+                            .map(|i| i.get_i32("duration_minutes").unwrap());
+                        match (inc, set) {
+                            (Some(i), None) => assert!((1..=5).contains(&i.abs())),
+                            (None, Some(d)) => assert!((30..=900).contains(&d)),
+                            other => panic!("U3 update {u}: {other:?}"),
+                        }
+                    } else {
+                        let d = u
+                            .get_document("$inc")
+                            .unwrap()
+                            .get_i32("seats_available")
+                            .unwrap();
+                        assert!(d == 1 || d == -1);
+                        assert!(
+                            STATUSES.contains(
+                                &u.get_document("$set").unwrap().get_str("status").unwrap()
+                            )
+                        );
+                    }
+                }
+                Variant::DeleteOneByFlightId
+                | Variant::DeleteOneById
+                | Variant::DeleteManyByFlightId => {
+                    let s = body.get_array("deletes").unwrap()[0].as_document().unwrap();
+                    let limit = if p.variant == Variant::DeleteManyByFlightId {
+                        0
+                    } else {
+                        1
+                    };
+                    assert_eq!(s.get_i32("limit"), Ok(limit));
+                }
+                Variant::Insert => assert_eq!(body.get_array("documents").unwrap().len(), 2),
+                Variant::AggregateAircraftWindow | Variant::AggregateRouteSummary => {
+                    assert!(cmds[0].drain_cursor);
+                    let Target::Hit { seq } = p.target else {
+                        panic!("aggregates always hit")
+                    };
+                    let pipeline = body.get_array("pipeline").unwrap();
+                    let matched = pipeline[0]
+                        .as_document()
+                        .unwrap()
+                        .get_document("$match")
+                        .unwrap();
+                    if p.variant == Variant::AggregateAircraftWindow {
+                        let f = seeded_flight_id(seq);
+                        assert_eq!(
+                            matched,
+                            &doc! { "flight_id": { "$gte": f, "$lt": f + 100 } }
+                        );
+                        assert_eq!(pipeline.len(), 3);
+                    } else {
+                        assert_eq!(pipeline.len(), 4);
+                    }
+                }
+                Variant::Transaction => {
+                    assert_eq!(cmds.len(), 3);
+                    assert!(cmds.iter().all(|c| c.in_transaction && !c.drain_cursor));
+                    let b_id = cmds[0]
+                        .body
+                        .get_document("filter")
+                        .unwrap()
+                        .get_object_id("_id")
+                        .unwrap();
+                    let stmt = |i: usize| {
+                        cmds[i].body.get_array("updates").unwrap()[0]
+                            .as_document()
+                            .unwrap()
+                            .clone()
+                    };
+                    let a_id = stmt(1)
+                        .get_document("q")
+                        .unwrap()
+                        .get_object_id("_id")
+                        .unwrap();
+                    assert_ne!(a_id, b_id);
+                    assert_eq!(
+                        stmt(2).get_document("q").unwrap().get_object_id("_id"),
+                        Ok(b_id)
+                    );
+                    let a = Flight::seeded(
+                        1,
+                        crate::workload::flights::ids::seq_of_object_id(&a_id).unwrap(),
+                    );
+                    let b = Flight::seeded(
+                        1,
+                        crate::workload::flights::ids::seq_of_object_id(&b_id).unwrap(),
+                    );
+                    let p_id = stmt(1)
+                        .get_document("u")
+                        .unwrap()
+                        .get_document("$pull")
+                        .unwrap()
+                        .get_document("passengers")
+                        .unwrap()
+                        .get_i32("passenger_id")
+                        .unwrap();
+                    let moved = &a.passengers[p_id as usize - 1];
+                    let push = stmt(2)
+                        .get_document("u")
+                        .unwrap()
+                        .get_document("$push")
+                        .unwrap()
+                        .get_document("passengers")
+                        .unwrap()
+                        .clone();
+                    let entry = push.get_array("$each").unwrap()[0]
+                        .as_document()
+                        .unwrap()
+                        .clone();
+                    assert_eq!(
+                        entry,
+                        doc! { "passenger_id": 100 + p_id, "name": &moved.name,
+                        "ticket_number": &moved.ticket_number, "seat_number": &b.spare_seat }
+                    );
+                    assert_eq!(push.get_i32("$slice"), Ok(25));
+                }
+            }
+        }
+        assert_eq!(seen.len(), 13, "not every variant generated: {seen:?}");
+    }
+
+    #[test]
+    fn phases_and_workers_have_distinct_streams() {
+        let dataset = DatasetInfo::fresh(1, 1_000_000);
+        let p = defaults();
+        let ops = |w: u32, phase: Phase| {
+            let mut worker = Worker::new(&p, &dataset, w, phase).unwrap();
+            (0..20).map(|_| worker.next_op()).collect::<Vec<_>>()
+        };
+        assert_eq!(ops(0, Phase::Measured), ops(0, Phase::Measured));
+        assert_ne!(ops(0, Phase::Measured), ops(0, Phase::Warmup));
+        assert_ne!(ops(0, Phase::Measured), ops(1, Phase::Measured));
+    }
+
+    #[test]
+    fn invalid_workers_are_refused() {
+        let p = defaults();
+        let dataset = DatasetInfo::fresh(1, 10);
+        assert_eq!(
+            Worker::new(&p, &dataset, 16, Phase::Measured).unwrap_err(),
+            WorkerError::WorkerIndex {
+                index: 16,
+                workers: 16
+            }
+        );
+        assert_eq!(
+            Worker::new(&p, &DatasetInfo::fresh(1, 0), 0, Phase::Measured).unwrap_err(),
+            WorkerError::DatasetTooSmall {
+                documents: 0,
+                needed: 1
+            }
+        );
+        let tx = Params {
+            transaction_percent: 10,
+            insert_percent: 0,
+            ..defaults()
+        };
+        assert_eq!(
+            Worker::new(&tx, &DatasetInfo::fresh(1, 1), 0, Phase::Measured).unwrap_err(),
+            WorkerError::DatasetTooSmall {
+                documents: 1,
+                needed: 2
+            }
+        );
+        let bad_base = DatasetInfo {
+            insert_base: 12345,
+            ..dataset
+        };
+        assert_eq!(
+            Worker::new(&p, &bad_base, 0, Phase::Measured).unwrap_err(),
+            WorkerError::InsertBase(12345)
+        );
+        let bad_mix = Params {
+            find_percent: 61,
+            ..defaults()
+        };
+        assert_eq!(
+            Worker::new(&bad_mix, &dataset, 0, Phase::Measured).unwrap_err(),
+            WorkerError::Params(ParamsError::PercentSum(101))
+        );
+    }
+
+    #[test]
+    fn think_time_is_base_plus_bounded_jitter() {
+        let fixed = Params {
+            think_time_ms: 7,
+            ..defaults()
+        };
+        assert_eq!(
+            ThinkTime::new(&fixed, 0).next_pause(),
+            Duration::from_millis(7)
+        );
+        let jittery = Params {
+            think_time_ms: 5,
+            think_jitter_ms: 3,
+            ..defaults()
+        };
+        let mut t = ThinkTime::new(&jittery, 0);
+        let pauses: HashSet<u128> = (0..200).map(|_| t.next_pause().as_millis()).collect();
+        assert_eq!(pauses, (5..=8).collect());
+    }
+}

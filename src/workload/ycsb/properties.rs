@@ -1,0 +1,922 @@
+//! Validated CoreWorkload and mongobench generator properties (specs/ycsb.md §2) with YCSB's
+//! defaults, read from a [`RawProperties`] bag. Only what the generator needs is interpreted here;
+//! other properties (measurement, status, connection) stay in the raw bag for their owners.
+
+use std::fs;
+
+pub use super::error::PropertyError;
+use super::partition::client_slice;
+pub use super::raw::{CORE_WORKLOAD_CLASS, DEFAULT_MONGODB_URL, RawProperties};
+pub use super::settings::{
+    Compat, FieldLengthHistogram, FieldLengths, Proportions, RequestDistribution,
+    ScanLengthDistribution, TxnInsertStart, ZipfianMode,
+};
+
+/// Validated CoreWorkload and mongobench generator properties. Construct with
+/// [`Properties::from_raw`] or [`Properties::preset`]; fields are public for reading and for
+/// deliberate adjustments (e.g. a runner applying a client's slice), not re-validated afterwards.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Properties {
+    /// Workload name for the traffic fingerprint: the preset file name (`workloada`…) or `custom`.
+    pub workload: String,
+    /// `mongobench.compat`.
+    pub compat: Compat,
+    /// `recordcount` (required, > 0: mongobench rejects YCSB's 0 → 2^31 − 1).
+    pub record_count: u64,
+    /// `operationcount`; 0 = unbounded (ends by `maxexecutiontime`).
+    pub operation_count: u64,
+    /// `insertstart`.
+    pub insert_start: u64,
+    /// `insertcount` (defaults to `recordcount − insertstart`).
+    pub insert_count: u64,
+    /// Whether `insertcount` was set (the load phase inserts `recordcount` records otherwise).
+    pub insert_count_explicit: bool,
+    /// `insertorder=hashed` (default) hashes key numbers; anything else keeps them ordered.
+    pub hashed_keys: bool,
+    /// `zeropadding`.
+    pub zero_padding: u32,
+    /// `table`: the MongoDB collection.
+    pub table: String,
+    /// Database from `mongodb.url` (§6): `ycsb` unless the URL was given and names another
+    /// database than `admin`.
+    pub database: String,
+    /// `fieldcount`.
+    pub field_count: u32,
+    /// `fieldnameprefix`.
+    pub field_name_prefix: String,
+    /// `fieldlengthdistribution` and its parameters.
+    pub field_lengths: FieldLengths,
+    /// `readallfields`.
+    pub read_all_fields: bool,
+    /// `readallfieldsbyname` (master only; ignored with a warning under 0.17.0).
+    pub read_all_fields_by_name: bool,
+    /// `writeallfields`.
+    pub write_all_fields: bool,
+    /// `dataintegrity`.
+    pub data_integrity: bool,
+    /// The operation proportions.
+    pub proportions: Proportions,
+    /// `requestdistribution`.
+    pub request_distribution: RequestDistribution,
+    /// `minscanlength`.
+    pub min_scan_length: u64,
+    /// `maxscanlength`.
+    pub max_scan_length: u64,
+    /// `scanlengthdistribution`.
+    pub scan_length_distribution: ScanLengthDistribution,
+    /// `core_workload_insertion_retry_limit` (load phase).
+    pub insertion_retry_limit: u32,
+    /// `core_workload_insertion_retry_interval` in seconds.
+    pub insertion_retry_interval: u64,
+    /// `batchsize` (the binding's; `mongodb.batchsize` is ignored as in YCSB).
+    pub batch_size: u32,
+    /// `mongodb.upsert`.
+    pub upsert: bool,
+    /// `threadcount` (`-threads`).
+    pub thread_count: u32,
+    /// `maxexecutiontime` in seconds (0 = none).
+    pub max_execution_time: u64,
+    /// `mongobench.seed` (random if unset; the runner picks and records one).
+    pub seed: Option<u64>,
+    /// `mongobench.zipfian.mode` / `mongobench.zipfian.theta`.
+    pub zipfian_mode: ZipfianMode,
+    /// `mongobench.client.index` (this pod).
+    pub client_index: u32,
+    /// `mongobench.client.count` (pods).
+    pub client_count: u32,
+    /// `mongobench.txninsert.partition`: per-worker insert lanes (see the module docs).
+    pub txninsert_partition: bool,
+    /// `mongobench.txninsert.start`.
+    pub txninsert_start: TxnInsertStart,
+    /// `mongobench.batch.flush`: write the unflushed batch remainder at cleanup.
+    pub batch_flush: bool,
+    /// Warnings YCSB would print (replaced values, ignored properties).
+    pub warnings: Vec<String>,
+}
+
+/// Typed access to a raw bag, with errors naming the property.
+struct Reader<'a> {
+    raw: &'a RawProperties,
+}
+
+impl Reader<'_> {
+    fn invalid(&self, property: &str, value: &str, expected: &str) -> PropertyError {
+        PropertyError::Invalid {
+            property: property.to_string(),
+            value: value.to_string(),
+            expected: expected.to_string(),
+        }
+    }
+
+    fn string(&self, key: &str, default: &str) -> String {
+        self.raw.get(key).unwrap_or(default).to_string()
+    }
+
+    fn u64(&self, key: &str, default: u64) -> Result<u64, PropertyError> {
+        match self.raw.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|_| self.invalid(key, v, "a non-negative integer")),
+        }
+    }
+
+    fn u32(&self, key: &str, default: u32) -> Result<u32, PropertyError> {
+        match self.raw.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .trim()
+                .parse()
+                .map_err(|_| self.invalid(key, v, "a non-negative integer below 2^32")),
+        }
+    }
+
+    fn f64(&self, key: &str, default: f64) -> Result<f64, PropertyError> {
+        match self.raw.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite())
+                .ok_or_else(|| self.invalid(key, v, "a finite decimal number")),
+        }
+    }
+
+    /// `true`/`false` (any case). YCSB reads every other word as false; mongobench refuses it.
+    fn bool(&self, key: &str, default: bool) -> Result<bool, PropertyError> {
+        match self.raw.get(key) {
+            None => Ok(default),
+            Some(v) if v.trim().eq_ignore_ascii_case("true") => Ok(true),
+            Some(v) if v.trim().eq_ignore_ascii_case("false") => Ok(false),
+            Some(v) => Err(self.invalid(key, v, "true or false")),
+        }
+    }
+}
+
+/// The database YCSB's binding uses for `url` (§6): the URL's database unless the URL was
+/// defaulted, names none, or names `admin`; then `ycsb`.
+///
+/// # Errors
+/// [`PropertyError::Invalid`] for a scheme other than `mongodb://` (0.17.0) or also
+/// `mongodb+srv://` (master).
+pub fn database_for_url(url: Option<&str>, compat: Compat) -> Result<String, PropertyError> {
+    let Some(url) = url else {
+        return Ok("ycsb".to_string());
+    };
+    let rest = match (url.strip_prefix("mongodb://"), compat) {
+        (Some(rest), _) => rest,
+        (None, Compat::Master) if url.starts_with("mongodb+srv://") => {
+            &url["mongodb+srv://".len()..]
+        }
+        _ => {
+            let expected = match compat {
+                Compat::V0_17_0 => "a URL starting with mongodb:// (YCSB 0.17.0)",
+                Compat::Master => "a URL starting with mongodb:// or mongodb+srv://",
+            };
+            return Err(PropertyError::Invalid {
+                property: "mongodb.url".into(),
+                value: url.into(),
+                expected: expected.into(),
+            });
+        }
+    };
+    let path = rest.split_once('/').map(|(_, p)| p).unwrap_or("");
+    let db = path.split('?').next().unwrap_or("");
+    if db.is_empty() || db == "admin" {
+        Ok("ycsb".to_string())
+    } else {
+        Ok(db.to_string())
+    }
+}
+
+impl Properties {
+    /// A preset workload (`a`..`f`) with YCSB's defaults for everything it does not set.
+    ///
+    /// # Errors
+    /// [`PropertyError::UnknownPreset`].
+    pub fn preset(name: &str) -> Result<Properties, PropertyError> {
+        Properties::from_raw(&RawProperties::preset(name)?)
+    }
+
+    /// Interprets and validates a property bag. Reads the `fieldlengthhistogram` file when
+    /// `fieldlengthdistribution=histogram` (the only file access).
+    ///
+    /// # Errors
+    /// The first invalid property, see [`PropertyError`].
+    pub fn from_raw(raw: &RawProperties) -> Result<Properties, PropertyError> {
+        let r = Reader { raw };
+        let mut warnings = Vec::new();
+
+        if let Some(class) = raw.get("workload") {
+            let class = class.trim();
+            if class != CORE_WORKLOAD_CLASS && class != "com.yahoo.ycsb.workloads.CoreWorkload" {
+                return Err(r.invalid("workload", class, CORE_WORKLOAD_CLASS));
+            }
+        }
+        let compat = match raw.get("mongobench.compat").map(str::trim) {
+            None | Some("0.17.0") => Compat::V0_17_0,
+            Some("master") => Compat::Master,
+            Some(v) => return Err(r.invalid("mongobench.compat", v, "0.17.0 or master")),
+        };
+
+        let record_count = r.u64("recordcount", 0)?;
+        if record_count == 0 {
+            return Err(PropertyError::Required {
+                property: "recordcount",
+                reason: "give the number of loaded records (> 0), the same in load and run; \
+                         YCSB's silent default of 2147483647 is not accepted",
+            });
+        }
+        let operation_count = r.u64("operationcount", 0)?;
+        let insert_start = r.u64("insertstart", 0)?;
+        if insert_start > record_count {
+            return Err(PropertyError::InsertRange {
+                insertstart: insert_start,
+                insertcount: 0,
+                recordcount: record_count,
+            });
+        }
+        let insert_count_explicit = raw.contains("insertcount");
+        let insert_count = r.u64("insertcount", record_count - insert_start)?;
+        if insert_start
+            .checked_add(insert_count)
+            .is_none_or(|end| end > record_count)
+        {
+            return Err(PropertyError::InsertRange {
+                insertstart: insert_start,
+                insertcount: insert_count,
+                recordcount: record_count,
+            });
+        }
+
+        let proportions = Proportions {
+            read: r.f64("readproportion", 0.95)?,
+            update: r.f64("updateproportion", 0.05)?,
+            insert: r.f64("insertproportion", 0.0)?,
+            scan: r.f64("scanproportion", 0.0)?,
+            read_modify_write: r.f64("readmodifywriteproportion", 0.0)?,
+        };
+        if proportions.normalised().iter().all(|w| *w == 0.0) {
+            return Err(PropertyError::NoOperation);
+        }
+
+        let field_count = r.u32("fieldcount", 10)?;
+        if field_count == 0 {
+            return Err(r.invalid("fieldcount", "0", "at least 1 field"));
+        }
+        let field_length = r.u64("fieldlength", 100)?;
+        let min_field_length = r.u64("minfieldlength", 1)?;
+        let field_lengths = match r.string("fieldlengthdistribution", "constant").trim() {
+            "constant" => FieldLengths::Constant(field_length),
+            kind @ ("uniform" | "zipfian") => {
+                if min_field_length > field_length {
+                    return Err(r.invalid(
+                        "minfieldlength",
+                        &min_field_length.to_string(),
+                        &format!("at most fieldlength ({field_length})"),
+                    ));
+                }
+                let (min, max) = (min_field_length, field_length);
+                if kind == "uniform" {
+                    FieldLengths::Uniform { min, max }
+                } else {
+                    FieldLengths::Zipfian { min, max }
+                }
+            }
+            "histogram" => {
+                let path = r.string("fieldlengthhistogram", "hist.txt");
+                let text = fs::read_to_string(&path).map_err(|e| PropertyError::Histogram {
+                    path: path.clone(),
+                    reason: format!("cannot read the file: {e}"),
+                })?;
+                let h = FieldLengthHistogram::parse(&text)
+                    .map_err(|reason| PropertyError::Histogram { path, reason })?;
+                FieldLengths::Histogram(h)
+            }
+            other => {
+                return Err(r.invalid(
+                    "fieldlengthdistribution",
+                    other,
+                    "constant, uniform, zipfian or histogram",
+                ));
+            }
+        };
+
+        let data_integrity = r.bool("dataintegrity", false)?;
+        if data_integrity && !matches!(field_lengths, FieldLengths::Constant(_)) {
+            return Err(PropertyError::Conflict {
+                property: "dataintegrity",
+                reason: "dataintegrity=true requires fieldlengthdistribution=constant".into(),
+            });
+        }
+        let mut read_all_fields_by_name = r.bool("readallfieldsbyname", false)?;
+        if read_all_fields_by_name && compat == Compat::V0_17_0 {
+            warnings.push(
+                "readallfieldsbyname is ignored under mongobench.compat=0.17.0 (it exists only on master)"
+                    .into(),
+            );
+            read_all_fields_by_name = false;
+        }
+
+        let request_distribution = match r.string("requestdistribution", "uniform").trim() {
+            "uniform" => RequestDistribution::Uniform,
+            "zipfian" => RequestDistribution::Zipfian,
+            "latest" => RequestDistribution::Latest,
+            "sequential" => RequestDistribution::Sequential,
+            "hotspot" => {
+                let mut fraction = |key: &str, default: f64| -> Result<f64, PropertyError> {
+                    let f = r.f64(key, default)?;
+                    if (0.0..=1.0).contains(&f) {
+                        Ok(f)
+                    } else {
+                        warnings.push(format!("{key}={f} is outside [0, 1]; using 0 (as YCSB)"));
+                        Ok(0.0)
+                    }
+                };
+                let data_fraction = fraction("hotspotdatafraction", 0.2)?;
+                let opn_fraction = fraction("hotspotopnfraction", 0.8)?;
+                let interval = insert_count as f64;
+                let hot = (interval * data_fraction) as u64;
+                if (opn_fraction > 0.0 && hot == 0) || (opn_fraction < 1.0 && hot == insert_count) {
+                    return Err(PropertyError::Conflict {
+                        property: "hotspotdatafraction",
+                        reason: format!(
+                            "the hot set has {hot} of {insert_count} keys but hotspotopnfraction={opn_fraction} \
+                             draws from an empty set (YCSB divides by zero)"
+                        ),
+                    });
+                }
+                RequestDistribution::Hotspot {
+                    data_fraction,
+                    opn_fraction,
+                }
+            }
+            "exponential" => {
+                let percentile = r.f64("exponential.percentile", 95.0)?;
+                if !(percentile > 0.0 && percentile < 100.0) {
+                    return Err(r.invalid(
+                        "exponential.percentile",
+                        &percentile.to_string(),
+                        "a percentile strictly between 0 and 100",
+                    ));
+                }
+                let frac = r.f64("exponential.frac", 0.857_142_857_1)?;
+                if frac <= 0.0 {
+                    return Err(r.invalid(
+                        "exponential.frac",
+                        &frac.to_string(),
+                        "a positive fraction",
+                    ));
+                }
+                RequestDistribution::Exponential { percentile, frac }
+            }
+            other => {
+                return Err(r.invalid(
+                    "requestdistribution",
+                    other,
+                    "uniform, zipfian, latest, hotspot, sequential or exponential",
+                ));
+            }
+        };
+
+        let min_scan_length = r.u64("minscanlength", 1)?;
+        let max_scan_length = r.u64("maxscanlength", 1000)?;
+        if min_scan_length == 0 {
+            // A limit of 0 means "no limit" to MongoDB: the scan would return the whole collection.
+            return Err(r.invalid("minscanlength", "0", "at least 1"));
+        }
+        if min_scan_length > max_scan_length {
+            return Err(r.invalid(
+                "maxscanlength",
+                &max_scan_length.to_string(),
+                &format!("at least minscanlength ({min_scan_length})"),
+            ));
+        }
+        if max_scan_length > i32::MAX as u64 {
+            return Err(r.invalid(
+                "maxscanlength",
+                &max_scan_length.to_string(),
+                "at most 2147483647",
+            ));
+        }
+        let scan_length_distribution = match r.string("scanlengthdistribution", "uniform").trim() {
+            "uniform" => ScanLengthDistribution::Uniform,
+            "zipfian" => ScanLengthDistribution::Zipfian,
+            other => return Err(r.invalid("scanlengthdistribution", other, "uniform or zipfian")),
+        };
+
+        let batch_size = r.u32("batchsize", 1)?;
+        if batch_size == 0 {
+            return Err(r.invalid("batchsize", "0", "at least 1"));
+        }
+        let upsert = r.bool("mongodb.upsert", false)?;
+        if upsert && batch_size > 1 && compat == Compat::V0_17_0 {
+            return Err(PropertyError::Conflict {
+                property: "mongodb.upsert",
+                reason: "mongodb.upsert=true with batchsize > 1 fails every batch in YCSB 0.17.0 \
+                         (whole-document update models); use mongobench.compat=master or batchsize=1"
+                    .into(),
+            });
+        }
+        let database = database_for_url(raw.get("mongodb.url"), compat)?;
+
+        let thread_count = r.u32("threadcount", 1)?;
+        if thread_count == 0 {
+            return Err(r.invalid("threadcount", "0", "at least 1"));
+        }
+
+        let zipfian_mode = match r.string("mongobench.zipfian.mode", "ycsb").trim() {
+            "ycsb" => {
+                if raw.contains("mongobench.zipfian.theta") {
+                    warnings.push(
+                        "mongobench.zipfian.theta applies only to mongobench.zipfian.mode=exact"
+                            .into(),
+                    );
+                }
+                ZipfianMode::Ycsb
+            }
+            "exact" => {
+                let theta = r.f64("mongobench.zipfian.theta", 0.99)?;
+                if !(theta > 0.0 && theta < 1.0) {
+                    return Err(r.invalid(
+                        "mongobench.zipfian.theta",
+                        &theta.to_string(),
+                        "an exponent strictly between 0 and 1",
+                    ));
+                }
+                ZipfianMode::Exact { theta }
+            }
+            other => return Err(r.invalid("mongobench.zipfian.mode", other, "ycsb or exact")),
+        };
+        let seed = match raw.get("mongobench.seed") {
+            None => None,
+            Some(v) => Some(
+                v.trim()
+                    .parse::<u64>()
+                    .map_err(|_| r.invalid("mongobench.seed", v, "an unsigned 64-bit integer"))?,
+            ),
+        };
+        let client_count = r.u32("mongobench.client.count", 1)?;
+        let client_index = r.u32("mongobench.client.index", 0)?;
+        if client_count == 0 || client_index >= client_count {
+            return Err(r.invalid(
+                "mongobench.client.index",
+                &client_index.to_string(),
+                &format!(
+                    "an index below mongobench.client.count ({client_count}), which must be ≥ 1"
+                ),
+            ));
+        }
+        let txninsert_start = match raw.get("mongobench.txninsert.start").map(str::trim) {
+            None | Some("recordcount") => TxnInsertStart::RecordCount,
+            Some("auto") => TxnInsertStart::Auto,
+            Some(v) => TxnInsertStart::Fixed(v.parse().map_err(|_| {
+                r.invalid(
+                    "mongobench.txninsert.start",
+                    v,
+                    "recordcount, auto or a key number",
+                )
+            })?),
+        };
+
+        Ok(Properties {
+            workload: raw.preset_name().unwrap_or("custom").to_string(),
+            compat,
+            record_count,
+            operation_count,
+            insert_start,
+            insert_count,
+            insert_count_explicit,
+            hashed_keys: r.string("insertorder", "hashed") == "hashed",
+            zero_padding: r.u32("zeropadding", 1)?,
+            table: r.string("table", "usertable"),
+            database,
+            field_count,
+            field_name_prefix: r.string("fieldnameprefix", "field"),
+            field_lengths,
+            read_all_fields: r.bool("readallfields", true)?,
+            read_all_fields_by_name,
+            write_all_fields: r.bool("writeallfields", false)?,
+            data_integrity,
+            proportions,
+            request_distribution,
+            min_scan_length,
+            max_scan_length,
+            scan_length_distribution,
+            insertion_retry_limit: r.u32("core_workload_insertion_retry_limit", 0)?,
+            insertion_retry_interval: r.u64("core_workload_insertion_retry_interval", 3)?,
+            batch_size,
+            upsert,
+            thread_count,
+            max_execution_time: r.u64("maxexecutiontime", 0)?,
+            seed,
+            zipfian_mode,
+            client_index,
+            client_count,
+            txninsert_partition: r.bool("mongobench.txninsert.partition", false)?,
+            txninsert_start,
+            batch_flush: r.bool("mongobench.batch.flush", false)?,
+            warnings,
+        })
+    }
+
+    /// Field names `field0` … `field{n−1}` (with `fieldnameprefix`).
+    pub fn field_names(&self) -> Vec<String> {
+        (0..self.field_count)
+            .map(|i| format!("{}{i}", self.field_name_prefix))
+            .collect()
+    }
+
+    /// `expectednewkeys = trunc(operationcount × insertproportion × 2.0)` from the property as
+    /// given (not normalised); a negative proportion counts as 0.
+    pub fn expected_new_keys(&self) -> u64 {
+        (self.operation_count as f64 * self.proportions.insert.max(0.0) * 2.0) as u64
+    }
+
+    /// Operations of a load: `insertcount` if it was set, else `recordcount` (keys
+    /// `[insertstart, insertstart + n)`).
+    pub fn load_operation_count(&self) -> u64 {
+        if self.insert_count_explicit {
+            self.insert_count
+        } else {
+            self.record_count
+        }
+    }
+
+    /// The keys this client pod loads, as `(first key number, count)`: with several pods
+    /// (`mongobench.client.count > 1`) and neither `insertstart` nor `insertcount` given, the
+    /// pod's [`client_slice`] of `recordcount`; otherwise `insertstart` and
+    /// [`Properties::load_operation_count`], as YCSB.
+    pub fn load_range(&self) -> (u64, u64) {
+        if self.client_count > 1 && !self.insert_count_explicit && self.insert_start == 0 {
+            client_slice(self.record_count, self.client_index, self.client_count)
+        } else {
+            (self.insert_start, self.load_operation_count())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(pairs: &[(&str, &str)]) -> RawProperties {
+        let mut r = RawProperties::new();
+        for (k, v) in pairs {
+            r.set(*k, *v);
+        }
+        r
+    }
+
+    fn props(pairs: &[(&str, &str)]) -> Result<Properties, PropertyError> {
+        Properties::from_raw(&raw(pairs))
+    }
+
+    #[test]
+    fn defaults_follow_the_spec_table() {
+        let p = props(&[("recordcount", "500")]).expect("valid");
+        assert_eq!(p.workload, "custom");
+        assert_eq!(p.compat, Compat::V0_17_0);
+        assert_eq!(p.operation_count, 0);
+        assert_eq!(
+            (p.insert_start, p.insert_count, p.insert_count_explicit),
+            (0, 500, false)
+        );
+        assert!(p.hashed_keys);
+        assert_eq!(p.zero_padding, 1);
+        assert_eq!(
+            (p.table.as_str(), p.database.as_str()),
+            ("usertable", "ycsb")
+        );
+        assert_eq!((p.field_count, p.field_name_prefix.as_str()), (10, "field"));
+        assert_eq!(p.field_lengths, FieldLengths::Constant(100));
+        assert!(p.read_all_fields && !p.write_all_fields && !p.data_integrity);
+        assert_eq!(
+            p.proportions,
+            Proportions {
+                read: 0.95,
+                update: 0.05,
+                insert: 0.0,
+                scan: 0.0,
+                read_modify_write: 0.0
+            }
+        );
+        assert_eq!(p.request_distribution, RequestDistribution::Uniform);
+        assert_eq!((p.min_scan_length, p.max_scan_length), (1, 1000));
+        assert_eq!(p.scan_length_distribution, ScanLengthDistribution::Uniform);
+        assert_eq!(
+            (p.insertion_retry_limit, p.insertion_retry_interval),
+            (0, 3)
+        );
+        assert_eq!((p.batch_size, p.upsert, p.thread_count), (1, false, 1));
+        assert_eq!(p.zipfian_mode, ZipfianMode::Ycsb);
+        assert_eq!(p.txninsert_start, TxnInsertStart::RecordCount);
+        assert_eq!(p.field_names()[9], "field9");
+    }
+
+    #[test]
+    fn presets_set_the_spec_columns() {
+        let expect = [
+            ("a", [0.5, 0.5, 0.0, 0.0, 0.0], RequestDistribution::Zipfian),
+            (
+                "b",
+                [0.95, 0.05, 0.0, 0.0, 0.0],
+                RequestDistribution::Zipfian,
+            ),
+            ("c", [1.0, 0.0, 0.0, 0.0, 0.0], RequestDistribution::Zipfian),
+            (
+                "d",
+                [0.95, 0.0, 0.05, 0.0, 0.0],
+                RequestDistribution::Latest,
+            ),
+            (
+                "e",
+                [0.0, 0.0, 0.05, 0.95, 0.0],
+                RequestDistribution::Zipfian,
+            ),
+            ("f", [0.5, 0.0, 0.0, 0.0, 0.5], RequestDistribution::Zipfian),
+        ];
+        for (name, mix, dist) in expect {
+            let p = Properties::preset(name).expect("preset parses");
+            assert_eq!(p.workload, format!("workload{name}"));
+            let got = p.proportions;
+            assert_eq!(
+                [
+                    got.read,
+                    got.update,
+                    got.insert,
+                    got.scan,
+                    got.read_modify_write
+                ],
+                mix,
+                "workload {name}"
+            );
+            assert_eq!(p.request_distribution, dist, "workload {name}");
+            assert_eq!((p.record_count, p.operation_count), (1000, 1000));
+            assert!(p.read_all_fields);
+        }
+        let e = Properties::preset("workloadE").expect("case-insensitive");
+        assert_eq!(e.max_scan_length, 100);
+        assert_eq!(e.expected_new_keys(), 100);
+        assert!(matches!(
+            Properties::preset("g"),
+            Err(PropertyError::UnknownPreset { .. })
+        ));
+    }
+
+    #[test]
+    fn proportions_drop_non_positive_and_normalise() {
+        // Only insertproportion=1 set: the 0.95/0.05 defaults stay (§2).
+        let p = props(&[
+            ("recordcount", "10"),
+            ("insertproportion", "1"),
+            ("scanproportion", "-3"),
+        ])
+        .expect("valid");
+        let n = p.proportions.normalised();
+        assert!((n[0] - 0.95 / 2.0).abs() < 1e-15);
+        assert!((n[1] - 0.05 / 2.0).abs() < 1e-15);
+        assert!((n[2] - 0.5).abs() < 1e-15);
+        assert_eq!(n[3], 0.0);
+        let none = props(&[
+            ("recordcount", "10"),
+            ("readproportion", "0"),
+            ("updateproportion", "-1"),
+        ]);
+        assert_eq!(none, Err(PropertyError::NoOperation));
+    }
+
+    #[test]
+    fn errors_name_the_property() {
+        let cases: [(&[(&str, &str)], &str); 12] = [
+            (&[], "recordcount"),
+            (&[("recordcount", "0")], "recordcount"),
+            (&[("recordcount", "x")], "recordcount"),
+            (
+                &[("recordcount", "10"), ("readproportion", "lots")],
+                "readproportion",
+            ),
+            (
+                &[("recordcount", "10"), ("requestdistribution", "pareto")],
+                "requestdistribution",
+            ),
+            (&[("recordcount", "10"), ("fieldcount", "0")], "fieldcount"),
+            (
+                &[("recordcount", "10"), ("fieldlengthdistribution", "normal")],
+                "fieldlengthdistribution",
+            ),
+            (
+                &[("recordcount", "10"), ("scanlengthdistribution", "latest")],
+                "scanlengthdistribution",
+            ),
+            (
+                &[
+                    ("recordcount", "10"),
+                    ("minscanlength", "5"),
+                    ("maxscanlength", "4"),
+                ],
+                "maxscanlength",
+            ),
+            (
+                &[("recordcount", "10"), ("readallfields", "yes")],
+                "readallfields",
+            ),
+            (
+                &[
+                    ("recordcount", "10"),
+                    ("workload", "site.ycsb.workloads.TimeSeriesWorkload"),
+                ],
+                "workload",
+            ),
+            (
+                &[("recordcount", "10"), ("mongodb.url", "postgres://x")],
+                "mongodb.url",
+            ),
+        ];
+        for (pairs, property) in cases {
+            let err = props(pairs).expect_err(property);
+            let text = err.to_string();
+            assert!(text.contains(property), "{text:?} should name {property}");
+        }
+    }
+
+    #[test]
+    fn insert_range_is_checked_like_ycsb() {
+        let err = props(&[
+            ("recordcount", "100"),
+            ("insertstart", "50"),
+            ("insertcount", "60"),
+        ]);
+        assert!(matches!(
+            err,
+            Err(PropertyError::InsertRange {
+                insertstart: 50,
+                insertcount: 60,
+                recordcount: 100
+            })
+        ));
+        let err = err.unwrap_err().to_string();
+        assert!(err.starts_with("Invalid combination of insertstart, insertcount and recordcount"));
+        let p = props(&[("recordcount", "100"), ("insertstart", "50")]).expect("valid");
+        assert_eq!((p.insert_count, p.load_operation_count()), (50, 100));
+        let p = props(&[
+            ("recordcount", "100"),
+            ("insertstart", "50"),
+            ("insertcount", "20"),
+        ])
+        .expect("valid");
+        assert_eq!(p.load_operation_count(), 20);
+    }
+
+    #[test]
+    fn conflicting_combinations_are_refused() {
+        let di = props(&[
+            ("recordcount", "10"),
+            ("dataintegrity", "true"),
+            ("fieldlengthdistribution", "uniform"),
+        ]);
+        assert!(matches!(
+            di,
+            Err(PropertyError::Conflict {
+                property: "dataintegrity",
+                ..
+            })
+        ));
+        let up = props(&[
+            ("recordcount", "10"),
+            ("mongodb.upsert", "true"),
+            ("batchsize", "10"),
+        ]);
+        assert!(matches!(
+            up,
+            Err(PropertyError::Conflict {
+                property: "mongodb.upsert",
+                ..
+            })
+        ));
+        let up_master = props(&[
+            ("recordcount", "10"),
+            ("mongodb.upsert", "true"),
+            ("batchsize", "10"),
+            ("mongobench.compat", "master"),
+        ]);
+        assert!(up_master.is_ok());
+        let hs = props(&[
+            ("recordcount", "10"),
+            ("requestdistribution", "hotspot"),
+            ("hotspotdatafraction", "1.5"),
+        ]);
+        assert!(matches!(
+            hs,
+            Err(PropertyError::Conflict {
+                property: "hotspotdatafraction",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn out_of_range_hotspot_fractions_become_zero_with_a_warning() {
+        let p = props(&[
+            ("recordcount", "10"),
+            ("requestdistribution", "hotspot"),
+            ("hotspotopnfraction", "2"),
+        ])
+        .expect("valid: opn fraction 0 draws only from the cold set");
+        assert_eq!(
+            p.request_distribution,
+            RequestDistribution::Hotspot {
+                data_fraction: 0.2,
+                opn_fraction: 0.0
+            }
+        );
+        assert_eq!(p.warnings.len(), 1);
+    }
+
+    #[test]
+    fn database_comes_from_the_url_unless_defaulted_empty_or_admin() {
+        let v17 = Compat::V0_17_0;
+        assert_eq!(database_for_url(None, v17).unwrap(), "ycsb");
+        assert_eq!(
+            database_for_url(Some("mongodb://h:1/bench?w=1"), v17).unwrap(),
+            "bench"
+        );
+        assert_eq!(
+            database_for_url(Some("mongodb://u:p@h1,h2/"), v17).unwrap(),
+            "ycsb"
+        );
+        assert_eq!(
+            database_for_url(Some("mongodb://h/admin"), v17).unwrap(),
+            "ycsb"
+        );
+        assert_eq!(database_for_url(Some("mongodb://h"), v17).unwrap(), "ycsb");
+        assert!(database_for_url(Some("mongodb+srv://c.example/x"), v17).is_err());
+        assert_eq!(
+            database_for_url(Some("mongodb+srv://c.example/x"), Compat::Master).unwrap(),
+            "x"
+        );
+    }
+
+    #[test]
+    fn several_pods_load_their_slices() {
+        let pod = |i: &str| {
+            props(&[
+                ("recordcount", "10"),
+                ("mongobench.client.count", "3"),
+                ("mongobench.client.index", i),
+            ])
+            .unwrap()
+            .load_range()
+        };
+        assert_eq!([pod("0"), pod("1"), pod("2")], [(0, 4), (4, 3), (7, 3)]);
+        let explicit = props(&[
+            ("recordcount", "10"),
+            ("mongobench.client.count", "3"),
+            ("insertstart", "2"),
+            ("insertcount", "5"),
+        ]);
+        assert_eq!(explicit.unwrap().load_range(), (2, 5));
+    }
+
+    #[test]
+    fn txninsert_start_resolves() {
+        assert_eq!(
+            TxnInsertStart::RecordCount.resolve(1000, Some(5)).unwrap(),
+            1000
+        );
+        assert_eq!(TxnInsertStart::Fixed(7).resolve(1000, None).unwrap(), 7);
+        assert_eq!(
+            TxnInsertStart::Auto.resolve(1000, Some(1050)).unwrap(),
+            1050
+        );
+        assert!(TxnInsertStart::Auto.resolve(1000, None).is_err());
+        let p = props(&[
+            ("recordcount", "10"),
+            ("mongobench.txninsert.start", "auto"),
+        ])
+        .unwrap();
+        assert_eq!(p.txninsert_start, TxnInsertStart::Auto);
+    }
+
+    #[test]
+    fn histogram_file_format() {
+        let h = FieldLengthHistogram::parse("BlockSize\t10\n0\t5\n2\t1\n").expect("valid");
+        assert_eq!(
+            h,
+            FieldLengthHistogram {
+                block_size: 10,
+                buckets: vec![5, 0, 1]
+            }
+        );
+        assert!(FieldLengthHistogram::parse("Block 10\n").is_err());
+        assert!(FieldLengthHistogram::parse("BlockSize\t10\n0 5\n").is_err());
+        let missing = props(&[
+            ("recordcount", "10"),
+            ("fieldlengthdistribution", "histogram"),
+            ("fieldlengthhistogram", "/nonexistent/hist.txt"),
+        ]);
+        assert!(matches!(missing, Err(PropertyError::Histogram { .. })));
+    }
+}

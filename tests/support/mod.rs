@@ -1,0 +1,284 @@
+//! Test support: attaches each test binary to the real components of `testenv/` (a Kubernetes
+//! control plane with kwok nodes, and FerretDB as the MongoDB-wire server), starting them through
+//! `testenv/up` when they are not running, and gives every test its own namespace or database so
+//! tests run in parallel. A component that cannot be reached fails the test with what is missing
+//! and how to start it; nothing is skipped.
+#![allow(dead_code)] // each test binary uses a different part of this module
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use kube::api::{Api, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+pub mod wait;
+
+/// What `testenv/up` reported for one component, read from its env file.
+#[derive(Debug, Clone)]
+struct Endpoints {
+    kubeconfig: Option<PathBuf>,
+    mongodb_uri: Option<String>,
+}
+
+fn repo_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run_dir() -> PathBuf {
+    if let Ok(dir) = std::env::var("MONGOBENCH_TESTENV_RUN") {
+        return dir.into();
+    }
+    let cache = std::env::var("MONGOBENCH_TESTENV_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::env::var("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|_| {
+                    PathBuf::from(std::env::var("HOME").expect("HOME is set")).join(".cache")
+                })
+                .join("mongobench-testenv")
+        });
+    cache.join("run")
+}
+
+fn read_env(component: &str) -> Endpoints {
+    let path = run_dir().join(format!("env.{component}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let value = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
+            .map(str::to_owned)
+    };
+    Endpoints {
+        kubeconfig: value("KUBECONFIG").map(PathBuf::from),
+        mongodb_uri: value("MONGODB_URI"),
+    }
+}
+
+/// Runs `testenv/up COMPONENT` once per test binary (idempotent: running components are kept)
+/// and returns what it reported. Panics with the script's own error when it fails.
+fn ensure_up(component: &'static str) -> Endpoints {
+    static K8S: OnceLock<Result<Endpoints, String>> = OnceLock::new();
+    static MONGO: OnceLock<Result<Endpoints, String>> = OnceLock::new();
+    let cell = if component == "k8s" { &K8S } else { &MONGO };
+    let result = cell.get_or_init(|| {
+        let script = repo_root().join("testenv/up");
+        let out = Command::new(&script)
+            .arg(component)
+            .output()
+            .map_err(|e| format!("could not run {}: {e}", script.display()))?;
+        if !out.status.success() {
+            return Err(format!(
+                "testenv component '{component}' is not available: `testenv/up {component}` failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        Ok(read_env(component))
+    });
+    match result {
+        Ok(e) => e.clone(),
+        Err(e) => {
+            panic!("{e}\nStart it by hand with `testenv/up {component}` to see the full output.")
+        }
+    }
+}
+
+fn unique_suffix() -> String {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!(
+        "{:x}{n}",
+        (nanos ^ std::process::id().rotate_left(16)) & 0xffffff
+    )
+}
+
+/// Turns a test name into something valid as a namespace or database name.
+fn slug(name: &str, max: usize) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    s.trim_matches('-')
+        .chars()
+        .take(max)
+        .collect::<String>()
+        .trim_end_matches('-')
+        .to_owned()
+}
+
+/// A Kubernetes client on the testenv control plane and a namespace of this test's own.
+pub struct KubeEnv {
+    pub client: kube::Client,
+    pub namespace: String,
+    pub kubeconfig: PathBuf,
+}
+
+/// Path of the testenv's kubectl (built at the control plane's version).
+pub fn kubectl() -> PathBuf {
+    ensure_up("k8s");
+    let bin = std::fs::read_to_string(run_dir().join("env"))
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MONGOBENCH_TESTENV_BIN=").map(PathBuf::from))
+        })
+        .expect("testenv/up wrote MONGOBENCH_TESTENV_BIN");
+    bin.join("kubectl")
+}
+
+/// Admin client for the testenv control plane (no namespace created).
+pub async fn kube_client() -> (kube::Client, PathBuf) {
+    let kubeconfig = ensure_up("k8s")
+        .kubeconfig
+        .expect("testenv/up k8s reported no KUBECONFIG");
+    let kc = Kubeconfig::read_from(&kubeconfig).unwrap_or_else(|e| {
+        panic!(
+            "reading the testenv kubeconfig {}: {e}",
+            kubeconfig.display()
+        )
+    });
+    let config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .expect("the testenv kubeconfig is usable");
+    let client = kube::Client::try_from(config).expect("a kube client from the testenv kubeconfig");
+    (client, kubeconfig)
+}
+
+/// A client plus a fresh namespace named after the test, whose default ServiceAccount exists
+/// (pods are refused until it does).
+pub async fn kube(test: &str) -> KubeEnv {
+    let (client, kubeconfig) = kube_client().await;
+    let namespace = format!("{}-{}", slug(test, 40), unique_suffix());
+    let ns: Namespace = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": namespace, "labels": {"mongobench.io/test": slug(test, 60)}}
+    }))
+    .unwrap();
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &ns)
+        .await
+        .unwrap_or_else(|e| panic!("creating test namespace {namespace}: {e}"));
+    let sas: Api<ServiceAccount> = Api::namespaced(client.clone(), &namespace);
+    wait::until(
+        Duration::from_secs(60),
+        "the namespace's default ServiceAccount",
+        || {
+            let sas = sas.clone();
+            async move { sas.get_opt("default").await.ok().flatten() }
+        },
+    )
+    .await;
+    KubeEnv {
+        client,
+        namespace,
+        kubeconfig,
+    }
+}
+
+/// A MongoDB client on the testenv's MongoDB-wire server and a database of this test's own.
+pub struct MongoEnv {
+    pub client: mongodb::Client,
+    pub uri: String,
+    pub database: String,
+}
+
+impl MongoEnv {
+    pub fn db(&self) -> mongodb::Database {
+        self.client.database(&self.database)
+    }
+}
+
+/// The URI of the testenv's MongoDB-wire server, starting it if needed.
+pub fn mongo_uri() -> String {
+    ensure_up("mongo")
+        .mongodb_uri
+        .expect("testenv/up mongo reported no MONGODB_URI")
+}
+
+pub async fn mongo(test: &str) -> MongoEnv {
+    let uri = mongo_uri();
+    let client = mongodb::Client::with_uri_str(&uri)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to the testenv MongoDB-wire server at {uri}: {e}"));
+    let database = format!("t_{}_{}", slug(test, 30).replace('-', "_"), unique_suffix());
+    MongoEnv {
+        client,
+        uri,
+        database,
+    }
+}
+
+/// A FerretDB process of one test's own, for tests that need a server nobody else uses: the
+/// fixed `airline.flights` namespace, or stopping and killing the server mid-run. The process
+/// is killed when this is dropped.
+pub struct PrivateMongo {
+    pub uri: String,
+    child: std::process::Child,
+    dir: PathBuf,
+}
+
+impl PrivateMongo {
+    /// The server's process id (for SIGSTOP/SIGCONT/SIGKILL).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Kills the server now (as a crash would).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    pub async fn client(&self) -> mongodb::Client {
+        mongodb::Client::with_uri_str(&self.uri).await.expect("a client for the private FerretDB")
+    }
+}
+
+impl Drop for PrivateMongo {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Starts a private FerretDB on a free loopback port and waits until it accepts connections.
+pub fn private_mongo(test: &str) -> PrivateMongo {
+    ensure_up("mongo");
+    let bin = std::fs::read_to_string(run_dir().join("env"))
+        .ok()
+        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("MONGOBENCH_TESTENV_BIN=").map(PathBuf::from)))
+        .expect("testenv/up wrote MONGOBENCH_TESTENV_BIN")
+        .join("ferretdb");
+    let dir = run_dir().join("private").join(format!("{}-{}", slug(test, 40), unique_suffix()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let log = std::fs::File::create(dir.join("ferretdb.log")).unwrap();
+    let child = Command::new(&bin)
+        .arg(format!("--sqlite-url=file:{}/", dir.display()))
+        .arg(format!("--listen-addr=127.0.0.1:{port}"))
+        .arg("--log-level=warn")
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {}: {e} (build it with `testenv/build ferretdb`)", bin.display()));
+    let server = PrivateMongo { uri: format!("mongodb://127.0.0.1:{port}/"), child, dir };
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "private FerretDB on port {port} did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server
+}
