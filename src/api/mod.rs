@@ -6,30 +6,40 @@
 //! reports every violation with its field path. Keep the two in step: the corpus test in
 //! `tests/validate_corpus.rs` runs both over the same files.
 
+pub mod dataset;
+pub mod flights;
+pub mod replica_set;
 mod schema_check;
 pub mod spec;
 pub mod status;
+pub mod targets;
 pub mod units;
 pub mod validate;
 pub mod workload;
+pub mod ycsb;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::CustomResourceExt;
 
-pub use spec::{
-    AntiAffinity, Arch, CleanupPolicy, Client, Dataset, Distribution, ExternalTarget, IndexBuild,
-    MongoBenchmark, MongoBenchmarkSpec, Parallelism, Platform, ReplicaSet, SecretKeyRef, Target,
+pub use dataset::{Dataset, IndexBuild};
+pub use flights::{
+    AggregateSplit, FindSplit, Flights, FlightsMix, FlightsVersion, IndexSet, WriteSplit,
 };
+pub use replica_set::{AntiAffinity, ComputeResources, ReplicaSet};
+pub use spec::{CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism};
 pub use status::{
     CellCounts, CellPhase, CellStatus, Comparison, KStatus, MongoBenchmarkStatus, NodeInfo,
     OperationLatency, Phase, Regime, ResultRef, TargetStatus, Verdict, condition_types, kstatus,
 };
+pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target};
 pub use units::{DatasetSize, UnitsError, parse_dataset_size, parse_duration};
 pub use validate::{Violation, validate, validate_document, validate_update};
 pub use workload::{
-    AggregateSplit, FindSplit, Flights, FlightsMix, FlightsVersion, IndexSet, ReadPreference,
-    RunLength, WireCompressor, Workload, WorkloadType, WriteConcern, WriteSplit, Ycsb,
-    YcsbWorkload,
+    ReadPreference, RunLength, WireCompressor, Workload, WorkloadType, WriteConcern,
+};
+pub use ycsb::{
+    FieldLengthDistribution, InsertOrder, RequestDistribution, ScanLengthDistribution, Ycsb,
+    YcsbProportions, YcsbWorkload,
 };
 
 /// API group of the CRD.

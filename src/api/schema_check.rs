@@ -9,7 +9,8 @@
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use super::spec::{NAME_PATTERN, QUANTITY_PATTERN};
+use super::replica_set::QUANTITY_PATTERN;
+use super::targets::NAME_PATTERN;
 use super::units::{
     DATASET_SIZE_FORM, DATASET_SIZE_PATTERN, DURATION_FORM, DURATION_PATTERN, parse_dataset_size,
     parse_duration,

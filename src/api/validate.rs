@@ -10,10 +10,13 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::flights::Flights;
 use super::schema_check;
-use super::spec::{Arch, MongoBenchmarkSpec};
+use super::spec::MongoBenchmarkSpec;
+use super::targets::Arch;
 use super::units::{DatasetSize, parse_dataset_size, parse_duration};
-use super::workload::{Flights, Workload, WorkloadType, Ycsb};
+use super::workload::{Workload, WorkloadType};
+use super::ycsb::Ycsb;
 use super::{API_VERSION, KIND, openapi_schema};
 
 /// One broken rule: where (a field path such as `spec.workload.flights.findPercent` or
@@ -243,7 +246,7 @@ fn check_platforms(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
         }
         if let (Some(arch), Some(selected)) = (
             platform.arch,
-            platform.node_selector.get(super::spec::ARCH_LABEL),
+            platform.node_selector.get(super::targets::ARCH_LABEL),
         ) && selected != arch.as_str()
         {
             let arch_name = match arch {
@@ -477,7 +480,7 @@ fn check_ycsb(ycsb: &Ycsb, out: &mut Vec<Violation>) {
     }
     if ycsb.data_integrity == Some(true)
         && let Some(distribution) = ycsb.field_length_distribution
-        && distribution != super::workload::FieldLengthDistribution::Constant
+        && distribution != super::ycsb::FieldLengthDistribution::Constant
     {
         out.push(Violation::new(
             "spec.workload.ycsb.dataIntegrity",
