@@ -83,7 +83,7 @@ pub struct SeedReport {
     pub docs_per_second: f64,
     pub dataset_id: String,
     pub generated_bytes: u64,
-    /// The indexes present after seeding, in `listIndexes` order.
+    /// The indexes present after seeding, sorted by name.
     pub indexes: Vec<String>,
 }
 
@@ -173,11 +173,15 @@ pub async fn seed(client: &Client, params: &Params, documents: u64) -> Result<Se
             expected,
         });
     }
-    let indexes = index_names(&db).await?;
-    let expected_indexes: Vec<String> = flights::expected_index_names(params.index_set)
+    // Servers list indexes in different orders (mongod by creation, FerretDB by name): compare
+    // the sets.
+    let mut indexes = index_names(&db).await?;
+    indexes.sort();
+    let mut expected_indexes: Vec<String> = flights::expected_index_names(params.index_set)
         .into_iter()
         .map(str::to_owned)
         .collect();
+    expected_indexes.sort();
     if indexes != expected_indexes {
         return Err(SeedError::Indexes {
             found: indexes,

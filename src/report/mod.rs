@@ -1,0 +1,40 @@
+//! Renderers for a set of result documents: a fixed-width table for people, YCSB 0.17.0's
+//! text report (and the measurement parts of its status line), CSV, JSON, and a comparison of
+//! targets against a baseline.
+//!
+//! No renderer passes an incomplete result off as valid: the table and CSV mark it (NOTE
+//! `INCOMPLETE`, `status` column), JSON keeps its `status`, and the YCSB text and the
+//! comparison refuse it, because their readers could not see a mark.
+#![deny(missing_docs)]
+
+mod compare;
+mod csv;
+pub mod java_format;
+mod json;
+mod layout;
+mod table;
+mod ycsb_status;
+mod ycsb_text;
+
+pub use compare::{
+    CompareError, CompareOptions, Comparison, ComparisonGroup, ComparisonRow, Verdict, compare,
+    render_comparison,
+};
+pub use csv::{CSV_COLUMNS, OVERALL, render_csv};
+pub use json::render_json;
+pub use table::render_table;
+pub use ycsb_status::{java_hash_dot_2, remaining_text, status_summary};
+pub use ycsb_text::{YcsbOptions, render_ycsb};
+
+use crate::result::ResultError;
+
+/// Why a report could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The result cannot be rendered in this format (for instance, it is incomplete).
+    #[error("cannot render: {0}")]
+    Invalid(#[from] ResultError),
+    /// JSON serialization failed.
+    #[error("cannot render JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}

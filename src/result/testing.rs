@@ -1,0 +1,164 @@
+//! Result documents for tests, built through the real recorder so that every figure is
+//! consistent with its histograms.
+
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::measure::server::{CacheCounters, CacheGauges, ProcessCounters};
+use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
+
+/// One operation to record: label, latency (µs), outcome.
+pub(crate) type Op<'a> = (&'a str, u64, Result<(), ErrorKind>);
+
+/// The identity of a test cell.
+pub(crate) fn cell(target: &str, platform: &str, size: &str, repetition: u32) -> CellId {
+    CellId {
+        benchmark: "study".into(),
+        run_id: "r1".into(),
+        workload: "flights/v1".into(),
+        target: target.into(),
+        platform: platform.into(),
+        size: size.into(),
+        repetition,
+    }
+}
+
+/// A complete result with `ops` recorded in order, spread evenly over `window` (operation i
+/// completes at i·window/n), and `server_cpu_us` of server CPU on one member (none when
+/// `None`, as on FerretDB).
+pub(crate) fn result_from(
+    cell: CellId,
+    window: Duration,
+    ops: &[Op<'_>],
+    server_cpu_us: Option<u64>,
+) -> CellResult {
+    let t0 = Instant::now();
+    let mut recorder = Recorder::new(t0, LatencyMode::ServiceTime);
+    let n = ops.len().max(1) as u32;
+    for (i, &(label, latency_us, outcome)) in ops.iter().enumerate() {
+        let done = t0 + window * i as u32 / n;
+        let sent = done
+            .checked_sub(Duration::from_micros(latency_us))
+            .unwrap_or(t0);
+        recorder.record(
+            label,
+            Timing {
+                intended: None,
+                sent,
+                done: sent + Duration::from_micros(latency_us),
+            },
+            outcome,
+        );
+    }
+    let measured = MeasuredPhase::from_recorder(&recorder, window, LoopMode::Closed, None);
+    with_measured(cell, measured, server_cpu_us)
+}
+
+/// A complete result around an already measured phase, with `server_cpu_us` of server CPU on
+/// the first of three members (no CPU figures at all when `None`).
+pub(crate) fn with_measured(
+    cell: CellId,
+    measured: MeasuredPhase,
+    server_cpu_us: Option<u64>,
+) -> CellResult {
+    let window = measured.duration();
+    let operations = measured.overall.completed;
+    let host = HostInfoFigures {
+        num_cores: Some(4),
+        cpu_arch: Some("x86_64".into()),
+        ..HostInfoFigures::default()
+    };
+    let member = |i: usize| format!("{}-{i}.svc:27017", cell.target);
+    let delta = |cpu: Option<u64>| ServerStatusDelta {
+        elapsed_ms: Some(u64::try_from(window.as_millis()).unwrap()),
+        process_counters: ProcessCounters {
+            user_time_us: cpu.map(|c| c * 3 / 4),
+            system_time_us: cpu.map(|c| c - c * 3 / 4),
+            ..ProcessCounters::default()
+        },
+        cache_counters: CacheCounters {
+            pages_read_into_cache: cpu.map(|_| 0),
+            ..CacheCounters::default()
+        },
+        cache_after: CacheGauges {
+            bytes_in_cache: cpu.map(|_| 1 << 30),
+            maximum_bytes_configured: cpu.map(|_| 4 << 30),
+            tracked_dirty_bytes: None,
+        },
+        ..ServerStatusDelta::default()
+    };
+    let members: Vec<(String, ServerStatusDelta, Option<&HostInfoFigures>)> = (0..3)
+        .map(|i| {
+            let cpu = server_cpu_us.map(|c| if i == 0 { c } else { 0 });
+            (member(i), delta(cpu), Some(&host))
+        })
+        .collect();
+    let server_stats = ServerStats::compute(members, window, operations);
+    CellResult {
+        schema_version: SCHEMA_VERSION,
+        status: CellStatus::Complete,
+        server: ServerInfo {
+            version: Some("8.0.4".into()),
+            image: Some(format!("registry.example/{}:latest", cell.target)),
+            image_digest: Some("sha256:0123abcd".into()),
+            topology: Some("replicaSet".into()),
+        },
+        nodes: (0..3)
+            .map(|i| NodeInfo {
+                member: member(i),
+                node_name: Some(format!("{}-node-{i}", cell.platform)),
+                zone: Some("europe-west4-a".into()),
+                instance_type: Some("n2-standard-4".into()),
+                host: host.clone(),
+            })
+            .collect(),
+        dataset: DatasetInfo {
+            seeded_documents: 1_000_000,
+            namespace: Some("bench.flights".into()),
+            coll_stats: CollStatsSizes {
+                count: Some(1_000_000),
+                size: Some(1_168_000_000),
+                ..CollStatsSizes::default()
+            },
+        },
+        measured: Some(measured),
+        server_stats: Some(server_stats),
+        client_cpu: None,
+        explain: BTreeMap::from([(
+            "find".to_string(),
+            ExplainSummary {
+                stages: vec!["FETCH".into(), "IXSCAN".into()],
+                indexes: vec!["flight_id_1".into()],
+                keys_examined: Some(1),
+                docs_examined: Some(1),
+                n_returned: Some(1),
+                execution_time_ms: Some(0),
+            },
+        )]),
+        fingerprint: "fp-0001".into(),
+        cell,
+    }
+}
+
+/// A complete 10-second result of `target` doing `ops_per_sec` (9 finds of 100–140 µs for
+/// every insert of 200 µs), with 50 µs of server CPU per operation unless the target is
+/// `ferretdb`.
+pub(crate) fn sample_result(target: &str, repetition: u32, ops_per_sec: f64) -> CellResult {
+    let n = (ops_per_sec * 10.0) as usize;
+    let ops: Vec<Op<'static>> = (0..n)
+        .map(|i| {
+            if i % 10 == 9 {
+                ("insert", 200, Ok(()))
+            } else {
+                ("find", 100 + (i % 5) as u64 * 10, Ok(()))
+            }
+        })
+        .collect();
+    let cpu = (target != "ferretdb").then_some(50 * n as u64);
+    result_from(
+        cell(target, "n2", "1M", repetition),
+        Duration::from_secs(10),
+        &ops,
+        cpu,
+    )
+}
