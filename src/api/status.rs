@@ -1,0 +1,515 @@
+//! `MongoBenchmarkStatus`: what the operator observed and measured. Written only by the operator
+//! (server-side apply of the complete status, field manager `mongobench`); never read back as
+//! input except to resume.
+//!
+//! Health follows kstatus (Flux, kpt, cli-utils): the operator sets `observedGeneration` and
+//! `Reconciling=True` on its first pass, `Ready=True` only when the experiment completed with
+//! results, and `Stalled=True` on a terminal failure. [`kstatus`] computes what those tools will
+//! conclude.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::spec::MongoBenchmark;
+
+/// Condition types the operator sets. `Ready`, `Reconciling` and `Stalled` are the ones kstatus
+/// reads; the others record the steps of the experiment.
+pub mod condition_types {
+    /// True when the experiment completed and its results are in status.
+    pub const READY: &str = "Ready";
+    /// True while the operator is working towards the current generation.
+    pub const RECONCILING: &str = "Reconciling";
+    /// True when the experiment cannot progress without a change (terminal failure).
+    pub const STALLED: &str = "Stalled";
+    /// True when every provisioned replica set of the current step has a primary.
+    pub const SERVERS_READY: &str = "ServersReady";
+    /// True when the dataset of the current step is seeded and verified.
+    pub const DATA_SEEDED: &str = "DataSeeded";
+    /// True when every cell's workload completed.
+    pub const WORKLOAD_COMPLETED: &str = "WorkloadCompleted";
+}
+
+/// Observed state of a MongoBenchmark.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct MongoBenchmarkStatus {
+    /// The `metadata.generation` this status describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+
+    /// Where the experiment is: Pending, Provisioning, Seeding, Running, Analyzing, Completed,
+    /// Failed or Suspended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Phase>,
+
+    /// Latest observations, one per type: Ready, Reconciling, Stalled (read by GitOps tools)
+    /// and ServersReady, DataSeeded, WorkloadCompleted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "conditions_schema")]
+    pub conditions: Vec<Condition>,
+
+    /// Cells finished out of all cells, e.g. `7/18`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<String>,
+
+    /// Cells by state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<CellCounts>,
+
+    /// When the first cell started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Time>,
+
+    /// When the experiment completed or failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<Time>,
+
+    /// Identifier of this run, recorded in every result so runs are never mixed up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+
+    /// The effective baseline target (`spec.baseline`, else the first target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+
+    /// Target names, comma-separated (shown by `kubectl get -o wide`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_names: Option<String>,
+
+    /// Platform names, comma-separated (shown by `kubectl get -o wide`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform_names: Option<String>,
+
+    /// What was deployed, per target and platform.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<TargetStatus>,
+
+    /// One entry per measured cell (target × platform × size × repetition) with its headline
+    /// figures; the full result is referenced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<CellStatus>,
+
+    /// Each target against the baseline, per platform and dataset size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<Comparison>,
+
+    /// The main finding in one line, e.g.
+    /// `mongodb-9.0: +6.1% ops/s vs psmdb-8.0 (4M, x86-icelake)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<String>,
+}
+
+/// Schema of `conditions`: a list-map keyed by `type`, so entries can be owned separately under
+/// server-side apply.
+fn conditions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "description": "Latest observations, one per type: Ready, Reconciling, Stalled (read by GitOps tools) and ServersReady, DataSeeded, WorkloadCompleted.",
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["type"],
+        "items": {
+            "type": "object",
+            "required": ["type", "status", "reason", "message", "lastTransitionTime"],
+            "properties": {
+                "type": {"type": "string", "description": "Condition type, e.g. Ready."},
+                "status": {
+                    "type": "string",
+                    "enum": ["True", "False", "Unknown"],
+                    "description": "True, False or Unknown."
+                },
+                "reason": {"type": "string", "description": "CamelCase reason for the last transition."},
+                "message": {"type": "string", "description": "Human-readable details."},
+                "lastTransitionTime": {
+                    "type": "string",
+                    "format": "date-time",
+                    "description": "When status last changed."
+                },
+                "observedGeneration": {
+                    "type": "integer",
+                    "format": "int64",
+                    "description": "The metadata.generation the condition was set for."
+                }
+            }
+        }
+    })
+}
+
+/// Where the experiment is.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[schemars(transform = crate::api::drop_description)]
+pub enum Phase {
+    /// Accepted, nothing started yet.
+    Pending,
+    /// Replica sets are being created or are not ready.
+    Provisioning,
+    /// Data is being loaded.
+    Seeding,
+    /// Measured runs are in progress.
+    Running,
+    /// All cells measured; comparisons are being computed.
+    Analyzing,
+    /// Done; results and comparisons are in status.
+    Completed,
+    /// Stopped by an error that needs a change to the spec or the cluster.
+    Failed,
+    /// Paused by `spec.suspend`.
+    Suspended,
+}
+
+/// Number of cells in each state.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CellCounts {
+    /// All cells of the plan.
+    pub total: u32,
+    /// Cells not started.
+    pub pending: u32,
+    /// Cells being seeded or measured.
+    pub running: u32,
+    /// Cells with a result.
+    pub completed: u32,
+    /// Cells that failed.
+    pub failed: u32,
+}
+
+/// A deployed target on one platform.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetStatus {
+    /// Target name.
+    pub target: String,
+    /// Platform name.
+    pub platform: String,
+    /// Image reference with the digest it resolved to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_digest: Option<String>,
+    /// Version reported by the server (`buildInfo.version`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
+    /// Members ready (for external targets, members seen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready_members: Option<u32>,
+    /// The nodes the members ran on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeInfo>,
+}
+
+/// A node a member ran on.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeInfo {
+    /// Node name.
+    pub name: String,
+    /// CPU model (from hostInfo).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_model: Option<String>,
+    /// CPU architecture, e.g. `amd64`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub architecture: Option<String>,
+    /// Kernel version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// Zone (`topology.kubernetes.io/zone`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
+    /// Instance type (`node.kubernetes.io/instance-type`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_type: Option<String>,
+}
+
+/// One measured cell: a target on a platform at a dataset size, one repetition.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CellStatus {
+    /// Stable cell identifier, used in result labels.
+    pub id: String,
+    /// Target name.
+    pub target: String,
+    /// Platform name.
+    pub platform: String,
+    /// Dataset size as written in the spec, e.g. `4M`.
+    pub size: String,
+    /// Repetition number, from 1.
+    pub repetition: u32,
+    /// State of the cell.
+    pub phase: CellPhase,
+    /// Why the cell failed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Measured throughput, operations per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops_per_second: Option<f64>,
+    /// Latency percentiles per operation type.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latencies: Vec<OperationLatency>,
+    /// Server CPU time (user + system, all members) per operation, in microseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu_micros_per_op: Option<f64>,
+    /// Bottleneck regime the server figures imply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regime: Option<Regime>,
+    /// Traffic fingerprint (first 16 hex characters); equal fingerprints mean equal traffic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+    /// Where the full result is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_ref: Option<ResultRef>,
+}
+
+/// State of one cell.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[schemars(transform = crate::api::drop_description)]
+pub enum CellPhase {
+    /// Not started.
+    #[default]
+    Pending,
+    /// Being seeded or measured.
+    Running,
+    /// Measured; the result is referenced.
+    Completed,
+    /// Failed; see `message`.
+    Failed,
+}
+
+/// Latency percentiles of one operation type, in microseconds.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct OperationLatency {
+    /// Operation type, e.g. `find`, `READ`.
+    pub operation: String,
+    /// Median.
+    pub p50_micros: u64,
+    /// 95th percentile.
+    pub p95_micros: u64,
+    /// 99th percentile.
+    pub p99_micros: u64,
+}
+
+/// What limited the server in a cell.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[schemars(transform = crate::api::drop_description)]
+pub enum Regime {
+    /// The working set fits in the WiredTiger cache.
+    CacheResident,
+    /// CPU-bound.
+    CpuBound,
+    /// Disk reads dominate.
+    IoBound,
+    /// The client was saturated: not a server result.
+    ClientBound,
+}
+
+/// Reference to a full result.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultRef {
+    /// Name of the ConfigMap (in the MongoBenchmark's namespace) that holds the result.
+    pub config_map: String,
+    /// Key of the result within it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+}
+
+/// One target against the baseline on one platform at one size, over all repetitions.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Comparison {
+    /// Platform name.
+    pub platform: String,
+    /// Dataset size as written in the spec.
+    pub size: String,
+    /// The compared target.
+    pub target: String,
+    /// The baseline target.
+    pub baseline: String,
+    /// Throughput change against the baseline, in percent (+ is faster).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_delta_percent: Option<f64>,
+    /// Change of server CPU per operation, in percent (− is cheaper).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_per_op_delta_percent: Option<f64>,
+    /// Change of the overall p99 latency, in percent (− is better).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_delta_percent: Option<f64>,
+    /// Cost of one million operations of the target, in the platform's currency (when the
+    /// platform has a price).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_per_million_ops: Option<f64>,
+    /// The verdict, taking the spread of the repetitions into account.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+}
+
+/// Outcome of a comparison.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[schemars(transform = crate::api::drop_description)]
+pub enum Verdict {
+    /// Significantly better than the baseline.
+    Better,
+    /// Significantly worse than the baseline.
+    Worse,
+    /// No significant difference.
+    Equivalent,
+    /// Not enough evidence (too few repetitions, client-bound, failed cells).
+    Inconclusive,
+}
+
+impl MongoBenchmarkStatus {
+    /// The condition of type `type_`, if present.
+    pub fn condition(&self, type_: &str) -> Option<&Condition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+
+    /// True when the condition of type `type_` has status `True`.
+    pub fn condition_is_true(&self, type_: &str) -> bool {
+        self.condition(type_).is_some_and(|c| c.status == "True")
+    }
+}
+
+/// What kstatus-based tools (Flux, kpt, cli-utils) conclude about a resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KStatus {
+    /// Fully reconciled.
+    Current,
+    /// Still being worked on (or the current generation not yet observed).
+    InProgress,
+    /// Stalled: needs a change to progress.
+    Failed,
+    /// Being deleted.
+    Terminating,
+}
+
+/// The kstatus of a MongoBenchmark, by kstatus' rules in order: deletion → Terminating;
+/// `observedGeneration` present and behind `generation` → InProgress; `Reconciling=True` →
+/// InProgress; `Stalled=True` → Failed; `Ready` True → Current, False → InProgress; nothing
+/// recognised → Current.
+pub fn kstatus(mb: &MongoBenchmark) -> KStatus {
+    if mb.metadata.deletion_timestamp.is_some() {
+        return KStatus::Terminating;
+    }
+    let Some(status) = &mb.status else {
+        return KStatus::Current;
+    };
+    if let (Some(observed), Some(generation)) = (status.observed_generation, mb.metadata.generation)
+        && observed != generation
+    {
+        return KStatus::InProgress;
+    }
+    if status.condition_is_true(condition_types::RECONCILING) {
+        return KStatus::InProgress;
+    }
+    if status.condition_is_true(condition_types::STALLED) {
+        return KStatus::Failed;
+    }
+    match status
+        .condition(condition_types::READY)
+        .map(|c| c.status.as_str())
+    {
+        Some("False") => KStatus::InProgress,
+        _ => KStatus::Current,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::spec::MongoBenchmarkSpec;
+    use k8s_openapi::jiff::Timestamp;
+
+    fn condition(type_: &str, status: &str) -> Condition {
+        Condition {
+            type_: type_.to_string(),
+            status: status.to_string(),
+            reason: "Test".to_string(),
+            message: String::new(),
+            last_transition_time: Time(Timestamp::UNIX_EPOCH),
+            observed_generation: None,
+        }
+    }
+
+    fn benchmark(generation: i64, status: Option<MongoBenchmarkStatus>) -> MongoBenchmark {
+        let spec: MongoBenchmarkSpec = serde_yaml::from_str(
+            "targets: [{name: a, external: {uriSecretRef: {name: s}}}]\n\
+             platforms: [{name: p}]\ndataset: {sizes: [10k]}\nworkload: {type: flights}\n",
+        )
+        .unwrap();
+        let mut mb = MongoBenchmark::new("kstatus-test", spec);
+        mb.metadata.generation = Some(generation);
+        mb.status = status;
+        mb
+    }
+
+    fn status(observed: i64, conditions: &[(&str, &str)]) -> MongoBenchmarkStatus {
+        MongoBenchmarkStatus {
+            observed_generation: Some(observed),
+            conditions: conditions.iter().map(|(t, s)| condition(t, s)).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn ready_at_the_current_generation_is_current() {
+        let mb = benchmark(
+            2,
+            Some(status(2, &[("Ready", "True"), ("Reconciling", "False")])),
+        );
+        assert_eq!(kstatus(&mb), KStatus::Current);
+    }
+
+    #[test]
+    fn an_old_observed_generation_is_in_progress_even_when_ready() {
+        let mb = benchmark(3, Some(status(2, &[("Ready", "True")])));
+        assert_eq!(kstatus(&mb), KStatus::InProgress);
+    }
+
+    #[test]
+    fn reconciling_is_in_progress_and_wins_over_stalled() {
+        let mb = benchmark(
+            1,
+            Some(status(1, &[("Reconciling", "True"), ("Stalled", "True")])),
+        );
+        assert_eq!(kstatus(&mb), KStatus::InProgress);
+    }
+
+    #[test]
+    fn stalled_is_failed() {
+        let mb = benchmark(
+            1,
+            Some(status(1, &[("Stalled", "True"), ("Ready", "False")])),
+        );
+        assert_eq!(kstatus(&mb), KStatus::Failed);
+    }
+
+    #[test]
+    fn ready_false_is_in_progress() {
+        let mb = benchmark(1, Some(status(1, &[("Ready", "False")])));
+        assert_eq!(kstatus(&mb), KStatus::InProgress);
+    }
+
+    #[test]
+    fn no_status_or_no_known_condition_is_current() {
+        assert_eq!(kstatus(&benchmark(1, None)), KStatus::Current);
+        let mb = benchmark(1, Some(status(1, &[("DataSeeded", "True")])));
+        assert_eq!(kstatus(&mb), KStatus::Current);
+    }
+
+    #[test]
+    fn deletion_is_terminating() {
+        let mut mb = benchmark(1, Some(status(1, &[("Ready", "True")])));
+        mb.metadata.deletion_timestamp = Some(Time(Timestamp::UNIX_EPOCH));
+        assert_eq!(kstatus(&mb), KStatus::Terminating);
+    }
+
+    #[test]
+    fn conditions_are_found_by_type() {
+        let s = status(1, &[("Ready", "True"), ("Stalled", "False")]);
+        assert_eq!(
+            s.condition("Stalled").map(|c| c.status.as_str()),
+            Some("False")
+        );
+        assert!(s.condition_is_true("Ready"));
+        assert!(!s.condition_is_true("Stalled"));
+        assert!(!s.condition_is_true("Reconciling"));
+    }
+}

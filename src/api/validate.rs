@@ -1,0 +1,1004 @@
+//! Offline validation of MongoBenchmark manifests: the same verdicts as the API server at
+//! admission, without a cluster, and every violation at once.
+//!
+//! Two layers, as on the API server: the OpenAPI schema of the generated CRD (types, required
+//! and unknown fields, bounds, patterns; see `schema_check`), then the cross-field rules, which
+//! restate the CEL rules of the CRD with precise field paths and the offending values. Keep the
+//! rules below and the `x_kube` CEL rules in `spec.rs` / `workload.rs` in step.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::flights::Flights;
+use super::schema_check;
+use super::spec::MongoBenchmarkSpec;
+use super::targets::Arch;
+use super::units::{DatasetSize, parse_dataset_size, parse_duration};
+use super::workload::{Workload, WorkloadType};
+use super::ycsb::Ycsb;
+use super::{API_VERSION, KIND, openapi_schema};
+
+/// One broken rule: where (a field path such as `spec.workload.flights.findPercent` or
+/// `spec.targets[1].name`) and what is wrong, naming the value and what is expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Field path from the document root.
+    pub path: String,
+    /// What is wrong and what is expected.
+    pub message: String,
+}
+
+impl Violation {
+    /// A violation at `path`.
+    pub fn new(path: &str, message: impl Into<String>) -> Self {
+        Violation {
+            path: path.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// Checks one manifest (a whole `MongoBenchmark` object as JSON): `apiVersion`, `kind`,
+/// `metadata.name`, the schema (unknown fields included, as under strict field validation)
+/// and every cross-field rule. Returns all violations; empty means valid.
+pub fn validate_document(doc: &Value) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let Some(object) = doc.as_object() else {
+        out.push(Violation::new("", "a MongoBenchmark must be a mapping"));
+        return out;
+    };
+    if object.get("apiVersion").and_then(Value::as_str) != Some(API_VERSION) {
+        out.push(Violation::new(
+            "apiVersion",
+            format!(
+                "must be {API_VERSION}, got {}",
+                shown(object.get("apiVersion"))
+            ),
+        ));
+    }
+    if object.get("kind").and_then(Value::as_str) != Some(KIND) {
+        out.push(Violation::new(
+            "kind",
+            format!("must be {KIND}, got {}", shown(object.get("kind"))),
+        ));
+    }
+    check_metadata_name(object.get("metadata"), &mut out);
+    // The API server itself owns apiVersion, kind and metadata (checked above); the schema
+    // covers the rest.
+    let mut rest = object.clone();
+    for owned in ["apiVersion", "kind", "metadata"] {
+        rest.remove(owned);
+    }
+    schema_check::check(&Value::Object(rest), &openapi_schema(), "", &mut out);
+    if let Some(spec) = object.get("spec").filter(|s| s.is_object()) {
+        match serde_json::from_value::<MongoBenchmarkSpec>(spec.clone()) {
+            Ok(spec) => check_rules(&spec, &mut out),
+            // Only a value the schema already refused (wrong type, unknown enum value) fails
+            // to deserialize; report the reader's error only if nothing explains it.
+            Err(e) if out.is_empty() => out.push(Violation::new("spec", e.to_string())),
+            Err(_) => {}
+        }
+    }
+    out
+}
+
+/// Checks a spec (schema bounds and patterns, then cross-field rules). Returns all violations
+/// with paths from `spec`; empty means the API server accepts it.
+pub fn validate(spec: &MongoBenchmarkSpec) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let value = serde_json::to_value(spec).expect("a spec serializes to JSON");
+    schema_check::check(&value, &spec_schema(), "spec", &mut out);
+    check_rules(spec, &mut out);
+    out
+}
+
+/// Checks a change from `old` to `new`: everything that defines the experiment is immutable;
+/// only `suspend`, `cleanupPolicy` and `ttlSecondsAfterFinished` may change. Both sides are
+/// compared after schema defaulting, as the API server compares them.
+pub fn validate_update(old: &MongoBenchmarkSpec, new: &MongoBenchmarkSpec) -> Vec<Violation> {
+    let schema = spec_schema();
+    let defaulted = |spec: &MongoBenchmarkSpec| {
+        let mut value = serde_json::to_value(spec).expect("a spec serializes to JSON");
+        schema_check::apply_defaults(&mut value, &schema);
+        value
+    };
+    let (old, new) = (defaulted(old), defaulted(new));
+    IMMUTABLE_FIELDS
+        .iter()
+        .filter(|field| old.get(**field) != new.get(**field))
+        .map(|field| {
+            Violation::new(
+                &format!("spec.{field}"),
+                "is immutable: it defines the experiment; create a new MongoBenchmark to run a \
+                 different one (only suspend, cleanupPolicy and ttlSecondsAfterFinished may change)",
+            )
+        })
+        .collect()
+}
+
+/// Spec fields that may not change after creation.
+pub const IMMUTABLE_FIELDS: [&str; 9] = [
+    "targets",
+    "platforms",
+    "replicaSet",
+    "dataset",
+    "workload",
+    "client",
+    "repetitions",
+    "baseline",
+    "parallelism",
+];
+
+fn spec_schema() -> Value {
+    openapi_schema()["properties"]["spec"].clone()
+}
+
+fn shown(value: Option<&Value>) -> String {
+    value.map_or_else(|| "nothing".to_string(), Value::to_string)
+}
+
+/// `metadata.name`: required, a DNS-1123 subdomain (as the API server demands of custom
+/// resources), unless `generateName` is set.
+fn check_metadata_name(metadata: Option<&Value>, out: &mut Vec<Violation>) {
+    let name = metadata.and_then(|m| m.get("name"));
+    let generate = metadata.and_then(|m| m.get("generateName")).is_some();
+    match name.and_then(Value::as_str) {
+        None if generate => {}
+        None => out.push(Violation::new("metadata.name", "required field is missing")),
+        Some(name) => {
+            let valid = name.len() <= 253
+                && name.split('.').all(|label| {
+                    !label.is_empty()
+                        && label
+                            .bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                        && !label.starts_with('-')
+                        && !label.ends_with('-')
+                });
+            if !valid {
+                out.push(Violation::new(
+                    "metadata.name",
+                    format!(
+                        "invalid name {name:?}: expected lowercase letters, digits, '-' and '.', \
+                         starting and ending with a letter or digit, at most 253 characters"
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// The cross-field rules (the CEL rules of the CRD).
+fn check_rules(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    check_targets(spec, out);
+    check_platforms(spec, out);
+    check_baseline(spec, out);
+    check_client(spec, out);
+    check_replica_set(spec, out);
+    check_dataset_sizes(&spec.dataset.sizes, out);
+    check_workload(&spec.workload, out);
+}
+
+fn check_targets(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    for (i, target) in spec.targets.iter().enumerate() {
+        let path = format!("spec.targets[{i}]");
+        if let Some(j) = spec.targets[..i].iter().position(|t| t.name == target.name) {
+            out.push(Violation::new(
+                &format!("{path}.name"),
+                format!(
+                    "duplicate target name {:?} (also spec.targets[{j}].name): target names must \
+                     be unique",
+                    target.name
+                ),
+            ));
+        }
+        match (target.image.is_some(), target.external.is_some()) {
+            (true, true) => out.push(Violation::new(
+                &path,
+                "set exactly one of image or external, not both",
+            )),
+            (false, false) => out.push(Violation::new(
+                &path,
+                "set exactly one of image (a server the operator provisions) or external (an \
+                 existing deployment)",
+            )),
+            _ => {}
+        }
+        if target.image.is_some() && target.distribution.is_none() {
+            out.push(Violation::new(
+                &format!("{path}.distribution"),
+                "required with image: community or percona",
+            ));
+        }
+        if target.image.is_none()
+            && (target.distribution.is_some() || !target.mongod_args.is_empty())
+        {
+            out.push(Violation::new(
+                &path,
+                "distribution and mongodArgs apply only to a target with an image",
+            ));
+        }
+    }
+}
+
+fn check_platforms(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    for (i, platform) in spec.platforms.iter().enumerate() {
+        let path = format!("spec.platforms[{i}]");
+        if let Some(j) = spec.platforms[..i]
+            .iter()
+            .position(|p| p.name == platform.name)
+        {
+            out.push(Violation::new(
+                &format!("{path}.name"),
+                format!(
+                    "duplicate platform name {:?} (also spec.platforms[{j}].name): platform \
+                     names must be unique",
+                    platform.name
+                ),
+            ));
+        }
+        if let (Some(arch), Some(selected)) = (
+            platform.arch,
+            platform.node_selector.get(super::targets::ARCH_LABEL),
+        ) && selected != arch.as_str()
+        {
+            let arch_name = match arch {
+                Arch::Amd64 => "amd64",
+                Arch::Arm64 => "arm64",
+            };
+            out.push(Violation::new(
+                &format!("{path}.arch"),
+                format!(
+                    "{arch_name} contradicts nodeSelector kubernetes.io/arch={selected}: drop one \
+                     or make them agree"
+                ),
+            ));
+        }
+    }
+}
+
+fn check_baseline(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    if let Some(baseline) = &spec.baseline
+        && spec.target(baseline).is_none()
+    {
+        out.push(Violation::new(
+            "spec.baseline",
+            format!(
+                "{baseline:?} is not the name of a target (targets: {})",
+                spec.target_names().replace(',', ", ")
+            ),
+        ));
+    }
+}
+
+fn check_client(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    let Some(client) = &spec.client else { return };
+    let Some(platform) = &client.platform else {
+        return;
+    };
+    if spec.platform(platform).is_none() {
+        out.push(Violation::new(
+            "spec.client.platform",
+            format!(
+                "{platform:?} is not the name of a platform (platforms: {})",
+                spec.platform_names().replace(',', ", ")
+            ),
+        ));
+    }
+    if !client.node_selector.is_empty() || !client.tolerations.is_empty() {
+        out.push(Violation::new(
+            "spec.client.platform",
+            "set either platform or nodeSelector/tolerations, not both (platform brings its own)",
+        ));
+    }
+}
+
+fn check_replica_set(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    let replica_set = spec.replica_set.clone().unwrap_or_default();
+    if let Some(members) = replica_set.members
+        && ![1, 3, 5, 7].contains(&members)
+    {
+        out.push(Violation::new(
+            "spec.replicaSet.members",
+            format!("must be 1, 3, 5 or 7 (an odd number of voting members), got {members}"),
+        ));
+    }
+    if spec.provisions_servers() && replica_set.storage_size.is_none() {
+        out.push(Violation::new(
+            "spec.replicaSet.storageSize",
+            "required when a target has an image: the size of each member's data volume, e.g. \
+             50Gi",
+        ));
+    }
+}
+
+fn check_dataset_sizes(sizes: &[String], out: &mut Vec<Violation>) {
+    // Syntax errors are reported by the schema check; order and kind need every size.
+    let Ok(parsed) = sizes
+        .iter()
+        .map(|s| parse_dataset_size(s))
+        .collect::<Result<Vec<DatasetSize>, _>>()
+    else {
+        return;
+    };
+    if let Some(first) = parsed.first()
+        && !parsed.iter().all(|s| s.same_kind(*first))
+    {
+        out.push(Violation::new(
+            "spec.dataset.sizes",
+            format!(
+                "mixes document counts and data sizes ({}): use one kind, e.g. [1M, 4M] or \
+                 [1GiB, 4GiB]",
+                sizes.join(", ")
+            ),
+        ));
+        return;
+    }
+    for i in 1..parsed.len() {
+        if parsed[i].value() <= parsed[i - 1].value() {
+            out.push(Violation::new(
+                &format!("spec.dataset.sizes[{i}]"),
+                format!(
+                    "{:?} ({}) must be larger than the size before it, {:?} ({}): sizes must be \
+                     strictly ascending",
+                    sizes[i],
+                    parsed[i],
+                    sizes[i - 1],
+                    parsed[i - 1]
+                ),
+            ));
+        }
+    }
+}
+
+fn check_workload(workload: &Workload, out: &mut Vec<Violation>) {
+    let kind = workload.kind.as_str();
+    if workload.kind != WorkloadType::Flights && workload.flights.is_some() {
+        out.push(Violation::new(
+            "spec.workload.flights",
+            format!("applies only to type flights; this workload is type {kind}"),
+        ));
+    }
+    if workload.kind != WorkloadType::Ycsb && workload.ycsb.is_some() {
+        out.push(Violation::new(
+            "spec.workload.ycsb",
+            format!("applies only to type ycsb; this workload is type {kind}"),
+        ));
+    }
+    if workload.kind == WorkloadType::Ycsb && workload.ycsb.is_none() {
+        out.push(Violation::new(
+            "spec.workload.ycsb",
+            "required when type is ycsb: name the YCSB workload, e.g. ycsb: {workload: a}",
+        ));
+    }
+    if workload.duration.is_some() && workload.operations.is_some() {
+        out.push(Violation::new(
+            "spec.workload.operations",
+            "set duration or operations, not both",
+        ));
+    }
+    if workload.warmup.is_some() && workload.warmup_operations.is_some() {
+        out.push(Violation::new(
+            "spec.workload.warmupOperations",
+            "set warmup or warmupOperations, not both",
+        ));
+    }
+    if let Some(duration) = &workload.duration
+        && parse_duration(duration).is_ok_and(|d| d.is_zero())
+    {
+        out.push(Violation::new(
+            "spec.workload.duration",
+            format!("must be longer than 0, got {duration:?}"),
+        ));
+    }
+    if let Some(flights) = &workload.flights {
+        check_flights(flights, out);
+    }
+    if let Some(ycsb) = &workload.ycsb {
+        check_ycsb(ycsb, out);
+    }
+}
+
+fn check_flights(flights: &Flights, out: &mut Vec<Violation>) {
+    let mix = flights.mix();
+    if mix.total() != 100 {
+        out.push(Violation::new(
+            "spec.workload.flights",
+            format!(
+                "findPercent + updatePercent + deletePercent + insertPercent + aggregatePercent + \
+                 transactionPercent must sum to 100, got {} + {} + {} + {} + {} + {} = {}",
+                mix.find,
+                mix.update,
+                mix.delete,
+                mix.insert,
+                mix.aggregate,
+                mix.transaction,
+                mix.total()
+            ),
+        ));
+    }
+    let mut split = |field: &str, names: &str, shares: &[u32]| {
+        let total: u32 = shares.iter().sum();
+        if total != 100 {
+            let terms: Vec<String> = shares.iter().map(u32::to_string).collect();
+            out.push(Violation::new(
+                &format!("spec.workload.flights.{field}"),
+                format!(
+                    "{names} must sum to 100, got {} = {total}",
+                    terms.join(" + ")
+                ),
+            ));
+        }
+    };
+    if let Some(s) = &flights.find_split {
+        split("findSplit", "byFlightId + byRoute + byStatus", &s.shares());
+    }
+    let write_names = "oneByFlightId + oneById + manyByFlightId";
+    if let Some(s) = &flights.update_split {
+        split("updateSplit", write_names, &s.shares());
+    }
+    if let Some(s) = &flights.delete_split {
+        split("deleteSplit", write_names, &s.shares());
+    }
+    if let Some(s) = &flights.aggregate_split {
+        split(
+            "aggregateSplit",
+            "aircraftWindow + routeSummary",
+            &s.shares(),
+        );
+    }
+}
+
+fn check_ycsb(ycsb: &Ycsb, out: &mut Vec<Violation>) {
+    if ycsb.proportions().positive_total() <= 0.0 {
+        out.push(Violation::new(
+            "spec.workload.ycsb",
+            "the read, update, insert, scan and readModifyWrite proportions (overrides, else \
+             those of the workload) must not all be 0",
+        ));
+    }
+    let (min_scan, max_scan) = (ycsb.min_scan_length(), ycsb.max_scan_length());
+    if min_scan > max_scan {
+        out.push(Violation::new(
+            "spec.workload.ycsb.minScanLength",
+            format!("{min_scan} exceeds maxScanLength {max_scan}"),
+        ));
+    }
+    let (min_field, field) = (ycsb.min_field_length(), ycsb.field_length());
+    if min_field > field {
+        out.push(Violation::new(
+            "spec.workload.ycsb.minFieldLength",
+            format!("{min_field} exceeds fieldLength {field}"),
+        ));
+    }
+    if ycsb.data_integrity == Some(true)
+        && let Some(distribution) = ycsb.field_length_distribution
+        && distribution != super::ycsb::FieldLengthDistribution::Constant
+    {
+        out.push(Violation::new(
+            "spec.workload.ycsb.dataIntegrity",
+            format!(
+                "requires fieldLengthDistribution constant, got {}",
+                serde_json::to_value(distribution).expect("an enum serializes")
+            ),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A small valid manifest; tests change one thing in it.
+    fn manifest() -> Value {
+        json!({
+            "apiVersion": "mongobench.io/v1alpha1",
+            "kind": "MongoBenchmark",
+            "metadata": {"name": "unit"},
+            "spec": {
+                "targets": [
+                    {"name": "mongodb-9.0", "image": "mongo:9.0.4", "distribution": "community"},
+                    {"name": "psmdb-8.0", "image": "percona/percona-server-mongodb:8.0.34-15",
+                     "distribution": "percona"}
+                ],
+                "platforms": [{"name": "x86", "arch": "amd64"}, {"name": "arm", "arch": "arm64"}],
+                "replicaSet": {"storageSize": "50Gi"},
+                "dataset": {"sizes": ["1M", "4M"]},
+                "workload": {"type": "flights"},
+                "baseline": "psmdb-8.0"
+            }
+        })
+    }
+
+    fn with(pointer: &str, value: Value) -> Value {
+        let mut doc = manifest();
+        let (parent, key) = pointer.rsplit_once('/').expect("a pointer with a parent");
+        let parent = doc.pointer_mut(parent).expect("the parent exists");
+        match parent {
+            Value::Object(map) => {
+                map.insert(key.to_string(), value);
+            }
+            Value::Array(items) => items[key.parse::<usize>().unwrap()] = value,
+            _ => panic!("not a container"),
+        }
+        doc
+    }
+
+    fn without(pointer: &str) -> Value {
+        let mut doc = manifest();
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        doc.pointer_mut(parent)
+            .unwrap()
+            .as_object_mut()
+            .unwrap()
+            .remove(key);
+        doc
+    }
+
+    fn errors(doc: &Value) -> Vec<String> {
+        validate_document(doc)
+            .iter()
+            .map(Violation::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn the_base_manifest_is_valid() {
+        assert_eq!(errors(&manifest()), Vec::<String>::new());
+        let spec: MongoBenchmarkSpec = serde_json::from_value(manifest()["spec"].clone()).unwrap();
+        assert_eq!(validate(&spec), vec![]);
+    }
+
+    #[test]
+    fn api_version_kind_and_name() {
+        let mut doc = manifest();
+        doc["apiVersion"] = json!("mongobench.io/v1");
+        doc["kind"] = json!("Benchmark");
+        doc["metadata"] = json!({"name": "Bad_Name"});
+        assert_eq!(
+            errors(&doc),
+            [
+                "apiVersion: must be mongobench.io/v1alpha1, got \"mongobench.io/v1\"",
+                "kind: must be MongoBenchmark, got \"Benchmark\"",
+                "metadata.name: invalid name \"Bad_Name\": expected lowercase letters, digits, \
+                 '-' and '.', starting and ending with a letter or digit, at most 253 characters",
+            ]
+        );
+        assert_eq!(
+            errors(&without("/metadata/name")),
+            ["metadata.name: required field is missing"]
+        );
+    }
+
+    #[test]
+    fn duplicate_target_names() {
+        let doc = with("/spec/targets/1/name", json!("mongodb-9.0"));
+        let doc = {
+            let mut d = doc;
+            d["spec"]["baseline"] = json!("mongodb-9.0");
+            d
+        };
+        assert_eq!(
+            errors(&doc),
+            [
+                "spec.targets[1].name: duplicate target name \"mongodb-9.0\" (also \
+              spec.targets[0].name): target names must be unique"
+            ]
+        );
+    }
+
+    #[test]
+    fn target_needs_exactly_one_of_image_and_external() {
+        let external = json!({"uriSecretRef": {"name": "uri"}});
+        assert_eq!(
+            errors(&with("/spec/targets/0/external", external)),
+            ["spec.targets[0]: set exactly one of image or external, not both"]
+        );
+        let neither = with("/spec/targets/0", json!({"name": "mongodb-9.0"}));
+        assert_eq!(
+            errors(&neither),
+            [
+                "spec.targets[0]: set exactly one of image (a server the operator provisions) or \
+              external (an existing deployment)"
+            ]
+        );
+    }
+
+    #[test]
+    fn distribution_goes_with_image_only() {
+        assert_eq!(
+            errors(&without("/spec/targets/0/distribution")),
+            ["spec.targets[0].distribution: required with image: community or percona"]
+        );
+        let external = json!({"name": "ext", "external": {"uriSecretRef": {"name": "uri"}},
+                              "mongodArgs": ["--quiet"]});
+        assert_eq!(
+            errors(&with("/spec/targets/0", external)),
+            ["spec.targets[0]: distribution and mongodArgs apply only to a target with an image"]
+        );
+    }
+
+    #[test]
+    fn duplicate_platform_names() {
+        assert_eq!(
+            errors(&with("/spec/platforms/1/name", json!("x86"))),
+            [
+                "spec.platforms[1].name: duplicate platform name \"x86\" (also \
+              spec.platforms[0].name): platform names must be unique"
+            ]
+        );
+    }
+
+    #[test]
+    fn arch_must_agree_with_the_node_selector() {
+        let selector = json!({"kubernetes.io/arch": "amd64"});
+        assert_eq!(
+            errors(&with("/spec/platforms/1/nodeSelector", selector)),
+            [
+                "spec.platforms[1].arch: arm64 contradicts nodeSelector kubernetes.io/arch=amd64: \
+              drop one or make them agree"
+            ]
+        );
+        let agreeing = json!({"kubernetes.io/arch": "arm64"});
+        assert!(errors(&with("/spec/platforms/1/nodeSelector", agreeing)).is_empty());
+    }
+
+    #[test]
+    fn baseline_must_name_a_target() {
+        assert_eq!(
+            errors(&with("/spec/baseline", json!("psmdb-7.0"))),
+            [
+                "spec.baseline: \"psmdb-7.0\" is not the name of a target (targets: mongodb-9.0, \
+              psmdb-8.0)"
+            ]
+        );
+    }
+
+    #[test]
+    fn client_platform_must_name_a_platform_and_exclude_its_own_placement() {
+        assert_eq!(
+            errors(&with("/spec/client", json!({"platform": "axion"}))),
+            ["spec.client.platform: \"axion\" is not the name of a platform (platforms: x86, arm)"]
+        );
+        let both = json!({"platform": "x86", "nodeSelector": {"pool": "clients"}});
+        assert_eq!(
+            errors(&with("/spec/client", both)),
+            [
+                "spec.client.platform: set either platform or nodeSelector/tolerations, not both \
+              (platform brings its own)"
+            ]
+        );
+    }
+
+    #[test]
+    fn members_must_be_odd_and_at_most_seven() {
+        for members in [1, 3, 5, 7] {
+            let doc = with("/spec/replicaSet/members", json!(members));
+            assert!(errors(&doc).is_empty(), "{members}");
+        }
+        assert_eq!(
+            errors(&with("/spec/replicaSet/members", json!(2))),
+            [
+                "spec.replicaSet.members: must be 1, 3, 5 or 7 (an odd number of voting members), \
+              got 2"
+            ]
+        );
+    }
+
+    #[test]
+    fn storage_size_is_required_when_provisioning() {
+        assert_eq!(
+            errors(&without("/spec/replicaSet")),
+            [
+                "spec.replicaSet.storageSize: required when a target has an image: the size of \
+              each member's data volume, e.g. 50Gi"
+            ]
+        );
+    }
+
+    #[test]
+    fn sizes_must_be_strictly_ascending_and_of_one_kind() {
+        assert_eq!(
+            errors(&with(
+                "/spec/dataset/sizes",
+                json!(["1M", "4M", "4000k", "8M", "2M"])
+            )),
+            [
+                "spec.dataset.sizes[2]: \"4000k\" (4000000 documents) must be larger than the \
+                 size before it, \"4M\" (4000000 documents): sizes must be strictly ascending",
+                "spec.dataset.sizes[4]: \"2M\" (2000000 documents) must be larger than the size \
+                 before it, \"8M\" (8000000 documents): sizes must be strictly ascending",
+            ]
+        );
+        assert_eq!(
+            errors(&with("/spec/dataset/sizes", json!(["1M", "4GiB"]))),
+            [
+                "spec.dataset.sizes: mixes document counts and data sizes (1M, 4GiB): use one \
+              kind, e.g. [1M, 4M] or [1GiB, 4GiB]"
+            ]
+        );
+        assert!(errors(&with("/spec/dataset/sizes", json!(["512MiB", "1GiB"]))).is_empty());
+    }
+
+    #[test]
+    fn size_and_duration_syntax() {
+        let doc = with("/spec/dataset/sizes", json!(["1M", "4 M"]));
+        assert_eq!(
+            errors(&doc),
+            [format!(
+                "spec.dataset.sizes[1]: invalid dataset size \"4 M\": expected {}",
+                crate::api::units::DATASET_SIZE_FORM
+            )]
+        );
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "flights", "duration": "10min"}),
+        );
+        assert_eq!(
+            errors(&doc),
+            [format!(
+                "spec.workload.duration: invalid duration \"10min\": expected {}",
+                crate::api::units::DURATION_FORM
+            )]
+        );
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "flights", "duration": "0s"}),
+        );
+        assert_eq!(
+            errors(&doc),
+            ["spec.workload.duration: must be longer than 0, got \"0s\""]
+        );
+    }
+
+    #[test]
+    fn workload_blocks_match_the_type() {
+        let doc = with("/spec/workload", json!({"type": "ycsb"}));
+        assert_eq!(
+            errors(&doc),
+            [
+                "spec.workload.ycsb: required when type is ycsb: name the YCSB workload, e.g. \
+              ycsb: {workload: a}"
+            ]
+        );
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "ycsb", "ycsb": {"workload": "a"},
+                                                  "flights": {}}),
+        );
+        assert_eq!(
+            errors(&doc),
+            ["spec.workload.flights: applies only to type flights; this workload is type ycsb"]
+        );
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "flights", "ycsb": {"workload": "a"}}),
+        );
+        assert_eq!(
+            errors(&doc),
+            ["spec.workload.ycsb: applies only to type ycsb; this workload is type flights"]
+        );
+    }
+
+    #[test]
+    fn run_length_and_warmup_are_either_or() {
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "flights", "duration": "10m",
+                                                  "operations": 1000}),
+        );
+        assert_eq!(
+            errors(&doc),
+            ["spec.workload.operations: set duration or operations, not both"]
+        );
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "flights", "warmup": "1m",
+                                                  "warmupOperations": 1000}),
+        );
+        assert_eq!(
+            errors(&doc),
+            ["spec.workload.warmupOperations: set warmup or warmupOperations, not both"]
+        );
+    }
+
+    #[test]
+    fn workers_bounds() {
+        let doc = with("/spec/workload", json!({"type": "flights", "workers": 0}));
+        assert_eq!(
+            errors(&doc),
+            ["spec.workload.workers: must be at least 1, got 0"]
+        );
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "flights", "workers": 4097}),
+        );
+        assert_eq!(
+            errors(&doc),
+            ["spec.workload.workers: must be at most 4096, got 4097"]
+        );
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "flights", "workers": 4096}),
+        );
+        assert!(errors(&doc).is_empty());
+    }
+
+    #[test]
+    fn flights_percentages_sum_to_100() {
+        let flights = json!({"findPercent": 70, "updatePercent": 20, "deletePercent": 10,
+                             "insertPercent": 10});
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "flights", "flights": flights}),
+        );
+        assert_eq!(
+            errors(&doc),
+            [
+                "spec.workload.flights: findPercent + updatePercent + deletePercent + \
+              insertPercent + aggregatePercent + transactionPercent must sum to 100, got 70 + \
+              20 + 10 + 10 + 0 + 0 = 110"
+            ]
+        );
+        // Defaults fill the rest: 50 + 20 + 10 + 10 + 10 = 100.
+        let flights = json!({"findPercent": 50, "aggregatePercent": 10});
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "flights", "flights": flights}),
+        );
+        assert!(errors(&doc).is_empty());
+    }
+
+    #[test]
+    fn flights_splits_sum_to_100() {
+        let flights = json!({
+            "findSplit": {"byFlightId": 50},
+            "updateSplit": {"oneByFlightId": 80, "oneById": 20},
+            "deleteSplit": {"manyByFlightId": 0, "oneById": 20},
+            "aggregateSplit": {"aircraftWindow": 100}
+        });
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "flights", "flights": flights}),
+        );
+        assert_eq!(
+            errors(&doc),
+            [
+                "spec.workload.flights.findSplit: byFlightId + byRoute + byStatus must sum to \
+                 100, got 50 + 0 + 0 = 50",
+                "spec.workload.flights.updateSplit: oneByFlightId + oneById + manyByFlightId \
+                 must sum to 100, got 80 + 20 + 10 = 110",
+                "spec.workload.flights.aggregateSplit: aircraftWindow + routeSummary must sum \
+                 to 100, got 100 + 50 = 150",
+            ]
+        );
+    }
+
+    #[test]
+    fn ycsb_cross_field_rules() {
+        let ycsb = json!({"workload": "c", "readProportion": 0});
+        let doc = with("/spec/workload", json!({"type": "ycsb", "ycsb": ycsb}));
+        assert_eq!(
+            errors(&doc),
+            [
+                "spec.workload.ycsb: the read, update, insert, scan and readModifyWrite \
+              proportions (overrides, else those of the workload) must not all be 0"
+            ]
+        );
+        // Workload E's maxscanlength is 100.
+        let ycsb = json!({"workload": "e", "minScanLength": 101});
+        let doc = with("/spec/workload", json!({"type": "ycsb", "ycsb": ycsb}));
+        assert_eq!(
+            errors(&doc),
+            ["spec.workload.ycsb.minScanLength: 101 exceeds maxScanLength 100"]
+        );
+        let ycsb = json!({"workload": "a", "minFieldLength": 200});
+        let doc = with("/spec/workload", json!({"type": "ycsb", "ycsb": ycsb}));
+        assert_eq!(
+            errors(&doc),
+            ["spec.workload.ycsb.minFieldLength: 200 exceeds fieldLength 100"]
+        );
+        let ycsb = json!({"workload": "a", "dataIntegrity": true,
+                          "fieldLengthDistribution": "uniform"});
+        let doc = with("/spec/workload", json!({"type": "ycsb", "ycsb": ycsb}));
+        assert_eq!(
+            errors(&doc),
+            [
+                "spec.workload.ycsb.dataIntegrity: requires fieldLengthDistribution constant, got \
+              \"uniform\""
+            ]
+        );
+    }
+
+    #[test]
+    fn repetitions_bounds_and_unknown_fields() {
+        assert_eq!(
+            errors(&with("/spec/repetitions", json!(0))),
+            ["spec.repetitions: must be at least 1, got 0"]
+        );
+        let doc = with(
+            "/spec/workload",
+            json!({"type": "flights",
+                                                  "flights": {"findPrecent": 60}}),
+        );
+        let found = errors(&doc);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with(
+                "spec.workload.flights.findPrecent: unknown field \"findPrecent\"; known fields \
+                 here: "
+            ),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn all_violations_are_reported_together() {
+        let mut doc = manifest();
+        doc["spec"]["baseline"] = json!("nope");
+        doc["spec"]["repetitions"] = json!(0);
+        doc["spec"]["replicaSet"]["members"] = json!(2);
+        doc["spec"]["dataset"]["sizes"] = json!(["4M", "1M"]);
+        let paths: Vec<String> = validate_document(&doc)
+            .into_iter()
+            .map(|v| v.path)
+            .collect();
+        let mut sorted = paths.clone();
+        sorted.sort();
+        assert_eq!(
+            sorted,
+            [
+                "spec.baseline",
+                "spec.dataset.sizes[1]",
+                "spec.repetitions",
+                "spec.replicaSet.members"
+            ]
+        );
+    }
+
+    #[test]
+    fn typed_validate_reports_schema_bounds_too() {
+        let mut spec: MongoBenchmarkSpec =
+            serde_json::from_value(manifest()["spec"].clone()).unwrap();
+        spec.workload.workers = Some(0);
+        spec.targets[0].name = "Mongo".to_string();
+        let found: Vec<String> = validate(&spec).iter().map(Violation::to_string).collect();
+        assert_eq!(
+            found,
+            [
+                "spec.targets[0].name: invalid value \"Mongo\": expected lowercase letters, \
+                 digits, '-' and '.', starting and ending with a letter or digit",
+                "spec.workload.workers: must be at least 1, got 0",
+            ]
+        );
+    }
+
+    #[test]
+    fn updates_may_change_only_suspend_cleanup_and_ttl() {
+        let old: MongoBenchmarkSpec = serde_json::from_value(manifest()["spec"].clone()).unwrap();
+        let mut new = old.clone();
+        new.suspend = Some(true);
+        new.cleanup_policy = Some(crate::api::CleanupPolicy::Retain);
+        new.ttl_seconds_after_finished = Some(3600);
+        assert_eq!(validate_update(&old, &new), vec![]);
+        // An explicit default equals the omitted value.
+        new.repetitions = Some(3);
+        assert_eq!(validate_update(&old, &new), vec![]);
+        new.repetitions = Some(5);
+        new.workload.workers = Some(32);
+        new.client = Some(Default::default());
+        let paths: Vec<String> = validate_update(&old, &new)
+            .into_iter()
+            .map(|v| v.path)
+            .collect();
+        assert_eq!(paths, ["spec.workload", "spec.client", "spec.repetitions"]);
+    }
+}

@@ -1,0 +1,353 @@
+//! `spec.workload`: the load applied in every cell. `type` picks the generator (`flights` or
+//! `ycsb`); the matching sibling block holds its knobs, under the names of the workload specs
+//! (flights.md §9, YCSB CoreWorkload properties in camelCase). Settings shared by both
+//! (workers, run length, warm-up, pacing, seed, concerns) sit directly under `workload`.
+
+use std::time::Duration;
+
+use kube::KubeSchema;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::flights::Flights;
+use super::units::{self, UnitsError};
+use super::ycsb::Ycsb;
+
+/// Default of `spec.workload.workers`.
+pub const DEFAULT_WORKERS: u32 = 16;
+/// Measured window when neither `duration` nor `operations` is set.
+pub const DEFAULT_DURATION: Duration = Duration::from_secs(600);
+/// Warm-up when neither `warmup` nor `warmupOperations` is set.
+pub const DEFAULT_WARMUP: Duration = Duration::from_secs(60);
+/// Default of `spec.workload.seed`.
+pub const DEFAULT_SEED: u64 = 1;
+/// `pattern` of `spec.workload.writeConcern`.
+pub const WRITE_CONCERN_PATTERN: &str = "^(default|majority|[1-9][0-9]?)$";
+
+/// The load applied in every cell.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[x_kube(validation = Rule::new("self.type == 'flights' || !has(self.flights)")
+    .message("spec.workload.flights applies only to type flights").field_path(".flights"))]
+#[x_kube(validation = Rule::new("self.type == 'ycsb' || !has(self.ycsb)")
+    .message("spec.workload.ycsb applies only to type ycsb").field_path(".ycsb"))]
+#[x_kube(validation = Rule::new("self.type != 'ycsb' || has(self.ycsb)")
+    .message("spec.workload.ycsb is required when type is ycsb (it names the YCSB workload, a to f)")
+    .field_path(".ycsb"))]
+#[x_kube(validation = Rule::new("!has(self.duration) || !has(self.operations)")
+    .message("spec.workload: set duration or operations, not both").field_path(".operations"))]
+#[x_kube(validation = Rule::new("!has(self.warmup) || !has(self.warmupOperations)")
+    .message("spec.workload: set warmup or warmupOperations, not both")
+    .field_path(".warmupOperations"))]
+pub struct Workload {
+    /// The workload generator: `flights` (plgm-style flights, see `flights`) or `ycsb`
+    /// (YCSB core workloads A to F, see `ycsb`).
+    #[serde(rename = "type")]
+    pub kind: WorkloadType,
+
+    /// Knobs of the flights workload (type `flights`); every knob has a default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flights: Option<Flights>,
+
+    /// The YCSB workload and overrides of its core properties (type `ycsb`; required then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ycsb: Option<Ycsb>,
+
+    /// Concurrent client workers, one operation in flight each (1 to 4096, default 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 4096), extend("default" = 16))]
+    pub workers: Option<u32>,
+
+    /// Length of each measured run, e.g. `10m`, `90s`, `1h30m` (default `10m` unless
+    /// `operations` is set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 32), pattern(units::DURATION_PATTERN))]
+    #[x_kube(validation = Rule::new("self.matches('[1-9]')")
+        .message("spec.workload.duration must be longer than 0"))]
+    pub duration: Option<String>,
+
+    /// Total operations of each measured run, split over the workers; makes the run
+    /// operation-bound instead of time-bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub operations: Option<u64>,
+
+    /// Unmeasured warm-up before each measured run, e.g. `1m` (default `1m`; `0` disables).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 32), pattern(units::DURATION_PATTERN))]
+    pub warmup: Option<String>,
+
+    /// Warm-up as a number of operations instead of a duration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_operations: Option<u64>,
+
+    /// Pause of each worker before each operation, outside the measured latency, e.g. `5ms`
+    /// (default `0`: no think time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 32),
+        pattern(units::DURATION_PATTERN),
+        extend("default" = "0"))]
+    pub think_time: Option<String>,
+
+    /// Random extra pause, uniform between 0 and this, added to `thinkTime` (default `0`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 32),
+        pattern(units::DURATION_PATTERN),
+        extend("default" = "0"))]
+    pub think_jitter: Option<String>,
+
+    /// Total operations per second the workers are paced to; 0 (default) runs closed-loop,
+    /// as fast as the server answers. With a rate, latency is measured from each operation's
+    /// intended start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 100000000), extend("default" = 0))]
+    pub target_ops_per_second: Option<u64>,
+
+    /// Seed of the operation stream (default 1). The same seed, workers and operation counts
+    /// send the same traffic, proven by the fingerprint in the results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = 1))]
+    pub seed: Option<u64>,
+
+    /// Write concern of the workload's writes: `default` (the server's default, majority on a
+    /// replica set), `majority`, or a number of members (`1` to `99`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(WRITE_CONCERN_PATTERN), extend("default" = "default"))]
+    pub write_concern: Option<String>,
+
+    /// Read preference of the workload's reads (default `primary`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "primary"))]
+    pub read_preference: Option<ReadPreference>,
+
+    /// Wire compressors the client offers, in order of preference (default none);
+    /// `[zlib, snappy]` mimics plgm's shipped configuration.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 3))]
+    #[x_kube(merge_strategy = ListMerge::Set)]
+    pub wire_compressors: Vec<WireCompressor>,
+}
+
+/// How long a measured run (or a warm-up) lasts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunLength {
+    /// Until this much time has passed.
+    Duration(Duration),
+    /// Until this many operations (over all workers) have completed.
+    Operations(u64),
+}
+
+impl Workload {
+    /// Effective `workers` (default 16).
+    pub fn workers(&self) -> u32 {
+        self.workers.unwrap_or(DEFAULT_WORKERS)
+    }
+
+    /// Effective length of a measured run: `operations`, else `duration`, else 10 minutes.
+    ///
+    /// # Errors
+    /// [`UnitsError::Duration`] when `duration` does not parse.
+    pub fn run_length(&self) -> Result<RunLength, UnitsError> {
+        match (&self.duration, self.operations) {
+            (_, Some(n)) => Ok(RunLength::Operations(n)),
+            (Some(d), None) => units::parse_duration(d).map(RunLength::Duration),
+            (None, None) => Ok(RunLength::Duration(DEFAULT_DURATION)),
+        }
+    }
+
+    /// Effective warm-up: `warmupOperations`, else `warmup`, else 1 minute.
+    ///
+    /// # Errors
+    /// [`UnitsError::Duration`] when `warmup` does not parse.
+    pub fn warmup(&self) -> Result<RunLength, UnitsError> {
+        match (&self.warmup, self.warmup_operations) {
+            (_, Some(n)) => Ok(RunLength::Operations(n)),
+            (Some(d), None) => units::parse_duration(d).map(RunLength::Duration),
+            (None, None) => Ok(RunLength::Duration(DEFAULT_WARMUP)),
+        }
+    }
+
+    /// Effective think time (default zero).
+    ///
+    /// # Errors
+    /// [`UnitsError::Duration`] when `thinkTime` does not parse.
+    pub fn think_time(&self) -> Result<Duration, UnitsError> {
+        self.think_time
+            .as_deref()
+            .map_or(Ok(Duration::ZERO), units::parse_duration)
+    }
+
+    /// Effective think-time jitter (default zero).
+    ///
+    /// # Errors
+    /// [`UnitsError::Duration`] when `thinkJitter` does not parse.
+    pub fn think_jitter(&self) -> Result<Duration, UnitsError> {
+        self.think_jitter
+            .as_deref()
+            .map_or(Ok(Duration::ZERO), units::parse_duration)
+    }
+
+    /// Effective target rate; `None` means closed loop (unset or 0).
+    pub fn target_ops_per_second(&self) -> Option<u64> {
+        self.target_ops_per_second.filter(|&r| r > 0)
+    }
+
+    /// Effective `seed` (default 1).
+    pub fn seed(&self) -> u64 {
+        self.seed.unwrap_or(DEFAULT_SEED)
+    }
+
+    /// Effective write concern; `WriteConcern::Default` sends none (server default).
+    /// A value outside the grammar also reads as `Default`; `validate` refuses it.
+    pub fn write_concern(&self) -> WriteConcern {
+        match self.write_concern.as_deref() {
+            Some("majority") => WriteConcern::Majority,
+            Some(w) => w
+                .parse::<u32>()
+                .ok()
+                .filter(|&n| n >= 1)
+                .map_or(WriteConcern::Default, WriteConcern::Nodes),
+            None => WriteConcern::Default,
+        }
+    }
+
+    /// Effective read preference (default `primary`).
+    pub fn read_preference(&self) -> ReadPreference {
+        self.read_preference.unwrap_or_default()
+    }
+
+    /// Effective flights knobs (all defaults when `flights` is absent).
+    pub fn flights(&self) -> Flights {
+        self.flights.clone().unwrap_or_default()
+    }
+}
+
+/// The workload generator.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[schemars(transform = crate::api::drop_description)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkloadType {
+    /// plgm-style flights workload (`flights/v1`): finds, updates, deletes and batched inserts
+    /// on an airline collection with seven indexes.
+    Flights,
+    /// YCSB core workloads A to F.
+    Ycsb,
+}
+
+impl WorkloadType {
+    /// The value as written in the spec.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkloadType::Flights => "flights",
+            WorkloadType::Ycsb => "ycsb",
+        }
+    }
+}
+
+/// A write concern, as the workload's writes send it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteConcern {
+    /// No explicit write concern: the server's default applies.
+    Default,
+    /// `{w: "majority"}`.
+    Majority,
+    /// `{w: n}`.
+    Nodes(u32),
+}
+
+/// Read preference of the workload's reads.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[schemars(transform = crate::api::drop_description)]
+#[serde(rename_all = "camelCase")]
+pub enum ReadPreference {
+    /// Read from the primary only.
+    #[default]
+    Primary,
+    /// Primary, or a secondary when no primary is available.
+    PrimaryPreferred,
+    /// Secondaries only.
+    Secondary,
+    /// A secondary, or the primary when none is available.
+    SecondaryPreferred,
+    /// The member with the lowest latency.
+    Nearest,
+}
+
+/// A wire-protocol compressor.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[schemars(transform = crate::api::drop_description)]
+#[serde(rename_all = "lowercase")]
+pub enum WireCompressor {
+    /// zlib.
+    Zlib,
+    /// Snappy.
+    Snappy,
+    /// Zstandard.
+    Zstd,
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workload(yaml: &str) -> Workload {
+        serde_yaml::from_str(yaml).unwrap()
+    }
+
+    #[test]
+    fn run_length_prefers_operations_then_duration_then_ten_minutes() {
+        assert_eq!(
+            workload("type: flights").run_length(),
+            Ok(RunLength::Duration(Duration::from_secs(600)))
+        );
+        assert_eq!(
+            workload("{type: flights, duration: 1h30m}").run_length(),
+            Ok(RunLength::Duration(Duration::from_secs(5400)))
+        );
+        assert_eq!(
+            workload("{type: flights, operations: 250000}").run_length(),
+            Ok(RunLength::Operations(250_000))
+        );
+        assert_eq!(
+            workload("{type: flights, duration: 10min}").run_length(),
+            Err(UnitsError::Duration {
+                value: "10min".into()
+            })
+        );
+    }
+
+    #[test]
+    fn warmup_and_think_time_defaults() {
+        let w = workload("type: flights");
+        assert_eq!(w.warmup(), Ok(RunLength::Duration(Duration::from_secs(60))));
+        assert_eq!(w.think_time(), Ok(Duration::ZERO));
+        assert_eq!(w.think_jitter(), Ok(Duration::ZERO));
+        assert_eq!(w.workers(), 16);
+        assert_eq!(w.seed(), 1);
+        assert_eq!(w.target_ops_per_second(), None);
+        assert_eq!(w.read_preference(), ReadPreference::Primary);
+        let w = workload(
+            "{type: flights, warmupOperations: 5000, thinkTime: 5ms, thinkJitter: 2ms, \
+             targetOpsPerSecond: 0}",
+        );
+        assert_eq!(w.warmup(), Ok(RunLength::Operations(5000)));
+        assert_eq!(w.think_time(), Ok(Duration::from_millis(5)));
+        assert_eq!(w.think_jitter(), Ok(Duration::from_millis(2)));
+        assert_eq!(w.target_ops_per_second(), None);
+        let w = workload("{type: flights, targetOpsPerSecond: 2000}");
+        assert_eq!(w.target_ops_per_second(), Some(2000));
+    }
+
+    #[test]
+    fn write_concern_values() {
+        let wc =
+            |v: &str| workload(&format!("{{type: flights, writeConcern: '{v}'}}")).write_concern();
+        assert_eq!(
+            workload("type: flights").write_concern(),
+            WriteConcern::Default
+        );
+        assert_eq!(wc("default"), WriteConcern::Default);
+        assert_eq!(wc("majority"), WriteConcern::Majority);
+        assert_eq!(wc("1"), WriteConcern::Nodes(1));
+        assert_eq!(wc("3"), WriteConcern::Nodes(3));
+    }
+}

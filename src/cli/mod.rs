@@ -1,0 +1,28 @@
+//! Command-line interface of the `mongobench` binary. `main.rs` only parses and dispatches;
+//! each subcommand lives in its own module here with a `run(args, out) -> Result<ExitCode>`
+//! that tests can call directly.
+
+pub mod crd;
+pub mod validate;
+pub mod yaml_lines;
+
+use clap::{Parser, Subcommand};
+
+/// Benchmarks MongoDB versions and hardware with evidence.
+#[derive(Debug, Parser)]
+#[command(name = "mongobench", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the MongoBenchmark CustomResourceDefinition as YAML
+    /// (`mongobench crd | kubectl apply -f -`).
+    Crd(crd::CrdArgs),
+    /// Check MongoBenchmark manifests offline and print every violation with its field path.
+    Validate(validate::ValidateArgs),
+}

@@ -1,0 +1,186 @@
+//! Line numbers of the nodes of a YAML text, by field path (`spec.targets[1].name`), so that
+//! `mongobench validate` can point at the line of each violation.
+
+use std::collections::HashMap;
+
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::{Marker, ScanError};
+
+/// The line (1-based) of every node of every document of a YAML text.
+#[derive(Debug, Default)]
+pub struct LineIndex {
+    documents: Vec<HashMap<String, usize>>,
+}
+
+impl LineIndex {
+    /// Indexes `text`.
+    ///
+    /// # Errors
+    /// The scanner's error when `text` is not YAML.
+    pub fn parse(text: &str) -> Result<Self, ScanError> {
+        let mut builder = Builder::default();
+        Parser::new_from_str(text).load(&mut builder, true)?;
+        Ok(LineIndex {
+            documents: builder.documents,
+        })
+    }
+
+    /// The line of `path` in document `document` (0-based), or of its nearest ancestor that
+    /// exists (a missing field points at its parent).
+    pub fn line(&self, document: usize, path: &str) -> Option<usize> {
+        let lines = self.documents.get(document)?;
+        let mut path = path;
+        loop {
+            if let Some(line) = lines.get(path) {
+                return Some(*line);
+            }
+            if path.is_empty() {
+                return None;
+            }
+            path = match path.rfind(['.', '[']) {
+                Some(cut) => &path[..cut],
+                None => "",
+            };
+        }
+    }
+}
+
+enum Frame {
+    Map {
+        path: String,
+        /// The key whose value comes next, with the key's line; `None` while a key is expected.
+        key: Option<(String, usize)>,
+    },
+    Seq {
+        path: String,
+        next: usize,
+    },
+}
+
+#[derive(Default)]
+struct Builder {
+    documents: Vec<HashMap<String, usize>>,
+    stack: Vec<Frame>,
+}
+
+impl Builder {
+    /// Path and line of a node that starts at `line`; `None` when the node is a mapping key.
+    fn place(&mut self, line: usize, key_text: Option<&str>) -> Option<(String, usize)> {
+        match self.stack.last_mut() {
+            None => Some((String::new(), line)),
+            Some(Frame::Seq { path, next }) => {
+                let placed = (format!("{path}[{next}]"), line);
+                *next += 1;
+                Some(placed)
+            }
+            Some(Frame::Map { path, key }) => match key.take() {
+                Some((name, key_line)) => {
+                    let child = if path.is_empty() {
+                        name
+                    } else {
+                        format!("{path}.{name}")
+                    };
+                    Some((child, key_line))
+                }
+                None => {
+                    // A complex (collection) key gets a placeholder name.
+                    *key = Some((key_text.unwrap_or("?").to_string(), line));
+                    None
+                }
+            },
+        }
+    }
+
+    fn record(&mut self, path: &str, line: usize) {
+        if let Some(lines) = self.documents.last_mut() {
+            lines.entry(path.to_string()).or_insert(line);
+        }
+    }
+}
+
+impl MarkedEventReceiver for Builder {
+    fn on_event(&mut self, event: Event, mark: Marker) {
+        let line = mark.line();
+        match event {
+            Event::DocumentStart => {
+                self.documents.push(HashMap::new());
+                self.stack.clear();
+            }
+            Event::Scalar(text, ..) => {
+                if let Some((path, line)) = self.place(line, Some(&text)) {
+                    self.record(&path, line);
+                }
+            }
+            Event::Alias(_) => {
+                if let Some((path, line)) = self.place(line, Some("*alias")) {
+                    self.record(&path, line);
+                }
+            }
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                let path = match self.place(line, None) {
+                    Some((path, line)) => {
+                        self.record(&path, line);
+                        path
+                    }
+                    None => "?".to_string(),
+                };
+                self.stack
+                    .push(if matches!(event, Event::MappingStart(..)) {
+                        Frame::Map { path, key: None }
+                    } else {
+                        Frame::Seq { path, next: 0 }
+                    });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                self.stack.pop();
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "\
+# comment
+apiVersion: mongobench.io/v1alpha1
+kind: MongoBenchmark
+spec:
+  targets:
+    - name: a
+      image: mongo:9.0.4
+    - name: b
+  dataset:
+    sizes: [1M,
+      4M]
+---
+spec:
+  workload:
+    type: flights
+";
+
+    #[test]
+    fn paths_map_to_the_lines_of_their_keys_and_items() {
+        let index = LineIndex::parse(TEXT).unwrap();
+        assert_eq!(index.line(0, "apiVersion"), Some(2));
+        assert_eq!(index.line(0, "spec"), Some(4));
+        assert_eq!(index.line(0, "spec.targets"), Some(5));
+        assert_eq!(index.line(0, "spec.targets[0]"), Some(6));
+        assert_eq!(index.line(0, "spec.targets[0].image"), Some(7));
+        assert_eq!(index.line(0, "spec.targets[1].name"), Some(8));
+        assert_eq!(index.line(0, "spec.dataset.sizes[1]"), Some(11));
+        assert_eq!(index.line(1, "spec.workload.type"), Some(15));
+    }
+
+    #[test]
+    fn missing_paths_fall_back_to_their_nearest_ancestor() {
+        let index = LineIndex::parse(TEXT).unwrap();
+        assert_eq!(index.line(0, "spec.targets[1].distribution"), Some(8));
+        assert_eq!(index.line(0, "spec.replicaSet.storageSize"), Some(4));
+        // A missing top-level field points at the start of its document.
+        assert_eq!(index.line(1, "metadata.name"), Some(13));
+        assert_eq!(index.line(2, "spec"), None);
+    }
+}

@@ -1,0 +1,239 @@
+//! The offline validator over the invalid corpus and the examples, through the library and
+//! through the built `mongobench validate` binary; no cluster needed. The same corpus is
+//! refused at admission by a real API server in `tests/api_admission.rs`.
+//!
+//! Each `tests/fixtures/invalid/NN-name.yaml` makes exactly one mistake and starts with
+//! `# expect: <field path>`, the field the refusal must name.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use mongobench::api;
+use mongobench::cli::validate::{EXIT_INVALID, check_text};
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+struct Fixture {
+    path: PathBuf,
+    expect: String,
+    text: String,
+}
+
+fn corpus() -> Vec<Fixture> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo("tests/fixtures/invalid"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let expect = text
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("# expect: "))
+                .unwrap_or_else(|| panic!("{} lacks its `# expect:` first line", path.display()))
+                .trim()
+                .to_string();
+            Fixture { path, expect, text }
+        })
+        .collect()
+}
+
+fn examples() -> Vec<PathBuf> {
+    [
+        "percona-9-vs-8.yaml",
+        "ycsb-x86-vs-arm.yaml",
+        "quickstart.yaml",
+    ]
+    .iter()
+    .map(|f| repo(&format!("examples/{f}")))
+    .collect()
+}
+
+fn run_binary(files: &[&Path]) -> (i32, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mongobench"));
+    cmd.arg("validate");
+    for file in files {
+        cmd.arg("-f").arg(file);
+    }
+    let out = cmd.output().expect("mongobench runs");
+    (
+        out.status.code().expect("an exit code"),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn the_corpus_has_at_least_20_distinct_mistakes() {
+    let fixtures = corpus();
+    assert!(
+        fixtures.len() >= 20,
+        "only {} invalid specs",
+        fixtures.len()
+    );
+    for fixture in &fixtures {
+        let name = fixture
+            .path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let (number, rest) = name.split_once('-').expect("NN-short-name.yaml");
+        assert!(
+            number.len() == 2 && number.bytes().all(|b| b.is_ascii_digit()),
+            "{name}"
+        );
+        assert!(rest.ends_with(".yaml") && rest.len() > 5, "{name}");
+    }
+    // One mistake each: every file differs from every other.
+    for (i, a) in fixtures.iter().enumerate() {
+        for b in &fixtures[i + 1..] {
+            let strip = |t: &str| {
+                t.lines()
+                    .skip(3)
+                    .filter(|l| !l.contains("name: invalid-"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            assert_ne!(
+                strip(&a.text),
+                strip(&b.text),
+                "{:?} and {:?}",
+                a.path,
+                b.path
+            );
+        }
+    }
+}
+
+#[test]
+fn the_library_refuses_every_invalid_spec_naming_its_field() {
+    for fixture in corpus() {
+        let report = check_text(&fixture.text);
+        assert!(!report.is_valid(), "{:?} was accepted", fixture.path);
+        assert_eq!(report.benchmarks.len(), 1, "{:?}", fixture.path);
+        let rendered = report.render("f").join("\n");
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| format!("{}: {}", p.path, p.message).contains(&fixture.expect)),
+            "{:?}: no violation names {}:\n{rendered}",
+            fixture.path,
+            fixture.expect
+        );
+        assert!(
+            report.problems.iter().all(|p| p.line.is_some()),
+            "{:?}: a violation without a line:\n{rendered}",
+            fixture.path
+        );
+        // The document-level library call agrees.
+        let doc: serde_json::Value = serde_yaml::from_str(&fixture.text).unwrap();
+        let violations = api::validate_document(&doc);
+        assert!(
+            violations
+                .iter()
+                .any(|v| v.to_string().contains(&fixture.expect)),
+            "{:?}: {violations:?}",
+            fixture.path
+        );
+    }
+}
+
+#[test]
+fn the_binary_refuses_every_invalid_spec_with_exit_code_2() {
+    for fixture in corpus() {
+        let (code, stdout) = run_binary(&[&fixture.path]);
+        assert_eq!(
+            code,
+            i32::from(EXIT_INVALID),
+            "{:?}:\n{stdout}",
+            fixture.path
+        );
+        let file = fixture.path.display().to_string();
+        for line in stdout.lines() {
+            assert!(line.starts_with(&format!("{file}:")), "{line}");
+        }
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.contains(&format!(" {}", fixture.expect))),
+            "{:?}: output does not name {}:\n{stdout}",
+            fixture.path,
+            fixture.expect
+        );
+    }
+}
+
+#[test]
+fn every_example_is_valid() {
+    for path in examples() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let report = check_text(&text);
+        assert!(report.is_valid(), "{path:?}: {report:?}");
+        assert_eq!(report.benchmarks.len(), 1);
+        let (code, stdout) = run_binary(&[&path]);
+        assert_eq!(code, 0, "{path:?}:\n{stdout}");
+        assert_eq!(
+            stdout,
+            format!(
+                "{}: OK (MongoBenchmark {})\n",
+                path.display(),
+                report.benchmarks[0]
+            )
+        );
+        let doc: serde_json::Value = serde_yaml::from_str(&text).unwrap();
+        let spec: api::MongoBenchmarkSpec = serde_json::from_value(doc["spec"].clone()).unwrap();
+        assert_eq!(api::validate(&spec), vec![], "{path:?}");
+    }
+}
+
+#[test]
+fn the_quickstart_with_its_secret_is_valid() {
+    let (code, stdout) = run_binary(&[
+        &repo("examples/quickstart-secret.yaml"),
+        &repo("examples/quickstart.yaml"),
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    let secret: serde_json::Value = serde_yaml::from_str(
+        &std::fs::read_to_string(repo("examples/quickstart-secret.yaml")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(secret["kind"], "Secret");
+    assert_eq!(secret["metadata"]["name"], "quickstart-mongodb");
+    assert_eq!(secret["stringData"]["uri"], "mongodb://127.0.0.1:27018");
+}
+
+#[test]
+fn one_file_with_several_mistakes_reports_all_of_them_in_line_order() {
+    let text = std::fs::read_to_string(repo("examples/quickstart.yaml"))
+        .unwrap()
+        .replace("sizes: [10k, 20k]", "sizes: [20k, 10k]")
+        .replace("workers: 4", "workers: 0")
+        .replace("repetitions: 1", "repetitions: 101");
+    let dir = std::env::temp_dir().join(format!("mongobench-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("three-mistakes.yaml");
+    std::fs::write(&file, &text).unwrap();
+    let (code, stdout) = run_binary(&[&file]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, i32::from(EXIT_INVALID));
+    let paths: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.split(": ").nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "spec.dataset.sizes[1]",
+            "spec.workload.workers",
+            "spec.repetitions"
+        ],
+        "{stdout}"
+    );
+}
