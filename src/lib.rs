@@ -2,7 +2,8 @@
 pub mod api;
 pub mod cli;
 pub mod measure;
+pub mod plan;
 pub mod report;
 pub mod result;
-pub mod workload;
 pub mod runner;
+pub mod workload;

@@ -25,10 +25,17 @@ fn cell(name: &str) -> CellId {
 #[tokio::test]
 async fn a_ten_second_flights_run_keeps_the_mix_the_hit_rate_and_unique_inserts() {
     let server = support::private_mongo("flights-run");
-    let target = connect("ferretdb", &server.uri, 8, Duration::from_secs(10)).await.unwrap();
+    let target = connect("ferretdb", &server.uri, 8, Duration::from_secs(10))
+        .await
+        .unwrap();
     let params = Params::default();
-    let seeded = seed(&target.client, &params, 1_000).await.expect("seeding 1k");
-    eprintln!("seeded 1k documents at {:.0} docs/s", seeded.docs_per_second);
+    let seeded = seed(&target.client, &params, 1_000)
+        .await
+        .expect("seeding 1k");
+    eprintln!(
+        "seeded 1k documents at {:.0} docs/s",
+        seeded.docs_per_second
+    );
 
     let settings = RunSettings {
         workers: 8,
@@ -40,27 +47,59 @@ async fn a_ten_second_flights_run_keeps_the_mix_the_hit_rate_and_unique_inserts(
     };
     let plan = WorkloadPlan::Flights(Box::new(params));
     let progress = CellProgress::default();
-    let result = run_cell(&target, &server.uri, &plan, &settings, cell("mix"), 1_000, &progress).await;
+    let result = run_cell(
+        &target,
+        &server.uri,
+        &plan,
+        &settings,
+        cell("mix"),
+        1_000,
+        &progress,
+    )
+    .await;
     assert_eq!(result.status, CellStatus::Complete, "{:?}", result.status);
 
     let measured = result.measured.as_ref().unwrap();
     let total = measured.overall.completed as f64;
+    for (label, op) in &measured.operations {
+        eprintln!("{label}: {} ops, {:?}", op.completed, op.latency_us);
+    }
     assert!(total > 500.0, "only {total} operations in 10 s");
-    let share = |label: &str| measured.operations.get(label).map_or(0, |o| o.completed) as f64 / total * 100.0;
-    for (label, expected) in [("find", 60.0), ("update", 20.0), ("delete", 10.0), ("insert", 10.0)] {
+    let share = |label: &str| {
+        measured.operations.get(label).map_or(0, |o| o.completed) as f64 / total * 100.0
+    };
+    for (label, expected) in [
+        ("find", 60.0),
+        ("update", 20.0),
+        ("delete", 10.0),
+        ("insert", 10.0),
+    ] {
         let got = share(label);
-        assert!((got - expected).abs() <= 2.0, "{label}: {got:.2}% of operations, expected {expected}% ± 2");
+        assert!(
+            (got - expected).abs() <= 2.0,
+            "{label}: {got:.2}% of operations, expected {expected}% ± 2"
+        );
     }
     // Nothing failed: in particular no duplicate key, so inserts never collided.
-    assert_eq!(measured.overall.succeeded, measured.overall.completed, "errors: {:?}", measured.overall.errors);
+    assert_eq!(
+        measured.overall.succeeded, measured.overall.completed,
+        "errors: {:?}",
+        measured.overall.errors
+    );
 
     let finds = result.targeting.get("find").expect("find targeting");
     let aimed = (finds.aimed_hits + finds.planned_misses) as f64;
     let hit_rate = finds.aimed_hits as f64 / aimed;
-    assert!((hit_rate - 0.9).abs() < 0.03, "finds aimed at seeded documents {hit_rate:.3}, expected 0.9");
+    assert!(
+        (hit_rate - 0.9).abs() < 0.03,
+        "finds aimed at seeded documents {hit_rate:.3}, expected 0.9"
+    );
     // A hit finds its document unless a delete of this run removed it first (stale miss).
     assert!(finds.found <= finds.aimed_hits);
-    assert!(finds.found as f64 >= 0.97 * finds.aimed_hits as f64, "{finds:?}");
+    assert!(
+        finds.found as f64 >= 0.97 * finds.aimed_hits as f64,
+        "{finds:?}"
+    );
     assert_eq!(result.fingerprint.len(), 64);
     assert!(!result.explain.is_empty(), "explain samples were taken");
 }

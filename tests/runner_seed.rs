@@ -2,9 +2,9 @@
 //! and growth (not reload) when a benchmark's sizes ascend.
 mod support;
 
-use mongodb::bson::{Document, doc};
 use mongobench::runner::seed_flights::{dataset_record, seed};
 use mongobench::workload::flights::{self, IndexSet, Params};
+use mongodb::bson::{Document, doc};
 
 #[tokio::test]
 async fn seeding_flights_to_50k_then_100k_grows_the_same_collection() {
@@ -13,7 +13,9 @@ async fn seeding_flights_to_50k_then_100k_grows_the_same_collection() {
     let params = Params::default();
     let coll = client.database("airline").collection::<Document>("flights");
 
-    let first = seed(&client, &params, 50_000).await.expect("seeding to 50k");
+    let first = seed(&client, &params, 50_000)
+        .await
+        .expect("seeding to 50k");
     assert_eq!(first.action, "fresh");
     assert_eq!((first.from, first.to, first.count), (0, 50_000, 50_000));
     assert_eq!(coll.count_documents(doc! {}).await.unwrap(), 50_000);
@@ -23,26 +25,48 @@ async fn seeding_flights_to_50k_then_100k_grows_the_same_collection() {
         .collect();
     expected.sort();
     assert_eq!(first.indexes, expected);
-    assert_eq!(expected.len(), 7, "plgm6 is six secondary indexes plus _id_");
+    assert_eq!(
+        expected.len(),
+        7,
+        "plgm6 is six secondary indexes plus _id_"
+    );
 
     // A marker on a seeded document survives growth: the collection is not reloaded.
-    coll.update_one(doc! {"_id": flights::object_id(7)}, doc! {"$set": {"marker": 1}})
-        .await
-        .unwrap();
+    coll.update_one(
+        doc! {"_id": flights::object_id(7)},
+        doc! {"$set": {"marker": 1}},
+    )
+    .await
+    .unwrap();
 
-    let second = seed(&client, &params, 100_000).await.expect("growing to 100k");
+    let second = seed(&client, &params, 100_000)
+        .await
+        .expect("growing to 100k");
     assert_eq!(second.action, "grown");
-    assert_eq!((second.from, second.to, second.count), (50_000, 100_000, 100_000));
+    assert_eq!(
+        (second.from, second.to, second.count),
+        (50_000, 100_000, 100_000)
+    );
     assert_eq!(coll.count_documents(doc! {}).await.unwrap(), 100_000);
     assert_eq!(coll.count_documents(doc! {"marker": 1}).await.unwrap(), 1);
     assert_eq!(second.indexes, expected);
 
-    let record = dataset_record(&client).await.unwrap().expect("a dataset record");
+    let record = dataset_record(&client)
+        .await
+        .unwrap()
+        .expect("a dataset record");
     assert_eq!(record.documents, 100_000);
-    assert_eq!(record.dataset_id, hex::encode(flights::dataset_id(1, 100_000)));
+    assert_eq!(
+        record.dataset_id,
+        hex::encode(flights::dataset_id(1, 100_000))
+    );
     // Documents 50,000 and 99,999 are exactly what the generator makes for those seqs.
     for seq in [50_000, 99_999] {
-        let stored = coll.find_one(doc! {"_id": flights::object_id(seq)}).await.unwrap().unwrap();
+        let stored = coll
+            .find_one(doc! {"_id": flights::object_id(seq)})
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(stored, flights::Flight::seeded(1, seq).to_document());
     }
 }
@@ -51,7 +75,11 @@ async fn seeding_flights_to_50k_then_100k_grows_the_same_collection() {
 async fn seeding_to_the_same_size_reuses_and_to_a_smaller_size_reloads() {
     let server = support::private_mongo("seed-reuse");
     let client = server.client().await;
-    let params = Params { seed_batch_size: 500, seed_workers: 3, ..Params::default() };
+    let params = Params {
+        seed_batch_size: 500,
+        seed_workers: 3,
+        ..Params::default()
+    };
 
     assert_eq!(seed(&client, &params, 3_000).await.unwrap().action, "fresh");
     let again = seed(&client, &params, 3_000).await.unwrap();

@@ -220,7 +220,9 @@ pub struct CellResult {
 }
 
 /// Where a workload's operations of one label were aimed, and how many found a document.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct TargetCounts {
     /// Operations aimed at a seeded document (a hit by construction).

@@ -4,13 +4,15 @@
 //! that passes as valid.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use mongodb::bson::doc;
 use mongodb::options::{Acknowledgment, ReadPreference, WriteConcern};
 
+pub use crate::api::RunLength;
 use crate::measure::ClientCpuMeter;
-use crate::result::{self, CellId, CellResult, CellStatus, LoopMode, MeasuredPhase, SCHEMA_VERSION};
+use crate::result::{
+    self, CellId, CellResult, CellStatus, LoopMode, MeasuredPhase, SCHEMA_VERSION,
+};
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::{self, RawProperties, SharedState};
 
@@ -34,17 +36,11 @@ impl WorkloadPlan {
     pub fn name(&self) -> String {
         match self {
             WorkloadPlan::Flights(_) => flights::VERSION.to_owned(),
-            WorkloadPlan::Ycsb { raw, .. } => format!("ycsb/{}", raw.preset_name().unwrap_or("custom")),
+            WorkloadPlan::Ycsb { raw, .. } => {
+                format!("ycsb/{}", raw.preset_name().unwrap_or("custom"))
+            }
         }
     }
-}
-
-/// How long a phase lasts.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum RunLength {
-    Duration(Duration),
-    /// Total operations over all workers.
-    Operations(u64),
 }
 
 /// Settings of the warm-up and measured phases.
@@ -66,7 +62,9 @@ pub struct RunSettings {
 pub enum SettingsError {
     #[error("workload.writeConcern: {0:?} is not `default`, `majority` or a member count")]
     WriteConcern(String),
-    #[error("workload.readPreference: {0:?} is not one of primary, primaryPreferred, secondary, secondaryPreferred, nearest")]
+    #[error(
+        "workload.readPreference: {0:?} is not one of primary, primaryPreferred, secondary, secondaryPreferred, nearest"
+    )]
     ReadPreference(String),
 }
 
@@ -76,7 +74,9 @@ impl RunSettings {
             None | Some("default") => None,
             Some("majority") => Some(WriteConcern::builder().w(Acknowledgment::Majority).build()),
             Some(n) => {
-                let n: u32 = n.parse().map_err(|_| SettingsError::WriteConcern(n.to_owned()))?;
+                let n: u32 = n
+                    .parse()
+                    .map_err(|_| SettingsError::WriteConcern(n.to_owned()))?;
                 Some(WriteConcern::builder().w(Acknowledgment::Nodes(n)).build())
             }
         };
@@ -84,11 +84,16 @@ impl RunSettings {
             None | Some("primary") => None,
             Some("primaryPreferred") => Some(ReadPreference::PrimaryPreferred { options: None }),
             Some("secondary") => Some(ReadPreference::Secondary { options: None }),
-            Some("secondaryPreferred") => Some(ReadPreference::SecondaryPreferred { options: None }),
+            Some("secondaryPreferred") => {
+                Some(ReadPreference::SecondaryPreferred { options: None })
+            }
             Some("nearest") => Some(ReadPreference::Nearest { options: None }),
             Some(other) => return Err(SettingsError::ReadPreference(other.to_owned())),
         };
-        Ok(ExecOptions { read_preference, write_concern })
+        Ok(ExecOptions {
+            read_preference,
+            write_concern,
+        })
     }
 }
 
@@ -125,28 +130,50 @@ fn sources(
     let mut think = Vec::new();
     match plan {
         WorkloadPlan::Flights(params) => {
-            let params = Params { workers, ..(**params).clone() };
-            let phase = if warmup { flights::Phase::Warmup } else { flights::Phase::Measured };
+            let params = Params {
+                workers,
+                ..(**params).clone()
+            };
+            let phase = if warmup {
+                flights::Phase::Warmup
+            } else {
+                flights::Phase::Measured
+            };
             for w in 0..workers {
-                let worker = flights::Worker::new(&params, dataset, w, phase).map_err(|e| e.to_string())?;
-                sources.push(Source::flights(worker, counts.as_ref().map(|c| c[w as usize])));
+                let worker =
+                    flights::Worker::new(&params, dataset, w, phase).map_err(|e| e.to_string())?;
+                sources.push(Source::flights(
+                    worker,
+                    counts.as_ref().map(|c| c[w as usize]),
+                ));
                 think.push(Some(flights::ThinkTime::new(&params, w)));
             }
         }
         WorkloadPlan::Ycsb { raw, seed } => {
             let mut raw = raw.clone();
             raw.set("recordcount", records.to_string());
-            raw.set("operationcount", counts.map(|c| c.iter().sum::<u64>()).unwrap_or(0).to_string());
+            raw.set(
+                "operationcount",
+                counts
+                    .map(|c| c.iter().sum::<u64>())
+                    .unwrap_or(0)
+                    .to_string(),
+            );
             if matches!(length, RunLength::Duration(_)) {
                 // Unbounded by count: the phase's own deadline ends it.
                 raw.set("maxexecutiontime", "1000000000");
             }
             let props = ycsb::Properties::from_raw(&raw).map_err(|e| e.to_string())?;
             // Warm-up draws from its own stream so it never repeats the measured traffic.
-            let seed = if warmup { seed ^ 0x5741_524d_5550 } else { *seed };
+            let seed = if warmup {
+                seed ^ 0x5741_524d_5550
+            } else {
+                *seed
+            };
             for w in 0..workers {
-                let worker = ycsb::Worker::new(&props, seed, w, workers, ycsb::Phase::Run, ycsb_shared)
-                    .map_err(|e| e.to_string())?;
+                let worker =
+                    ycsb::Worker::new(&props, seed, w, workers, ycsb::Phase::Run, ycsb_shared)
+                        .map_err(|e| e.to_string())?;
                 sources.push(Source::ycsb(worker));
                 think.push(None);
             }
@@ -193,7 +220,9 @@ pub async fn run_cell(
         fingerprint: String::new(),
         targeting: Default::default(),
     };
-    if let Err((phase, error)) = fill(&mut result, target, uri, plan, settings, records, progress).await {
+    if let Err((phase, error)) =
+        fill(&mut result, target, uri, plan, settings, records, progress).await
+    {
         result.status = CellStatus::Incomplete {
             reason: format!("target {}: {phase}: {error}", target.name),
         };
@@ -210,7 +239,9 @@ async fn fill(
     records: u64,
     progress: &CellProgress,
 ) -> Result<(), (&'static str, String)> {
-    let exec = settings.exec_options().map_err(|e| ("settings", e.to_string()))?;
+    let exec = settings
+        .exec_options()
+        .map_err(|e| ("settings", e.to_string()))?;
     let (database, collection) = match plan {
         WorkloadPlan::Flights(_) => (flights::DATABASE.to_owned(), flights::COLLECTION.to_owned()),
         WorkloadPlan::Ycsb { raw, .. } => {
@@ -237,16 +268,29 @@ async fn fill(
         .await
         .map_err(|e| (prepare, e.to_string()))?;
     let ycsb_shared = SharedState::new(existing.max(records));
-    let members = Members::of(target, uri).await.map_err(|e| (prepare, e.to_string()))?;
-    result.nodes = members.nodes().await.map_err(|e| (prepare, e.to_string()))?;
+    let members = Members::of(target, uri)
+        .await
+        .map_err(|e| (prepare, e.to_string()))?;
+    result.nodes = members
+        .nodes()
+        .await
+        .map_err(|e| (prepare, e.to_string()))?;
 
     // Warm-up: its own streams and insert lane; nothing is recorded.
     if !matches!(settings.warmup, RunLength::Duration(d) if d.is_zero())
         && settings.warmup != RunLength::Operations(0)
     {
         progress.set("warmup");
-        let (src, think) = sources(plan, settings, &dataset, &ycsb_shared, records, settings.warmup, true)
-            .map_err(|e| ("warmup", e))?;
+        let (src, think) = sources(
+            plan,
+            settings,
+            &dataset,
+            &ycsb_shared,
+            records,
+            settings.warmup,
+            true,
+        )
+        .map_err(|e| ("warmup", e))?;
         let config = PhaseConfig {
             stop: stop(settings.warmup),
             target_ops_per_sec: settings.target_ops_per_sec,
@@ -260,14 +304,25 @@ async fn fill(
 
     progress.set("measuring");
     let measuring = "measured phase";
-    let (src, think) = sources(plan, settings, &dataset, &ycsb_shared, records, settings.measured, false)
-        .map_err(|e| (measuring, e))?;
+    let (src, think) = sources(
+        plan,
+        settings,
+        &dataset,
+        &ycsb_shared,
+        records,
+        settings.measured,
+        false,
+    )
+    .map_err(|e| (measuring, e))?;
     let config = PhaseConfig {
         stop: stop(settings.measured),
         target_ops_per_sec: settings.target_ops_per_sec,
         exec,
     };
-    let before = members.server_status().await.map_err(|e| (measuring, e.to_string()))?;
+    let before = members
+        .server_status()
+        .await
+        .map_err(|e| (measuring, e.to_string()))?;
     let cpu = ClientCpuMeter::start().map_err(|e| (measuring, e.to_string()))?;
     let PhaseOutcome {
         recorder,
@@ -277,8 +332,13 @@ async fn fill(
         fatal,
     } = run_phase(&target.client, src, think, &config, progress.ops.clone()).await;
     let client_cpu = cpu.finish().map_err(|e| (measuring, e.to_string()))?;
-    let loop_mode = if settings.target_ops_per_sec.is_some() { LoopMode::Open } else { LoopMode::Closed };
-    let measured = MeasuredPhase::from_recorder(&recorder, wall, loop_mode, settings.target_ops_per_sec);
+    let loop_mode = if settings.target_ops_per_sec.is_some() {
+        LoopMode::Open
+    } else {
+        LoopMode::Closed
+    };
+    let measured =
+        MeasuredPhase::from_recorder(&recorder, wall, loop_mode, settings.target_ops_per_sec);
     let operations = measured.overall.completed;
     result.measured = Some(measured);
     result.client_cpu = Some(client_cpu);
@@ -287,7 +347,10 @@ async fn fill(
     if let Some(fatal) = fatal {
         return Err((measuring, fatal));
     }
-    let after = members.server_status().await.map_err(|e| (measuring, e.to_string()))?;
+    let after = members
+        .server_status()
+        .await
+        .map_err(|e| (measuring, e.to_string()))?;
     result.server_stats = Some(
         members
             .stats(&before, &after, &result.nodes, wall, operations)
@@ -300,24 +363,36 @@ async fn fill(
     progress.set("explaining");
     let samples: Vec<(String, mongodb::bson::Document)> = match plan {
         WorkloadPlan::Flights(params) => {
-            let params = Params { workers: settings.workers.max(1), ..(**params).clone() };
+            let params = Params {
+                workers: settings.workers.max(1),
+                ..(**params).clone()
+            };
             flights_samples(&params, &dataset, params.explain_samples)
                 .into_iter()
                 .map(|(v, c)| (v.code().to_owned(), c))
                 .collect()
         }
         WorkloadPlan::Ycsb { .. } => {
-            let (mut src, _) = sources(plan, settings, &dataset, &SharedState::new(records), records, RunLength::Operations(200), false)
-                .map_err(|e| ("explaining", e))?;
+            let (mut src, _) = sources(
+                plan,
+                settings,
+                &dataset,
+                &SharedState::new(records),
+                records,
+                RunLength::Operations(200),
+                false,
+            )
+            .map_err(|e| ("explaining", e))?;
             let mut steps = Vec::new();
             while let Some(step) = src[0].next() {
                 steps.push(step);
             }
-            ycsb_samples(
-                steps
+            ycsb_samples(steps.iter().flat_map(|s| {
+                s.calls
                     .iter()
-                    .flat_map(|s| s.calls.iter().copied().zip(s.operation.commands.iter().map(|c| &c.body))),
-            )
+                    .copied()
+                    .zip(s.operation.commands.iter().map(|c| &c.body))
+            }))
             .into_iter()
             .map(|(call, body)| (call.label().to_owned(), body))
             .collect()

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 /// Why a target could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
-    #[error("target {target}: the URI does not parse ({source}); expected mongodb://host[:port]/ or mongodb+srv://...")]
+    #[error(
+        "target {target}: the URI does not parse ({source}); expected mongodb://host[:port]/ or mongodb+srv://..."
+    )]
     Uri {
         target: String,
         source: mongodb::error::Error,
@@ -99,7 +101,10 @@ pub async fn connect(
         source,
     };
     let admin = client.database("admin");
-    let hello = admin.run_command(doc! {"hello": 1}).await.map_err(unreachable)?;
+    let hello = admin
+        .run_command(doc! {"hello": 1})
+        .await
+        .map_err(unreachable)?;
     let build = admin
         .run_command(doc! {"buildInfo": 1})
         .await
@@ -123,7 +128,11 @@ pub fn server_info(hello: &Document, build: &Document) -> ServerInfo {
         .unwrap_or(false);
     let hosts = hello
         .get_array("hosts")
-        .map(|a| a.iter().filter_map(|h| h.as_str().map(str::to_owned)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|h| h.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default();
     ServerInfo {
         version: build.get_str("version").unwrap_or("unknown").to_owned(),
@@ -141,7 +150,8 @@ mod tests {
 
     #[test]
     fn replica_set_primary_is_recognised() {
-        let hello = doc! {"isWritablePrimary": true, "setName": "rs0", "hosts": ["a:27017", "b:27017"]};
+        let hello =
+            doc! {"isWritablePrimary": true, "setName": "rs0", "hosts": ["a:27017", "b:27017"]};
         let build = doc! {"version": "8.0.34-15", "gitVersion": "abc", "psmdbVersion": "8.0.34-15"};
         let info = server_info(&hello, &build);
         assert_eq!(info.topology, "replicaSet:rs0");
@@ -165,6 +175,9 @@ mod tests {
             .await
             .unwrap_err();
         let msg = err.to_string();
-        assert!(msg.starts_with("target psmdb-8: the URI does not parse"), "{msg}");
+        assert!(
+            msg.starts_with("target psmdb-8: the URI does not parse"),
+            "{msg}"
+        );
     }
 }

@@ -67,7 +67,11 @@ pub struct ExecOptions {
 }
 
 /// Runs `op` on `client`.
-pub async fn execute(client: &Client, op: &Operation, opts: &ExecOptions) -> Result<Reply, Failure> {
+pub async fn execute(
+    client: &Client,
+    op: &Operation,
+    opts: &ExecOptions,
+) -> Result<Reply, Failure> {
     let db = client.database(op.database);
     if op.commands.iter().any(|c| c.in_transaction) {
         let mut session = client.start_session().await.map_err(Failure::Driver)?;
@@ -82,7 +86,10 @@ pub async fn execute(client: &Client, op: &Operation, opts: &ExecOptions) -> Res
                 }
             }
         }
-        session.commit_transaction().await.map_err(Failure::Driver)?;
+        session
+            .commit_transaction()
+            .await
+            .map_err(Failure::Driver)?;
         return Ok(reply);
     }
     let mut reply = Reply::default();
@@ -143,7 +150,10 @@ async fn run(
         .unwrap_or(0) as u64;
     let mut documents = 0;
     if let Ok(cursor) = reply.get_document("cursor") {
-        documents += cursor.get_array("firstBatch").map(|b| b.len() as u64).unwrap_or(0);
+        documents += cursor
+            .get_array("firstBatch")
+            .map(|b| b.len() as u64)
+            .unwrap_or(0);
         let mut id = cursor.get_i64("id").unwrap_or(0);
         if command.drain_cursor {
             let collection = cursor
@@ -161,7 +171,10 @@ async fn run(
                 let c = next
                     .get_document("cursor")
                     .map_err(|e| Failure::Driver(mongodb::error::Error::custom(e.to_string())))?;
-                documents += c.get_array("nextBatch").map(|b| b.len() as u64).unwrap_or(0);
+                documents += c
+                    .get_array("nextBatch")
+                    .map(|b| b.len() as u64)
+                    .unwrap_or(0);
                 id = c.get_i64("id").unwrap_or(0);
             }
         }

@@ -14,7 +14,11 @@ use crate::workload::ycsb::Call;
 use super::connect::Target;
 
 /// The first `samples` hit instances of every explainable variant, in worker order.
-pub fn flights_samples(params: &Params, dataset: &DatasetInfo, samples: u32) -> Vec<(Variant, Document)> {
+pub fn flights_samples(
+    params: &Params,
+    dataset: &DatasetInfo,
+    samples: u32,
+) -> Vec<(Variant, Document)> {
     if samples == 0 {
         return Vec::new();
     }
@@ -46,7 +50,9 @@ pub fn flights_samples(params: &Params, dataset: &DatasetInfo, samples: u32) -> 
 }
 
 /// The first command of each YCSB call type (READ, SCAN, UPDATE) in `commands`.
-pub fn ycsb_samples<'a>(commands: impl IntoIterator<Item = (Call, &'a Document)>) -> Vec<(Call, Document)> {
+pub fn ycsb_samples<'a>(
+    commands: impl IntoIterator<Item = (Call, &'a Document)>,
+) -> Vec<(Call, Document)> {
     let mut seen = Vec::new();
     let mut out = Vec::new();
     for (call, body) in commands {

@@ -2,12 +2,12 @@
 //! server statistics, and write one result per cell. The same code runs locally
 //! (`mongobench run --target NAME=URI`) and inside the operator's Job.
 
+pub mod cell;
 pub mod connect;
 pub mod execute;
-pub mod seed_flights;
-pub mod phase;
-pub mod source;
-pub mod server_stats;
 pub mod explain;
+pub mod phase;
+pub mod seed_flights;
 pub mod seed_ycsb;
-pub mod cell;
+pub mod server_stats;
+pub mod source;

@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use mongodb::Client;
 use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
 use crate::result::TargetCounts;
 use crate::workload::flights;
+use mongodb::Client;
 
 use super::execute::{ExecOptions, Failure, Reply, execute};
 use super::source::{Source, Step, judge};
@@ -152,10 +152,16 @@ impl WorkerContext {
         let mut fatal = None;
         let mut i: u32 = 0;
         loop {
-            if self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.stop.load(Ordering::Relaxed)
+                || self.deadline.is_some_and(|d| Instant::now() >= d)
+            {
                 break;
             }
-            if let Some(pause) = think.as_mut().map(|t| t.next_pause()).filter(|p| !p.is_zero()) {
+            if let Some(pause) = think
+                .as_mut()
+                .map(|t| t.next_pause())
+                .filter(|p| !p.is_zero())
+            {
                 tokio::time::sleep(pause).await;
             }
             let intended = match self.tick {
@@ -168,7 +174,10 @@ impl WorkerContext {
             };
             i = i.saturating_add(1);
             let Some(step) = source.next() else { break };
-            if let Err(failure) = self.send(&step, intended, &mut recorder, &mut targeting).await {
+            if let Err(failure) = self
+                .send(&step, intended, &mut recorder, &mut targeting)
+                .await
+            {
                 // The server went away: the phase cannot produce a valid result.
                 fatal = Some(failure);
                 self.stop.store(true, Ordering::Relaxed);
@@ -196,7 +205,15 @@ impl WorkerContext {
         let label = step.operation.label;
         let sent = Instant::now();
         if step.buffered {
-            recorder.record(label, Timing { intended, sent, done: sent }, Ok(()));
+            recorder.record(
+                label,
+                Timing {
+                    intended,
+                    sent,
+                    done: sent,
+                },
+                Ok(()),
+            );
             return Ok(());
         }
         let (outcome, reply) = if step.calls.len() > 1 {
@@ -213,7 +230,11 @@ impl WorkerContext {
                 let r = execute(&self.client, &one, &self.exec).await;
                 let done = Instant::now();
                 let judged = classify(&r, Some(*call))?;
-                let timing = Timing { intended, sent: call_sent, done };
+                let timing = Timing {
+                    intended,
+                    sent: call_sent,
+                    done,
+                };
                 recorder.record_nested(call.label(), timing, judged);
                 if let Ok(r) = r {
                     total.documents += r.documents;
@@ -231,7 +252,15 @@ impl WorkerContext {
             (judged, r.unwrap_or_default())
         };
         let done = Instant::now();
-        recorder.record(label, Timing { intended, sent, done }, outcome);
+        recorder.record(
+            label,
+            Timing {
+                intended,
+                sent,
+                done,
+            },
+            outcome,
+        );
         if let Some(target) = step.target {
             let t = targeting.entry(label.to_owned()).or_default();
             match target {
@@ -239,7 +268,10 @@ impl WorkerContext {
                 flights::Target::PlannedMiss => t.planned_misses += 1,
                 flights::Target::None => {}
             }
-            if outcome.is_ok() && (reply.documents > 0 || reply.n > 0) && target != flights::Target::None {
+            if outcome.is_ok()
+                && (reply.documents > 0 || reply.n > 0)
+                && target != flights::Target::None
+            {
                 t.found += 1;
             }
         }

@@ -129,11 +129,17 @@ fn compatible(record: &DatasetRecord, params: &Params, documents: u64) -> bool {
 
 /// Brings `airline.flights` to `documents` seeded documents: grows a compatible dataset,
 /// reloads anything else.
-pub async fn seed(client: &Client, params: &Params, documents: u64) -> Result<SeedReport, SeedError> {
+pub async fn seed(
+    client: &Client,
+    params: &Params,
+    documents: u64,
+) -> Result<SeedReport, SeedError> {
     let db = client.database(DATABASE);
     let existing = dataset_record(client).await?;
     let (from, generated_before) = match &existing {
-        Some(r) if compatible(r, params, documents) => (r.documents as u64, r.generated_bytes as u64),
+        Some(r) if compatible(r, params, documents) => {
+            (r.documents as u64, r.generated_bytes as u64)
+        }
         _ => {
             db.collection::<Document>(COLLECTION)
                 .drop()
@@ -206,7 +212,11 @@ pub async fn seed(client: &Client, params: &Params, documents: u64) -> Result<Se
         action: action.to_owned(),
         count: count_after,
         load_seconds,
-        docs_per_second: if load_seconds > 0.0 { inserted / load_seconds } else { 0.0 },
+        docs_per_second: if load_seconds > 0.0 {
+            inserted / load_seconds
+        } else {
+            0.0
+        },
         dataset_id: record.dataset_id,
         generated_bytes: record.generated_bytes as u64,
         indexes,

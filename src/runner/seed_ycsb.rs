@@ -5,8 +5,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use mongodb::bson::{Document, doc};
 use mongodb::Client;
+use mongodb::bson::{Document, doc};
 use serde::{Deserialize, Serialize};
 
 use crate::workload::ycsb::{self, Phase, Properties, RawProperties, SharedState};
@@ -28,8 +28,14 @@ pub enum LoadError {
         step: &'static str,
         source: mongodb::error::Error,
     },
-    #[error("loading YCSB records: {failed} of {attempted} inserts failed (first failure kinds: {kinds})")]
-    Failed { failed: u64, attempted: u64, kinds: String },
+    #[error(
+        "loading YCSB records: {failed} of {attempted} inserts failed (first failure kinds: {kinds})"
+    )]
+    Failed {
+        failed: u64,
+        attempted: u64,
+        kinds: String,
+    },
     #[error("loading YCSB records: the server went away: {0}")]
     Unreachable(String),
 }
@@ -98,7 +104,14 @@ pub async fn load(
         let shared = SharedState::new(from);
         let mut sources = Vec::new();
         for w in 0..workers {
-            sources.push(Source::ycsb(ycsb::Worker::new(&props, seed, w, workers, Phase::Load, &shared)?));
+            sources.push(Source::ycsb(ycsb::Worker::new(
+                &props,
+                seed,
+                w,
+                workers,
+                Phase::Load,
+                &shared,
+            )?));
         }
         let think = (0..workers).map(|_| None).collect();
         let config = PhaseConfig {
@@ -106,7 +119,14 @@ pub async fn load(
             target_ops_per_sec: None,
             exec: ExecOptions::default(),
         };
-        let outcome = run_phase(client, sources, think, &config, Arc::new(Progress::default())).await;
+        let outcome = run_phase(
+            client,
+            sources,
+            think,
+            &config,
+            Arc::new(Progress::default()),
+        )
+        .await;
         if let Some(fatal) = outcome.fatal {
             return Err(LoadError::Unreachable(fatal));
         }
@@ -137,6 +157,10 @@ pub async fn load(
         from,
         to: records,
         load_seconds,
-        docs_per_second: if load_seconds > 0.0 { inserted / load_seconds } else { 0.0 },
+        docs_per_second: if load_seconds > 0.0 {
+            inserted / load_seconds
+        } else {
+            0.0
+        },
     })
 }

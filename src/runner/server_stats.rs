@@ -44,12 +44,14 @@ impl Members {
     /// One client per member the target's `hello` lists (the target's own address when it is
     /// not a replica set).
     pub async fn of(target: &Target, uri: &str) -> Result<Members, StatsError> {
-        let base = mongodb::options::ClientOptions::parse(uri).await.map_err(|source| StatsError::Command {
-            target: target.name.clone(),
-            member: uri.to_owned(),
-            command: "parsing the URI",
-            source,
-        })?;
+        let base = mongodb::options::ClientOptions::parse(uri)
+            .await
+            .map_err(|source| StatsError::Command {
+                target: target.name.clone(),
+                member: uri.to_owned(),
+                command: "parsing the URI",
+                source,
+            })?;
         let hosts: Vec<String> = if target.server.hosts.is_empty() {
             base.hosts.iter().map(ToString::to_string).collect()
         } else {
@@ -58,12 +60,15 @@ impl Members {
         let mut members = Vec::new();
         for host in hosts {
             let mut opts = base.clone();
-            opts.hosts = vec![ServerAddress::parse(&host).map_err(|source| StatsError::Command {
-                target: target.name.clone(),
-                member: host.clone(),
-                command: "parsing the member address",
-                source,
-            })?];
+            opts.hosts =
+                vec![
+                    ServerAddress::parse(&host).map_err(|source| StatsError::Command {
+                        target: target.name.clone(),
+                        member: host.clone(),
+                        command: "parsing the member address",
+                        source,
+                    })?,
+                ];
             opts.direct_connection = Some(true);
             opts.repl_set_name = None;
             opts.max_pool_size = Some(2);
@@ -82,14 +87,32 @@ impl Members {
         })
     }
 
-    fn command_error(&self, member: &str, command: &'static str) -> impl FnOnce(mongodb::error::Error) -> StatsError {
+    fn command_error(
+        &self,
+        member: &str,
+        command: &'static str,
+    ) -> impl FnOnce(mongodb::error::Error) -> StatsError {
         let (target, member) = (self.target.clone(), member.to_owned());
-        move |source| StatsError::Command { target, member, command, source }
+        move |source| StatsError::Command {
+            target,
+            member,
+            command,
+            source,
+        }
     }
 
-    fn figures_error(&self, member: &str, command: &'static str) -> impl FnOnce(ServerFigureError) -> StatsError {
+    fn figures_error(
+        &self,
+        member: &str,
+        command: &'static str,
+    ) -> impl FnOnce(ServerFigureError) -> StatsError {
         let (target, member) = (self.target.clone(), member.to_owned());
-        move |source| StatsError::Figures { target, member, command, source }
+        move |source| StatsError::Figures {
+            target,
+            member,
+            command,
+            source,
+        }
     }
 
     /// `serverStatus` of every member, in member order.
@@ -100,7 +123,10 @@ impl Members {
                 .run_command(doc! {"serverStatus": 1})
                 .await
                 .map_err(self.command_error(member, "serverStatus"))?;
-            out.push(ServerStatusFigures::from_document(&doc).map_err(self.figures_error(member, "serverStatus"))?);
+            out.push(
+                ServerStatusFigures::from_document(&doc)
+                    .map_err(self.figures_error(member, "serverStatus"))?,
+            );
         }
         Ok(out)
     }
@@ -115,7 +141,8 @@ impl Members {
                 .map_err(self.command_error(member, "hostInfo"))?;
             out.push(NodeInfo {
                 member: member.clone(),
-                host: HostInfoFigures::from_document(&doc).map_err(self.figures_error(member, "hostInfo"))?,
+                host: HostInfoFigures::from_document(&doc)
+                    .map_err(self.figures_error(member, "hostInfo"))?,
                 ..NodeInfo::default()
             });
         }
@@ -148,7 +175,11 @@ fn admin(client: &Client) -> Database {
 
 /// `collStats` sizes of `database.collection` (through `$collStats`-less `collStats`, which
 /// every server version and FerretDB answer).
-pub async fn coll_stats(target: &Target, database: &str, collection: &str) -> Result<CollStatsSizes, StatsError> {
+pub async fn coll_stats(
+    target: &Target,
+    database: &str,
+    collection: &str,
+) -> Result<CollStatsSizes, StatsError> {
     let doc = target
         .client
         .database(database)

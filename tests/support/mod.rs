@@ -243,7 +243,9 @@ impl PrivateMongo {
     }
 
     pub async fn client(&self) -> mongodb::Client {
-        mongodb::Client::with_uri_str(&self.uri).await.expect("a client for the private FerretDB")
+        mongodb::Client::with_uri_str(&self.uri)
+            .await
+            .expect("a client for the private FerretDB")
     }
 }
 
@@ -259,12 +261,21 @@ pub fn private_mongo(test: &str) -> PrivateMongo {
     ensure_up("mongo");
     let bin = std::fs::read_to_string(run_dir().join("env"))
         .ok()
-        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("MONGOBENCH_TESTENV_BIN=").map(PathBuf::from)))
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MONGOBENCH_TESTENV_BIN=").map(PathBuf::from))
+        })
         .expect("testenv/up wrote MONGOBENCH_TESTENV_BIN")
         .join("ferretdb");
-    let dir = run_dir().join("private").join(format!("{}-{}", slug(test, 40), unique_suffix()));
+    let dir = run_dir()
+        .join("private")
+        .join(format!("{}-{}", slug(test, 40), unique_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let log = std::fs::File::create(dir.join("ferretdb.log")).unwrap();
     let child = Command::new(&bin)
         .arg(format!("--sqlite-url=file:{}/", dir.display()))
@@ -273,11 +284,23 @@ pub fn private_mongo(test: &str) -> PrivateMongo {
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .spawn()
-        .unwrap_or_else(|e| panic!("starting {}: {e} (build it with `testenv/build ferretdb`)", bin.display()));
-    let server = PrivateMongo { uri: format!("mongodb://127.0.0.1:{port}/"), child, dir };
+        .unwrap_or_else(|e| {
+            panic!(
+                "starting {}: {e} (build it with `testenv/build ferretdb`)",
+                bin.display()
+            )
+        });
+    let server = PrivateMongo {
+        uri: format!("mongodb://127.0.0.1:{port}/"),
+        child,
+        dir,
+    };
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "private FerretDB on port {port} did not start");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "private FerretDB on port {port} did not start"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     server

@@ -1,0 +1,41 @@
+//! The plan file: what one runner process executes (one target on one platform), written by
+//! the operator into a ConfigMap the Job mounts, or built in memory by `mongobench run`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::MongoBenchmarkSpec;
+
+/// Platform name of a local run (no Kubernetes).
+pub const LOCAL_PLATFORM: &str = "local";
+
+/// One runner's assignment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobPlan {
+    /// Name of the MongoBenchmark.
+    pub benchmark: String,
+    /// Namespace of the MongoBenchmark (result ConfigMaps are written there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// UID of the MongoBenchmark, so result ConfigMaps can be owned by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// Identifier of this execution of the benchmark.
+    pub run_id: String,
+    /// The target to benchmark.
+    pub target: String,
+    /// The platform it runs on.
+    pub platform: String,
+    /// Initiate the replica set before seeding (provisioned targets): the member addresses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub initiate_members: Vec<String>,
+    /// Replica-set name for initiation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica_set_name: Option<String>,
+    /// Cell ids already done (their results exist); the runner skips them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub completed_cells: Vec<String>,
+    /// The whole spec: the runner derives the workload and cells from it with the same code
+    /// as the operator.
+    pub spec: MongoBenchmarkSpec,
+}

@@ -1,0 +1,76 @@
+//! Expands a MongoBenchmark spec into the matrix of cells (targets × platforms × dataset sizes ×
+//! repetitions), in the order they run, and turns the spec's workload into the generators' and
+//! the runner's own terms. Pure functions: no I/O.
+
+mod convert;
+mod job;
+
+pub use convert::{CONNECT_TIMEOUT, PlanError, documents, run_settings, workload_plan};
+pub use job::{JobPlan, LOCAL_PLATFORM};
+
+use crate::api::{DatasetSize, MongoBenchmarkSpec, UnitsError};
+
+/// One cell of the matrix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    /// Stable identifier, usable in object names and labels: `<target>.<platform>.<size>.r<n>`
+    /// lower-cased with anything outside `[a-z0-9.-]` replaced by `-`.
+    pub id: String,
+    pub target: String,
+    pub platform: String,
+    /// The size as the spec writes it (`1M`, `4GiB`).
+    pub size: String,
+    pub dataset: DatasetSize,
+    /// From 1.
+    pub repetition: u32,
+}
+
+/// Lower-cases and replaces what a label value or object name cannot hold.
+pub fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| match c.to_ascii_lowercase() {
+            c @ ('a'..='z' | '0'..='9' | '.' | '-') => c,
+            _ => '-',
+        })
+        .collect()
+}
+
+/// The id of a cell.
+pub fn cell_id(target: &str, platform: &str, size: &str, repetition: u32) -> String {
+    sanitize(&format!("{target}.{platform}.{size}.r{repetition}"))
+}
+
+/// The cells of `target` on `platform`, in the order one runner executes them: sizes
+/// ascending (the collection grows), every repetition of a size before the next size.
+pub fn cells_of(
+    spec: &MongoBenchmarkSpec,
+    target: &str,
+    platform: &str,
+) -> Result<Vec<Cell>, UnitsError> {
+    let sizes = spec.dataset.parsed_sizes()?;
+    let mut out = Vec::new();
+    for (label, dataset) in spec.dataset.sizes.iter().zip(sizes) {
+        for repetition in 1..=spec.repetitions() {
+            out.push(Cell {
+                id: cell_id(target, platform, label, repetition),
+                target: target.to_owned(),
+                platform: platform.to_owned(),
+                size: label.clone(),
+                dataset,
+                repetition,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Every cell of the benchmark: per platform, per target, then [`cells_of`].
+pub fn cells(spec: &MongoBenchmarkSpec) -> Result<Vec<Cell>, UnitsError> {
+    let mut out = Vec::new();
+    for platform in &spec.platforms {
+        for target in &spec.targets {
+            out.extend(cells_of(spec, &target.name, &platform.name)?);
+        }
+    }
+    Ok(out)
+}
