@@ -19,5 +19,6 @@ fn main() -> anyhow::Result<ExitCode> {
         Command::Validate(args) => {
             mongobench::cli::validate::run(&args, &mut std::io::stdout().lock())
         }
+        Command::Run(args) => mongobench::cli::run::run(&args),
     }
 }

@@ -2,13 +2,14 @@
 //! collision-free inserts, measured from the run's own results.
 mod support;
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mongobench::result::{CellId, CellStatus};
 use mongobench::runner::cell::{CellProgress, RunLength, RunSettings, WorkloadPlan, run_cell};
 use mongobench::runner::connect::connect;
 use mongobench::runner::seed_flights::seed;
-use mongobench::workload::flights::Params;
+use mongobench::workload::flights::{self, Params};
 
 fn cell(name: &str) -> CellId {
     CellId {
@@ -23,7 +24,7 @@ fn cell(name: &str) -> CellId {
 }
 
 #[tokio::test]
-async fn a_ten_second_flights_run_keeps_the_mix_the_hit_rate_and_unique_inserts() {
+async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and_unique_inserts() {
     let server = support::private_mongo("flights-run");
     let target = connect("ferretdb", &server.uri, 8, Duration::from_secs(10))
         .await
@@ -60,25 +61,8 @@ async fn a_ten_second_flights_run_keeps_the_mix_the_hit_rate_and_unique_inserts(
     assert_eq!(result.status, CellStatus::Complete, "{:?}", result.status);
 
     let measured = result.measured.as_ref().unwrap();
-    let total = measured.overall.completed as f64;
     for (label, op) in &measured.operations {
         eprintln!("{label}: {} ops, {:?}", op.completed, op.latency_us);
-    }
-    assert!(total > 500.0, "only {total} operations in 10 s");
-    let share = |label: &str| {
-        measured.operations.get(label).map_or(0, |o| o.completed) as f64 / total * 100.0
-    };
-    for (label, expected) in [
-        ("find", 60.0),
-        ("update", 20.0),
-        ("delete", 10.0),
-        ("insert", 10.0),
-    ] {
-        let got = share(label);
-        assert!(
-            (got - expected).abs() <= 2.0,
-            "{label}: {got:.2}% of operations, expected {expected}% ± 2"
-        );
     }
     // Nothing failed: in particular no duplicate key, so inserts never collided.
     assert_eq!(
@@ -86,20 +70,56 @@ async fn a_ten_second_flights_run_keeps_the_mix_the_hit_rate_and_unique_inserts(
         "errors: {:?}",
         measured.overall.errors
     );
+    assert!(
+        measured.overall.completed >= 16,
+        "only {} operations",
+        measured.overall.completed
+    );
 
-    let finds = result.targeting.get("find").expect("find targeting");
-    let aimed = (finds.aimed_hits + finds.planned_misses) as f64;
-    let hit_rate = finds.aimed_hits as f64 / aimed;
-    assert!(
-        (hit_rate - 0.9).abs() < 0.03,
-        "finds aimed at seeded documents {hit_rate:.3}, expected 0.9"
+    // FerretDB scans every document for every non-_id filter, so a 10-second run holds tens of
+    // operations, too few for a statistical check of the 60/20/10/10 mix (the generator's own
+    // tests check it over 100,000 draws). Instead: regenerate each worker's traffic from the
+    // recorded per-worker counts and require the run to have executed exactly that mix, with
+    // exactly the generated hit targets.
+    let dataset = flights::DatasetInfo::fresh(1, 1_000);
+    let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
+    let (mut hits, mut misses) = (0, 0);
+    let params = Params {
+        workers: 8,
+        ..Params::default()
+    };
+    assert_eq!(result.worker_operations.len(), 8);
+    for (w, &count) in result.worker_operations.iter().enumerate() {
+        let mut worker =
+            flights::Worker::new(&params, &dataset, w as u32, flights::Phase::Measured).unwrap();
+        for _ in 0..count {
+            let planned = worker.next_planned();
+            *kinds.entry(planned.operation.label).or_default() += 1;
+            if planned.operation.label == "find" {
+                match planned.target {
+                    flights::Target::Hit { .. } => hits += 1,
+                    flights::Target::PlannedMiss => misses += 1,
+                    flights::Target::None => {}
+                }
+            }
+        }
+    }
+    let recorded: BTreeMap<&str, u64> = measured
+        .operations
+        .iter()
+        .map(|(l, o)| (l.as_str(), o.completed))
+        .collect();
+    assert_eq!(
+        recorded, kinds,
+        "the run executed a different mix than the generator produced"
     );
-    // A hit finds its document unless a delete of this run removed it first (stale miss).
-    assert!(finds.found <= finds.aimed_hits);
-    assert!(
-        finds.found as f64 >= 0.97 * finds.aimed_hits as f64,
-        "{finds:?}"
-    );
+
+    let finds = result.targeting.get("find").copied().unwrap_or_default();
+    assert_eq!((finds.aimed_hits, finds.planned_misses), (hits, misses));
+    // Every find aimed at a seeded flight_id found it, unless a delete of this run removed it
+    // first; no planned miss found anything.
+    assert!(finds.found <= finds.aimed_hits, "{finds:?}");
+    assert!(finds.found + 2 >= finds.aimed_hits, "{finds:?}");
     assert_eq!(result.fingerprint.len(), 64);
     assert!(!result.explain.is_empty(), "explain samples were taken");
 }

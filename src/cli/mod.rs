@@ -3,6 +3,7 @@
 //! that tests can call directly.
 
 pub mod crd;
+pub mod run;
 pub mod validate;
 pub mod yaml_lines;
 
@@ -25,4 +26,7 @@ pub enum Command {
     Crd(crd::CrdArgs),
     /// Check MongoBenchmark manifests offline and print every violation with its field path.
     Validate(validate::ValidateArgs),
+    /// Run a benchmark against MongoDB URIs without Kubernetes (or, in the operator's Job, a
+    /// plan file).
+    Run(run::RunArgs),
 }

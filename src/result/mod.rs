@@ -214,6 +214,10 @@ pub struct CellResult {
     pub explain: BTreeMap<String, ExplainSummary>,
     /// Traffic fingerprint: equal fingerprints mean the same operations were sent.
     pub fingerprint: String,
+    /// Operations each worker generated in the measured phase, in worker order: with the seed,
+    /// all that is needed to regenerate (and re-fingerprint) the traffic.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub worker_operations: Vec<u64>,
     /// flights: where finds, updates and deletes were aimed and what they found, per label.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub targeting: BTreeMap<String, TargetCounts>,

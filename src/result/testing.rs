@@ -136,6 +136,7 @@ pub(crate) fn with_measured(
             },
         )]),
         fingerprint: "fp-0001".into(),
+        worker_operations: Vec::new(),
         targeting: Default::default(),
         cell,
     }

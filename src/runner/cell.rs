@@ -101,7 +101,7 @@ impl RunSettings {
 #[derive(Debug, Default)]
 pub struct CellProgress {
     /// `warmup`, `measuring`, `explaining`.
-    pub phase: std::sync::Mutex<&'static str>,
+    pub phase: Arc<std::sync::Mutex<&'static str>>,
     pub ops: Arc<Progress>,
 }
 
@@ -218,6 +218,7 @@ pub async fn run_cell(
         client_cpu: None,
         explain: Default::default(),
         fingerprint: String::new(),
+        worker_operations: Vec::new(),
         targeting: Default::default(),
     };
     if let Err((phase, error)) =
@@ -343,6 +344,7 @@ async fn fill(
     result.measured = Some(measured);
     result.client_cpu = Some(client_cpu);
     result.targeting = targeting;
+    result.worker_operations = used.iter().map(Source::generated).collect();
     result.fingerprint = fingerprint(&plan.name(), used);
     if let Some(fatal) = fatal {
         return Err((measuring, fatal));

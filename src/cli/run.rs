@@ -1,0 +1,618 @@
+//! `mongobench run`: runs a benchmark without Kubernetes against the deployments given on the
+//! command line (`-f benchmark.yaml --target NAME=URI ...`), side by side, or, inside the
+//! operator's Job, the plan file the operator wrote (`--plan FILE`).
+//!
+//! Bad input (a spec that does not validate, a malformed `--target`, a URI that does not parse,
+//! a server that does not answer) ends with one clear message and exit code 2 before anything
+//! is written. A cell that cannot finish is reported as incomplete, never as a result; the
+//! exit code is then 1.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use serde::Deserialize;
+
+use super::validate::{EXIT_INVALID, check_text};
+use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec, RunLength};
+use crate::plan::{self, CONNECT_TIMEOUT, Cell, JobPlan, LOCAL_PLATFORM};
+use crate::report::{CompareOptions, compare, render_comparison, render_csv, render_table};
+use crate::result::{CellId, CellResult, CellStatus, SCHEMA_VERSION};
+use crate::runner::cell::{CellProgress, RunSettings, WorkloadPlan, run_cell};
+use crate::runner::connect::{Target, connect};
+use crate::runner::{rs_init, seed_flights, seed_ycsb, sink};
+
+/// Arguments of `mongobench run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The MongoBenchmark manifest whose dataset, workload and repetitions to run.
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "FILE",
+        required_unless_present = "plan",
+        conflicts_with = "plan"
+    )]
+    pub file: Option<PathBuf>,
+    /// A deployment to benchmark, as NAME=URI (mongodb://... or mongodb+srv://...); repeat to
+    /// compare several side by side. The first is the baseline unless the spec names one of them.
+    #[arg(long = "target", value_name = "NAME=URI")]
+    pub targets: Vec<String>,
+    /// Write each cell's result as JSON, plus results.csv and report.txt, into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Run the plan file the operator wrote (inside the runner Job); the target's URI comes
+    /// from MONGOBENCH_TARGET_URI and results go to ConfigMaps.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// Seconds to wait for a server to answer before giving up.
+    #[arg(long, value_name = "SECONDS", default_value_t = CONNECT_TIMEOUT.as_secs())]
+    pub connect_timeout: u64,
+}
+
+/// Bad input: printed as it is, exit code 2.
+#[derive(Debug)]
+struct Invalid(String);
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Invalid {}
+
+fn invalid(message: impl Into<String>) -> anyhow::Error {
+    Invalid(message.into()).into()
+}
+
+/// Runs the subcommand; exit 0 when every cell is complete, 1 when any is not, 2 on bad input.
+pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let outcome = runtime.block_on(async {
+        match &args.plan {
+            Some(plan) => run_plan(plan, args).await,
+            None => run_local(args).await,
+        }
+    });
+    match outcome {
+        Ok(code) => Ok(code),
+        Err(e) if e.is::<Invalid>() => {
+            eprintln!("mongobench run: {e}");
+            Ok(ExitCode::from(EXIT_INVALID))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads and validates the MongoBenchmark in `file`.
+pub fn read_spec(file: &std::path::Path) -> anyhow::Result<MongoBenchmark> {
+    let label = file.display().to_string();
+    let text =
+        std::fs::read_to_string(file).map_err(|e| invalid(format!("{label}: cannot read: {e}")))?;
+    let report = check_text(&text);
+    if !report.is_valid() {
+        return Err(invalid(report.render(&label).join("\n")));
+    }
+    for document in serde_yaml::Deserializer::from_str(&text) {
+        let value = serde_json::Value::deserialize(document)
+            .map_err(|e| invalid(format!("{label}: {e}")))?;
+        if value.get("kind").and_then(|k| k.as_str()) == Some(KIND) {
+            return serde_json::from_value(value).map_err(|e| invalid(format!("{label}: {e}")));
+        }
+    }
+    Err(invalid(format!("{label}: no {KIND} in the file")))
+}
+
+/// Parses `--target NAME=URI` arguments: names unique, URIs with a MongoDB scheme.
+pub fn parse_targets(args: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    if args.is_empty() {
+        return Err(invalid(
+            "no --target given: name at least one deployment as --target NAME=mongodb://HOST:PORT/",
+        ));
+    }
+    let mut out: Vec<(String, String)> = Vec::new();
+    for arg in args {
+        let Some((name, uri)) = arg.split_once('=') else {
+            return Err(invalid(format!(
+                "--target {arg:?}: expected NAME=URI, e.g. mongo-8=mongodb://127.0.0.1:27017/"
+            )));
+        };
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            return Err(invalid(format!(
+                "--target {arg:?}: the name {name:?} must be letters, digits, '-', '_' or '.'"
+            )));
+        }
+        if !(uri.starts_with("mongodb://") || uri.starts_with("mongodb+srv://")) {
+            return Err(invalid(format!(
+                "--target {arg:?}: the URI must start with mongodb:// or mongodb+srv://"
+            )));
+        }
+        if out.iter().any(|(n, _)| n == name) {
+            return Err(invalid(format!("--target {name}: given twice")));
+        }
+        out.push((name.to_owned(), uri.to_owned()));
+    }
+    Ok(out)
+}
+
+/// What a run needs from a spec, derived once.
+struct Prepared {
+    plan: WorkloadPlan,
+    settings: RunSettings,
+}
+
+fn prepare(spec: &MongoBenchmarkSpec) -> anyhow::Result<Prepared> {
+    let plan = plan::workload_plan(spec).map_err(|e| invalid(e.to_string()))?;
+    let settings = plan::run_settings(spec).map_err(|e| invalid(e.to_string()))?;
+    settings
+        .exec_options()
+        .map_err(|e| invalid(e.to_string()))?;
+    Ok(Prepared { plan, settings })
+}
+
+async fn connect_all(
+    targets: &[(String, String)],
+    workers: u32,
+    timeout: Duration,
+) -> anyhow::Result<Vec<(Target, String)>> {
+    let mut out = Vec::new();
+    for (name, uri) in targets {
+        let target = connect(name, uri, workers, timeout)
+            .await
+            .map_err(|e| invalid(e.to_string()))?;
+        tracing::info!(target = %name, version = %target.server.version, topology = %target.server.topology, "connected");
+        out.push((target, uri.clone()));
+    }
+    Ok(out)
+}
+
+/// Seeds `target` to the cell's size.
+async fn seed(target: &Target, prepared: &Prepared, documents: u64) -> Result<(), String> {
+    match &prepared.plan {
+        WorkloadPlan::Flights(params) => seed_flights::seed(&target.client, params, documents)
+            .await
+            .map(|r| tracing::info!(target = %target.name, action = %r.action, documents, docs_per_second = r.docs_per_second as u64, "seeded"))
+            .map_err(|e| e.to_string()),
+        WorkloadPlan::Ycsb { raw, seed } => seed_ycsb::load(&target.client, raw, *seed, documents, prepared.settings.workers)
+            .await
+            .map(|r| tracing::info!(target = %target.name, documents, docs_per_second = r.docs_per_second as u64, "loaded"))
+            .map_err(|e| e.to_string()),
+    }
+}
+
+fn cell_id(benchmark: &str, run_id: &str, workload: &str, cell: &Cell) -> CellId {
+    CellId {
+        benchmark: benchmark.to_owned(),
+        run_id: run_id.to_owned(),
+        workload: workload.to_owned(),
+        target: cell.target.clone(),
+        platform: cell.platform.clone(),
+        size: cell.size.clone(),
+        repetition: cell.repetition,
+    }
+}
+
+/// The result of a cell that never started: incomplete, with why.
+fn not_run(cell: CellId, reason: String) -> CellResult {
+    CellResult {
+        schema_version: SCHEMA_VERSION,
+        status: CellStatus::Incomplete { reason },
+        cell,
+        server: Default::default(),
+        nodes: Vec::new(),
+        dataset: Default::default(),
+        measured: None,
+        server_stats: None,
+        client_cpu: None,
+        explain: Default::default(),
+        fingerprint: String::new(),
+        worker_operations: Vec::new(),
+        targeting: Default::default(),
+    }
+}
+
+/// A default run id: the start time, `YYYYMMDD-HHMMSS` in UTC.
+fn new_run_id() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let file = args.file.as_ref().expect("clap requires -f without --plan");
+    let benchmark = read_spec(file)?;
+    let spec = &benchmark.spec;
+    let name = benchmark
+        .metadata
+        .name
+        .clone()
+        .unwrap_or_else(|| "local".to_owned());
+    let targets = parse_targets(&args.targets)?;
+    let prepared = prepare(spec)?;
+    let connected = connect_all(
+        &targets,
+        prepared.settings.workers,
+        Duration::from_secs(args.connect_timeout),
+    )
+    .await?;
+    let run_id = new_run_id();
+    let workload = prepared.plan.name();
+    let sizes = spec
+        .dataset
+        .parsed_sizes()
+        .map_err(|e| invalid(e.to_string()))?;
+    let display = Display::new(&prepared.settings);
+
+    let mut results: Vec<CellResult> = Vec::new();
+    let mut broken: Vec<(String, String)> = Vec::new();
+    for (label, size) in spec.dataset.sizes.iter().zip(sizes) {
+        let documents = plan::documents(&prepared.plan, size);
+        for (target, _) in &connected {
+            if broken.iter().any(|(t, _)| t == &target.name) {
+                continue;
+            }
+            display.line(&format!(
+                "{}: seeding to {label} ({documents} documents)",
+                target.name
+            ));
+            if let Err(e) = seed(target, &prepared, documents).await {
+                broken.push((
+                    target.name.clone(),
+                    format!("target {}: seeding to {label}: {e}", target.name),
+                ));
+            }
+        }
+        // Repetitions interleave the targets (A B A B ...) so slow drift of the client machine
+        // does not favour one of them.
+        for repetition in 1..=spec.repetitions() {
+            for (target, uri) in &connected {
+                let cell = Cell {
+                    id: plan::cell_id(&target.name, LOCAL_PLATFORM, label, repetition),
+                    target: target.name.clone(),
+                    platform: LOCAL_PLATFORM.to_owned(),
+                    size: label.clone(),
+                    dataset: size,
+                    repetition,
+                };
+                let id = cell_id(&name, &run_id, &workload, &cell);
+                let result = match broken.iter().find(|(t, _)| t == &target.name) {
+                    Some((_, reason)) => not_run(id, reason.clone()),
+                    None => {
+                        let progress = CellProgress::default();
+                        let ticker = display.track(&cell, &progress);
+                        let result = run_cell(
+                            target,
+                            uri,
+                            &prepared.plan,
+                            &prepared.settings,
+                            id,
+                            documents,
+                            &progress,
+                        )
+                        .await;
+                        ticker.finish();
+                        result
+                    }
+                };
+                display.line(&summary(&cell, &result));
+                if let Some(dir) = &args.out {
+                    sink::write_file(dir, &cell.id, &result)?;
+                }
+                results.push(result);
+            }
+        }
+    }
+
+    let report = final_report(&results, spec, &connected);
+    println!("{report}");
+    if let Some(dir) = &args.out {
+        std::fs::write(dir.join("results.csv"), render_csv(&results))
+            .with_context(|| format!("writing {}/results.csv", dir.display()))?;
+        std::fs::write(dir.join("report.txt"), &report)
+            .with_context(|| format!("writing {}/report.txt", dir.display()))?;
+    }
+    let incomplete: Vec<&CellResult> = results.iter().filter(|r| !r.is_complete()).collect();
+    for r in &incomplete {
+        if let CellStatus::Incomplete { reason } = &r.status {
+            eprintln!("mongobench run: cell {} is INCOMPLETE: {reason}", r.cell);
+        }
+    }
+    Ok(if incomplete.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The table of every cell and, with two or more targets, the comparison with the baseline.
+fn final_report(
+    results: &[CellResult],
+    spec: &MongoBenchmarkSpec,
+    connected: &[(Target, String)],
+) -> String {
+    let mut out = render_table(results);
+    if connected.len() > 1 {
+        let baseline = if connected.iter().any(|(t, _)| t.name == spec.baseline()) {
+            spec.baseline().to_owned()
+        } else {
+            connected[0].0.name.clone()
+        };
+        let options = CompareOptions {
+            baseline,
+            price_per_node_hour: Default::default(),
+        };
+        match compare(results, &options) {
+            Ok(c) => {
+                out.push('\n');
+                out.push_str(&render_comparison(&c));
+            }
+            Err(e) => out.push_str(&format!("\nno comparison: {e}\n")),
+        }
+    }
+    out
+}
+
+fn summary(cell: &Cell, result: &CellResult) -> String {
+    match (&result.status, &result.measured) {
+        (CellStatus::Complete, Some(m)) => {
+            let p99 = m.overall.latency_us.as_ref().map(|l| l.p99).unwrap_or(0);
+            format!(
+                "{}: {:.0} ops/s, p99 {} µs, {} operations",
+                cell.id, m.overall.ops_per_sec, p99, m.overall.completed
+            )
+        }
+        (CellStatus::Incomplete { reason }, _) => format!("{}: INCOMPLETE: {reason}", cell.id),
+        _ => format!("{}: no measurement", cell.id),
+    }
+}
+
+/// Progress output: a live line on a terminal, plain log lines otherwise.
+struct Display {
+    terminal: bool,
+    planned: Option<Duration>,
+    warmup: Option<Duration>,
+}
+
+impl Display {
+    fn new(settings: &RunSettings) -> Display {
+        let seconds = |l: RunLength| match l {
+            RunLength::Duration(d) => Some(d),
+            RunLength::Operations(_) => None,
+        };
+        Display {
+            terminal: std::io::stderr().is_terminal(),
+            planned: seconds(settings.measured),
+            warmup: seconds(settings.warmup),
+        }
+    }
+
+    fn line(&self, text: &str) {
+        eprintln!("{text}");
+    }
+
+    /// Reports the phase, throughput and time left of a running cell until `finish`.
+    fn track(&self, cell: &Cell, progress: &CellProgress) -> Ticker {
+        let ops = progress.ops.clone();
+        let phase = progress.phase.clone();
+        let id = cell.id.clone();
+        let total = self.planned.zip(self.warmup).map(|(p, w)| p + w);
+        let bar = self.terminal.then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        let bar_task = bar.clone();
+        let handle = tokio::spawn(async move {
+            let started = Instant::now();
+            let mut last_ops = 0;
+            let mut last_print = Instant::now();
+            let mut interval = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                interval.tick().await;
+                let now_ops = ops.completed.load(Ordering::Relaxed);
+                let rate = now_ops.saturating_sub(last_ops);
+                last_ops = now_ops;
+                let phase = *phase.lock().expect("phase lock");
+                let elapsed = started.elapsed();
+                let left = total
+                    .map(|t| format!(", ~{}s left", t.saturating_sub(elapsed).as_secs()))
+                    .unwrap_or_default();
+                let text = format!(
+                    "{id}: {phase}, {rate} ops/s, {}s elapsed{left}",
+                    elapsed.as_secs()
+                );
+                match &bar_task {
+                    Some(bar) => bar.set_message(text),
+                    None if last_print.elapsed() >= Duration::from_secs(10) => {
+                        eprintln!("{text}");
+                        last_print = Instant::now();
+                    }
+                    None => {}
+                }
+            }
+        });
+        Ticker { handle, bar }
+    }
+}
+
+struct Ticker {
+    handle: tokio::task::JoinHandle<()>,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Ticker {
+    fn finish(self) {
+        self.handle.abort();
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Runs a plan file inside the runner Job.
+async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| invalid(format!("{}: cannot read: {e}", path.display())))?;
+    let job: JobPlan = serde_yaml::from_str(&text)
+        .map_err(|e| invalid(format!("{}: not a plan file: {e}", path.display())))?;
+    let uri = std::env::var("MONGOBENCH_TARGET_URI").map_err(|_| {
+        invalid("MONGOBENCH_TARGET_URI is not set: the Job passes the target's URI in it")
+    })?;
+    let prepared = prepare(&job.spec)?;
+    let timeout = Duration::from_secs(args.connect_timeout);
+    if !job.initiate_members.is_empty() {
+        let set = job
+            .replica_set_name
+            .clone()
+            .unwrap_or_else(|| "rs0".to_owned());
+        if let Err(e) =
+            rs_init::initiate(&set, &job.initiate_members, &uri, Duration::from_secs(300)).await
+        {
+            return fail(&format!(
+                "target {}: replica-set initiation: {e}",
+                job.target
+            ));
+        }
+    }
+    let targets = vec![(job.target.clone(), uri)];
+    let connected = match connect_all(&targets, prepared.settings.workers, timeout).await {
+        Ok(c) => c,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let (target, uri) = &connected[0];
+    let client = kube::Client::try_default()
+        .await
+        .context("connecting to the Kubernetes API for results")?;
+    let cells = plan::cells_of(&job.spec, &job.target, &job.platform)
+        .map_err(|e| invalid(e.to_string()))?;
+    let workload = prepared.plan.name();
+    let mut seeded: Option<String> = None;
+    let mut failures = Vec::new();
+    for cell in cells
+        .iter()
+        .filter(|c| !job.completed_cells.contains(&c.id))
+    {
+        let id = cell_id(&job.benchmark, &job.run_id, &workload, cell);
+        let documents = plan::documents(&prepared.plan, cell.dataset);
+        let result = if seeded.as_deref() != Some(cell.size.as_str()) {
+            match seed(target, &prepared, documents).await {
+                Ok(()) => {
+                    seeded = Some(cell.size.clone());
+                    None
+                }
+                Err(e) => Some(not_run(
+                    id.clone(),
+                    format!("target {}: seeding to {}: {e}", target.name, cell.size),
+                )),
+            }
+        } else {
+            None
+        };
+        let result = match result {
+            Some(r) => r,
+            None => {
+                run_cell(
+                    target,
+                    uri,
+                    &prepared.plan,
+                    &prepared.settings,
+                    id,
+                    documents,
+                    &CellProgress::default(),
+                )
+                .await
+            }
+        };
+        eprintln!("{}", summary(cell, &result));
+        sink::write_configmap(&client, &job, &cell.id, &result).await?;
+        if let CellStatus::Incomplete { reason } = &result.status {
+            failures.push(reason.clone());
+        }
+    }
+    if failures.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        fail(&failures.join("; "))
+    }
+}
+
+/// Ends the Job with `message` as its termination message (what the operator reports).
+fn fail(message: &str) -> anyhow::Result<ExitCode> {
+    eprintln!("mongobench run: {message}");
+    let _ = std::fs::write(
+        "/dev/termination-log",
+        message.chars().take(4000).collect::<String>(),
+    );
+    Ok(ExitCode::FAILURE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse_and_refuse_bad_forms() {
+        let ok =
+            parse_targets(&["a=mongodb://h:1/".into(), "b.8=mongodb+srv://x/".into()]).unwrap();
+        assert_eq!(
+            ok,
+            [
+                ("a".to_owned(), "mongodb://h:1/".to_owned()),
+                ("b.8".to_owned(), "mongodb+srv://x/".to_owned())
+            ]
+        );
+        for (bad, needle) in [
+            ("noequals", "expected NAME=URI"),
+            ("a=http://h/", "must start with mongodb://"),
+            ("=mongodb://h/", "the name"),
+        ] {
+            let e = parse_targets(&[bad.into()]).unwrap_err().to_string();
+            assert!(e.contains(needle), "{bad}: {e}");
+        }
+        let dup = parse_targets(&["a=mongodb://h/".into(), "a=mongodb://g/".into()]).unwrap_err();
+        assert!(dup.to_string().contains("given twice"));
+        assert!(
+            parse_targets(&[])
+                .unwrap_err()
+                .to_string()
+                .contains("no --target")
+        );
+    }
+
+    #[test]
+    fn run_ids_are_utc_timestamps() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_788), (2026, 11, 30));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+}

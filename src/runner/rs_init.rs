@@ -1,0 +1,142 @@
+//! Replica-set initiation for provisioned targets: `replSetInitiate` with every member at once
+//! on member 0 (reached directly, before any set exists), idempotent, then a wait for a
+//! writable primary. Used by the operator's Job; an external target is never initiated.
+
+use std::time::{Duration, Instant};
+
+use mongodb::Client;
+use mongodb::bson::{Document, doc};
+use mongodb::options::{ClientOptions, ServerAddress};
+
+use super::execute::driver_code;
+
+/// Server code of `replSetInitiate` on a member that already has a configuration.
+const ALREADY_INITIALIZED: i32 = 23;
+
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error("replica set {set}: member address {member:?} does not parse: {source}")]
+    Address {
+        set: String,
+        member: String,
+        source: mongodb::error::Error,
+    },
+    #[error("replica set {set}: replSetInitiate on {member} failed: {source}")]
+    Initiate {
+        set: String,
+        member: String,
+        source: mongodb::error::Error,
+    },
+    #[error("replica set {set}: no writable primary within {waited:?} (last answer: {last})")]
+    NoPrimary {
+        set: String,
+        waited: Duration,
+        last: String,
+    },
+}
+
+/// The `replSetInitiate` configuration: members numbered in order, the first one preferred
+/// as primary so the primary is predictable across runs.
+pub fn config(set: &str, members: &[String]) -> Document {
+    let members: Vec<Document> = members
+        .iter()
+        .enumerate()
+        .map(|(i, host)| {
+            let priority = if i == 0 { 2 } else { 1 };
+            doc! {"_id": i as i32, "host": host, "priority": priority}
+        })
+        .collect();
+    doc! {"_id": set, "members": members}
+}
+
+/// Initiates `set` with `members` (no-op when already initiated) and waits until `uri`
+/// reaches a writable primary.
+pub async fn initiate(
+    set: &str,
+    members: &[String],
+    uri: &str,
+    timeout: Duration,
+) -> Result<(), InitError> {
+    let first = members.first().cloned().unwrap_or_default();
+    let address = ServerAddress::parse(&first).map_err(|source| InitError::Address {
+        set: set.to_owned(),
+        member: first.clone(),
+        source,
+    })?;
+    let opts = ClientOptions::builder()
+        .hosts(vec![address])
+        .direct_connection(true)
+        .server_selection_timeout(timeout)
+        .build();
+    let direct = Client::with_options(opts).map_err(|source| InitError::Initiate {
+        set: set.to_owned(),
+        member: first.clone(),
+        source,
+    })?;
+    match direct
+        .database("admin")
+        .run_command(doc! {"replSetInitiate": config(set, members)})
+        .await
+    {
+        Ok(_) => {}
+        Err(e) if driver_code(&e) == Some(ALREADY_INITIALIZED) => {}
+        Err(source) => {
+            return Err(InitError::Initiate {
+                set: set.to_owned(),
+                member: first,
+                source,
+            });
+        }
+    }
+    wait_for_primary(set, uri, timeout).await
+}
+
+async fn wait_for_primary(set: &str, uri: &str, timeout: Duration) -> Result<(), InitError> {
+    let started = Instant::now();
+    let mut last = String::from("nothing yet");
+    while started.elapsed() < timeout {
+        match Client::with_uri_str(uri).await {
+            Ok(client) => match client
+                .database("admin")
+                .run_command(doc! {"hello": 1})
+                .await
+            {
+                Ok(hello) if hello.get_bool("isWritablePrimary").unwrap_or(false) => return Ok(()),
+                Ok(hello) => last = format!("hello: {hello}"),
+                Err(e) => last = e.to_string(),
+            },
+            Err(e) => last = e.to_string(),
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    Err(InitError::NoPrimary {
+        set: set.to_owned(),
+        waited: timeout,
+        last,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_numbers_members_and_prefers_the_first() {
+        let c = config(
+            "rs0",
+            &[
+                "a-0.svc:27017".into(),
+                "a-1.svc:27017".into(),
+                "a-2.svc:27017".into(),
+            ],
+        );
+        assert_eq!(
+            c,
+            doc! {"_id": "rs0", "members": [
+                {"_id": 0, "host": "a-0.svc:27017", "priority": 2},
+                {"_id": 1, "host": "a-1.svc:27017", "priority": 1},
+                {"_id": 2, "host": "a-2.svc:27017", "priority": 1},
+            ]}
+        );
+    }
+}
