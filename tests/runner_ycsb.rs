@@ -1,0 +1,201 @@
+//! YCSB load and run phases against the real MongoDB-wire server: each core workload's
+//! operations in its proportions, and run-phase inserts that never collide across runs.
+mod support;
+
+use std::time::Duration;
+
+use mongobench::api::RunLength;
+use mongobench::result::{CellResult, CellStatus};
+use mongobench::runner::cell::{CellProgress, WorkloadPlan, run_cell};
+use mongobench::runner::connect::{Target, connect};
+use mongobench::runner::seed_ycsb::load;
+use mongodb::bson::{Document, doc};
+use support::runs;
+
+const RECORDS: u64 = 500;
+
+async fn loaded(server: &support::PrivateMongo, plan: &WorkloadPlan) -> Target {
+    let target = connect("ferretdb", &server.uri, 4, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let WorkloadPlan::Ycsb { raw, seed } = plan else {
+        unreachable!()
+    };
+    let report = load(&target.client, raw, *seed, RECORDS, 4)
+        .await
+        .expect("YCSB load");
+    assert_eq!((report.from, report.to), (0, RECORDS));
+    let count = target
+        .client
+        .database("ycsb")
+        .collection::<Document>("usertable")
+        .count_documents(doc! {})
+        .await
+        .unwrap();
+    assert_eq!(
+        count, RECORDS,
+        "the load phase inserts exactly recordcount records"
+    );
+    target
+}
+
+async fn run(
+    target: &Target,
+    uri: &str,
+    plan: &WorkloadPlan,
+    name: &str,
+    operations: u64,
+) -> CellResult {
+    let settings = runs::settings(4, RunLength::Operations(operations));
+    let result = run_cell(
+        target,
+        uri,
+        plan,
+        &settings,
+        runs::cell(name, name),
+        RECORDS,
+        &CellProgress::default(),
+    )
+    .await;
+    assert_eq!(result.status, CellStatus::Complete, "{:?}", result.status);
+    result
+}
+
+/// Share of `label` among all top-level operations, in percent.
+fn share(result: &CellResult, label: &str) -> f64 {
+    let m = result.measured.as_ref().unwrap();
+    let n = m.operations.get(label).map_or(0, |o| o.completed);
+    n as f64 * 100.0 / m.overall.completed as f64
+}
+
+fn errors(result: &CellResult) -> u64 {
+    let m = result.measured.as_ref().unwrap();
+    m.overall.completed - m.overall.succeeded
+}
+
+#[tokio::test]
+async fn workload_a_reads_and_updates_half_and_half() {
+    let server = support::private_mongo("ycsb-a");
+    let plan = runs::ycsb("workloada");
+    let target = loaded(&server, &plan).await;
+    let r = run(&target, &server.uri, &plan, "workloada", 2_000).await;
+    assert_eq!(r.measured.as_ref().unwrap().overall.completed, 2_000);
+    assert!(
+        (share(&r, "READ") - 50.0).abs() < 5.0,
+        "READ {}",
+        share(&r, "READ")
+    );
+    assert!(
+        (share(&r, "UPDATE") - 50.0).abs() < 5.0,
+        "UPDATE {}",
+        share(&r, "UPDATE")
+    );
+    assert_eq!(
+        errors(&r),
+        0,
+        "every read found its record and every update matched"
+    );
+    assert_eq!(r.fingerprint.len(), 64);
+}
+
+#[tokio::test]
+async fn workload_c_only_reads() {
+    let server = support::private_mongo("ycsb-c");
+    let plan = runs::ycsb("workloadc");
+    let target = loaded(&server, &plan).await;
+    let r = run(&target, &server.uri, &plan, "workloadc", 1_000).await;
+    assert_eq!(share(&r, "READ"), 100.0);
+    assert_eq!(errors(&r), 0);
+}
+
+#[tokio::test]
+async fn workload_d_inserts_new_keys_and_a_second_run_never_collides() {
+    let server = support::private_mongo("ycsb-d");
+    let plan = runs::ycsb("workloadd");
+    let target = loaded(&server, &plan).await;
+    let coll = target
+        .client
+        .database("ycsb")
+        .collection::<Document>("usertable");
+    let first = run(&target, &server.uri, &plan, "workloadd", 1_000).await;
+    assert!(
+        (share(&first, "READ") - 95.0).abs() < 3.0,
+        "READ {}",
+        share(&first, "READ")
+    );
+    assert!(
+        (share(&first, "INSERT") - 5.0).abs() < 3.0,
+        "INSERT {}",
+        share(&first, "INSERT")
+    );
+    assert_eq!(
+        errors(&first),
+        0,
+        "no duplicate key and no read of a missing record"
+    );
+    let inserted = first.measured.as_ref().unwrap().operations["INSERT"].completed;
+    assert_eq!(
+        coll.count_documents(doc! {}).await.unwrap(),
+        RECORDS + inserted
+    );
+
+    let second = run(&target, &server.uri, &plan, "workloadd", 1_000).await;
+    let dup = second
+        .measured
+        .as_ref()
+        .unwrap()
+        .overall
+        .errors
+        .duplicate_key;
+    assert_eq!(dup, 0, "the second run re-used keys of the first");
+    assert_eq!(errors(&second), 0);
+    let inserted2 = second.measured.as_ref().unwrap().operations["INSERT"].completed;
+    assert_eq!(
+        coll.count_documents(doc! {}).await.unwrap(),
+        RECORDS + inserted + inserted2
+    );
+}
+
+#[tokio::test]
+async fn workload_e_scans_short_ranges_and_inserts() {
+    let server = support::private_mongo("ycsb-e");
+    let plan = runs::ycsb("workloade");
+    let target = loaded(&server, &plan).await;
+    let r = run(&target, &server.uri, &plan, "workloade", 300).await;
+    assert!(
+        (share(&r, "SCAN") - 95.0).abs() < 4.0,
+        "SCAN {}",
+        share(&r, "SCAN")
+    );
+    assert!(
+        (share(&r, "INSERT") - 5.0).abs() < 4.0,
+        "INSERT {}",
+        share(&r, "INSERT")
+    );
+    assert_eq!(errors(&r), 0, "every scan returned records");
+}
+
+#[tokio::test]
+async fn workload_f_read_modify_writes_record_their_read_and_update() {
+    let server = support::private_mongo("ycsb-f");
+    let plan = runs::ycsb("workloadf");
+    let target = loaded(&server, &plan).await;
+    let r = run(&target, &server.uri, &plan, "workloadf", 1_000).await;
+    let m = r.measured.as_ref().unwrap();
+    let rmw = m.operations["READ-MODIFY-WRITE"].completed;
+    let reads = m.operations["READ"].completed;
+    let updates = m.operations["UPDATE"].completed;
+    assert!(
+        (rmw as f64 / 10.0 - 50.0).abs() < 5.0,
+        "READ-MODIFY-WRITE {rmw} of 1000"
+    );
+    // As YCSB reports it: READ counts plain reads and the reads inside read-modify-writes
+    // (≈100 % of operations), UPDATE the updates inside them (≈50 %).
+    assert_eq!(reads, 1_000, "READ {reads}");
+    assert_eq!(updates, rmw);
+    assert_eq!(
+        m.overall.completed, 1_000,
+        "nested calls are not counted twice"
+    );
+    assert_eq!(errors(&r), 0);
+}
