@@ -1,0 +1,294 @@
+//! The kubelet of the testenv's client nodes. kwok runs the server pools (pods there start and
+//! Job pods succeed at once, since no container ever runs), but pods bound to `client-0` and
+//! `client-1` are left alone: this harness runs them for real. For each such pod it takes the
+//! container's own command, arguments and environment (Secret and ConfigMap references
+//! resolved), materialises its ConfigMap volumes in a scratch directory, gives the process the
+//! credentials of the pod's ServiceAccount (a token from the TokenRequest API, as the kubelet
+//! would mount), runs the project's binary in place of the image, and writes the pod's status:
+//! Running, then Succeeded or Failed with the exit code and the termination message. The real
+//! Job controller takes it from there.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use k8s_openapi::api::authentication::v1::TokenRequest;
+use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod, Secret, ServiceAccount};
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use serde_json::json;
+
+/// Nodes whose pods this harness runs.
+pub const CLIENT_NODES: [&str; 2] = ["client-0", "client-1"];
+
+/// A running harness; dropping it stops it (processes already started run to their end).
+pub struct Kubelet {
+    task: tokio::task::JoinHandle<()>,
+    /// Pods started so far (namespace/name), in start order.
+    pub started: Arc<Mutex<Vec<String>>>,
+}
+
+impl Drop for Kubelet {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Starts the harness for pods in `namespace`, running `binary` for every container.
+pub fn start(client: kube::Client, namespace: &str, kubeconfig: &Path, binary: &Path) -> Kubelet {
+    let started = Arc::new(Mutex::new(Vec::new()));
+    let seen = started.clone();
+    let (namespace, kubeconfig, binary) = (
+        namespace.to_owned(),
+        kubeconfig.to_owned(),
+        binary.to_owned(),
+    );
+    let task = tokio::spawn(async move {
+        let pods: Api<Pod> = Api::namespaced(client.clone(), &namespace);
+        loop {
+            if let Ok(list) = pods.list(&ListParams::default()).await {
+                for pod in list.items {
+                    let name = pod.metadata.name.clone().unwrap_or_default();
+                    let key = format!("{namespace}/{name}");
+                    let on_client = pod
+                        .spec
+                        .as_ref()
+                        .and_then(|s| s.node_name.as_deref())
+                        .is_some_and(|n| CLIENT_NODES.contains(&n));
+                    let pending = pod
+                        .status
+                        .as_ref()
+                        .and_then(|s| s.phase.as_deref())
+                        .unwrap_or("Pending")
+                        == "Pending";
+                    let deleting = pod.metadata.deletion_timestamp.is_some();
+                    if !on_client || !pending || deleting || seen.lock().unwrap().contains(&key) {
+                        continue;
+                    }
+                    seen.lock().unwrap().push(key);
+                    let ctx = RunContext {
+                        client: client.clone(),
+                        namespace: namespace.clone(),
+                        kubeconfig: kubeconfig.clone(),
+                        binary: binary.clone(),
+                    };
+                    tokio::spawn(async move { ctx.run_pod(pod).await });
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    });
+    Kubelet { task, started }
+}
+
+struct RunContext {
+    client: kube::Client,
+    namespace: String,
+    kubeconfig: PathBuf,
+    binary: PathBuf,
+}
+
+impl RunContext {
+    async fn run_pod(self, pod: Pod) {
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let spec = pod.spec.clone().unwrap_or_default();
+        let container = spec.containers.first().cloned().unwrap_or_default();
+        let scratch =
+            std::env::temp_dir().join(format!("mongobench-kubelet-{}-{name}", self.namespace));
+        let _ = std::fs::remove_dir_all(&scratch);
+        std::fs::create_dir_all(&scratch).unwrap();
+
+        let prepared = self.prepare(&pod, &container, &scratch).await;
+        let (args, env) = match prepared {
+            Ok(p) => p,
+            Err(message) => {
+                self.finish(
+                    &name,
+                    &container,
+                    128,
+                    "CreateContainerConfigError",
+                    &message,
+                )
+                .await;
+                return;
+            }
+        };
+        self.status(&name, json!({"status": {
+            "phase": "Running",
+            "conditions": [{"type": "Ready", "status": "True"}, {"type": "ContainersReady", "status": "True"}],
+            "containerStatuses": [{"name": container.name, "image": container.image, "imageID": "", "ready": true,
+                "started": true, "restartCount": 0, "state": {"running": {"startedAt": now()}}}]
+        }}))
+        .await;
+
+        let output = tokio::process::Command::new(&self.binary)
+            .args(&args)
+            .env_clear()
+            .envs(env)
+            .env("KUBECONFIG", scratch.join("kubeconfig"))
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("RUST_LOG", "info")
+            .current_dir(&scratch)
+            .output()
+            .await;
+        let (code, message) = match output {
+            Ok(out) => {
+                std::fs::write(scratch.join("stderr.log"), &out.stderr).ok();
+                let code = out.status.code().unwrap_or(137);
+                let tail: String = String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .rev()
+                    .take(5)
+                    .collect::<Vec<_>>()
+                    .join(" | ");
+                (code, tail)
+            }
+            Err(e) => (127, format!("starting {}: {e}", self.binary.display())),
+        };
+        let reason = if code == 0 { "Completed" } else { "Error" };
+        self.finish(&name, &container, code, reason, &message).await;
+    }
+
+    /// The process's arguments and environment, with ConfigMap volumes materialised under
+    /// `scratch` (paths in the arguments are rewritten to them) and a kubeconfig holding the
+    /// pod's ServiceAccount token.
+    async fn prepare(
+        &self,
+        pod: &Pod,
+        container: &Container,
+        scratch: &Path,
+    ) -> Result<(Vec<String>, BTreeMap<String, String>), String> {
+        let spec = pod.spec.clone().unwrap_or_default();
+        let mut args: Vec<String> = container
+            .command
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .skip(1)
+            .collect();
+        args.extend(container.args.clone().unwrap_or_default());
+        let configmaps: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
+        let secrets: Api<Secret> = Api::namespaced(self.client.clone(), &self.namespace);
+
+        for mount in container.volume_mounts.clone().unwrap_or_default() {
+            let Some(volume) = spec.volumes.iter().flatten().find(|v| v.name == mount.name) else {
+                continue;
+            };
+            let Some(cm) = &volume.config_map else {
+                continue;
+            };
+            let data = configmaps
+                .get(&cm.name)
+                .await
+                .map_err(|e| format!("configmap {}: {e}", cm.name))?;
+            let dir = scratch.join(mount.mount_path.trim_start_matches('/'));
+            std::fs::create_dir_all(&dir).unwrap();
+            for (key, value) in data.data.unwrap_or_default() {
+                std::fs::write(dir.join(&key), value).unwrap();
+            }
+            for a in &mut args {
+                if a.starts_with(&mount.mount_path) {
+                    *a = a.replacen(&mount.mount_path, dir.to_str().unwrap(), 1);
+                }
+            }
+        }
+
+        let mut env = BTreeMap::new();
+        for e in container.env.clone().unwrap_or_default() {
+            let value = match (e.value, e.value_from) {
+                (Some(v), _) => v,
+                (None, Some(from)) => match (from.secret_key_ref, from.config_map_key_ref) {
+                    (Some(s), _) => {
+                        let secret = secrets
+                            .get(&s.name)
+                            .await
+                            .map_err(|err| format!("secret {}: {err}", s.name))?;
+                        let bytes = secret
+                            .data
+                            .unwrap_or_default()
+                            .remove(&s.key)
+                            .ok_or(format!("secret {} has no key {}", s.name, s.key))?;
+                        String::from_utf8(bytes.0).map_err(|err| err.to_string())?
+                    }
+                    (None, Some(c)) => {
+                        let cm = configmaps
+                            .get(&c.name)
+                            .await
+                            .map_err(|err| format!("configmap {}: {err}", c.name))?;
+                        cm.data
+                            .unwrap_or_default()
+                            .remove(&c.key)
+                            .ok_or(format!("configmap {} has no key {}", c.name, c.key))?
+                    }
+                    _ => continue,
+                },
+                _ => String::new(),
+            };
+            env.insert(e.name, value);
+        }
+
+        let account = spec
+            .service_account_name
+            .clone()
+            .unwrap_or_else(|| "default".into());
+        let token = Api::<ServiceAccount>::namespaced(self.client.clone(), &self.namespace)
+            .create_token_request(&account, &PostParams::default(), &TokenRequest::default())
+            .await
+            .map_err(|e| format!("token for serviceaccount {account}: {e}"))?
+            .status
+            .and_then(|s| s.token)
+            .unwrap_or_default();
+        let admin = std::fs::read_to_string(&self.kubeconfig).map_err(|e| e.to_string())?;
+        let server = admin
+            .lines()
+            .find_map(|l| l.split("server: ").nth(1))
+            .map(|s| {
+                s.trim_matches(|c| c == '"' || c == ',' || c == '}' || c == ' ')
+                    .to_owned()
+            })
+            .ok_or("no server in the testenv kubeconfig")?;
+        let kubeconfig = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {{server: \"{server}\", insecure-skip-tls-verify: true}}\nusers:\n- name: sa\n  user: {{token: \"{token}\"}}\ncontexts:\n- name: c\n  context: {{cluster: c, user: sa, namespace: {ns}}}\ncurrent-context: c\n",
+            ns = self.namespace
+        );
+        std::fs::write(scratch.join("kubeconfig"), kubeconfig).unwrap();
+        Ok((args, env))
+    }
+
+    async fn finish(
+        &self,
+        name: &str,
+        container: &Container,
+        code: i32,
+        reason: &str,
+        message: &str,
+    ) {
+        let phase = if code == 0 { "Succeeded" } else { "Failed" };
+        self.status(name, json!({"status": {
+            "phase": phase,
+            "conditions": [{"type": "Ready", "status": "False"}, {"type": "ContainersReady", "status": "False"}],
+            "containerStatuses": [{"name": container.name, "image": container.image, "imageID": "", "ready": false,
+                "started": false, "restartCount": 0,
+                "state": {"terminated": {"exitCode": code, "reason": reason, "message": message,
+                    "startedAt": now(), "finishedAt": now()}}}]
+        }}))
+        .await;
+    }
+
+    async fn status(&self, name: &str, patch: serde_json::Value) {
+        let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.namespace);
+        if let Err(e) = pods
+            .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+        {
+            eprintln!("kubelet harness: status of pod {name}: {e}");
+        }
+    }
+}
+
+fn now() -> String {
+    k8s_openapi::jiff::Timestamp::now()
+        .round(k8s_openapi::jiff::Unit::Second)
+        .unwrap()
+        .to_string()
+}

@@ -1,0 +1,41 @@
+//! `testenv-kubelet --namespace NS --binary PATH`: runs the harness until interrupted, so the
+//! local demo's runner Jobs execute on this machine like they would on a client node.
+
+use std::path::PathBuf;
+
+#[tokio::main]
+async fn main() {
+    let mut namespace = None;
+    let mut binary = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--namespace" => namespace = args.next(),
+            "--binary" => binary = args.next().map(PathBuf::from),
+            other => {
+                eprintln!(
+                    "testenv-kubelet: unknown argument {other:?}; usage: testenv-kubelet --namespace NS --binary PATH"
+                );
+                std::process::exit(2);
+            }
+        }
+    }
+    let (Some(namespace), Some(binary)) = (namespace, binary) else {
+        eprintln!(
+            "usage: testenv-kubelet --namespace NS --binary PATH (KUBECONFIG names the cluster)"
+        );
+        std::process::exit(2);
+    };
+    let kubeconfig = PathBuf::from(
+        std::env::var("KUBECONFIG").expect("KUBECONFIG names the testenv kubeconfig"),
+    );
+    let client = kube::Client::try_default()
+        .await
+        .expect("a client from KUBECONFIG");
+    let _kubelet = testenv_kubelet::start(client, &namespace, &kubeconfig, &binary);
+    eprintln!(
+        "testenv-kubelet: running pods of namespace {namespace} bound to {:?}",
+        testenv_kubelet::CLIENT_NODES
+    );
+    tokio::signal::ctrl_c().await.ok();
+}
