@@ -18,7 +18,7 @@ fn cell(name: &str) -> CellId {
         workload: "flights/v1".into(),
         target: "ferretdb".into(),
         platform: "local".into(),
-        size: "1k".into(),
+        size: "300".into(),
         repetition: 1,
     }
 }
@@ -30,11 +30,11 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
         .await
         .unwrap();
     let params = Params::default();
-    let seeded = seed(&target.client, &params, 1_000)
+    let seeded = seed(&target.client, &params, 300)
         .await
-        .expect("seeding 1k");
+        .expect("seeding 300");
     eprintln!(
-        "seeded 1k documents at {:.0} docs/s",
+        "seeded 300 documents at {:.0} docs/s",
         seeded.docs_per_second
     );
 
@@ -54,7 +54,7 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
         &plan,
         &settings,
         cell("mix"),
-        1_000,
+        300,
         &progress,
     )
     .await;
@@ -81,7 +81,7 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
     // tests check it over 100,000 draws). Instead: regenerate each worker's traffic from the
     // recorded per-worker counts and require the run to have executed exactly that mix, with
     // exactly the generated hit targets.
-    let dataset = flights::DatasetInfo::fresh(1, 1_000);
+    let dataset = flights::DatasetInfo::fresh(1, 300);
     let mut kinds: BTreeMap<&str, u64> = BTreeMap::new();
     let (mut hits, mut misses) = (0, 0);
     let params = Params {

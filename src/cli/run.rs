@@ -20,7 +20,7 @@ use super::validate::{EXIT_INVALID, check_text};
 use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec, RunLength};
 use crate::plan::{self, CONNECT_TIMEOUT, Cell, JobPlan, LOCAL_PLATFORM};
 use crate::report::{CompareOptions, compare, render_comparison, render_csv, render_table};
-use crate::result::{CellId, CellResult, CellStatus, SCHEMA_VERSION};
+use crate::result::{CellId, CellResult, CellStatus};
 use crate::runner::cell::{CellProgress, RunSettings, WorkloadPlan, run_cell};
 use crate::runner::connect::{Target, connect};
 use crate::runner::{rs_init, seed_flights, seed_ycsb, sink};
@@ -202,21 +202,7 @@ fn cell_id(benchmark: &str, run_id: &str, workload: &str, cell: &Cell) -> CellId
 
 /// The result of a cell that never started: incomplete, with why.
 fn not_run(cell: CellId, reason: String) -> CellResult {
-    CellResult {
-        schema_version: SCHEMA_VERSION,
-        status: CellStatus::Incomplete { reason },
-        cell,
-        server: Default::default(),
-        nodes: Vec::new(),
-        dataset: Default::default(),
-        measured: None,
-        server_stats: None,
-        client_cpu: None,
-        explain: Default::default(),
-        fingerprint: String::new(),
-        worker_operations: Vec::new(),
-        targeting: Default::default(),
-    }
+    CellResult::empty(cell, CellStatus::Incomplete { reason })
 }
 
 /// A default run id: the start time, `YYYYMMDD-HHMMSS` in UTC.

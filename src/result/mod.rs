@@ -278,6 +278,25 @@ pub enum ResultError {
 }
 
 impl CellResult {
+    /// A result of `cell` with nothing measured yet, marked `status`.
+    pub fn empty(cell: CellId, status: CellStatus) -> CellResult {
+        CellResult {
+            schema_version: SCHEMA_VERSION,
+            status,
+            cell,
+            server: ServerInfo::default(),
+            nodes: Vec::new(),
+            dataset: DatasetInfo::default(),
+            measured: None,
+            server_stats: None,
+            client_cpu: None,
+            explain: BTreeMap::new(),
+            fingerprint: String::new(),
+            worker_operations: Vec::new(),
+            targeting: BTreeMap::new(),
+        }
+    }
+
     /// The JSON Schema (draft 2020-12) of result documents; `docs/result.schema.json` holds
     /// the committed copy.
     pub fn json_schema() -> serde_json::Value {

@@ -10,9 +10,7 @@ use mongodb::options::{Acknowledgment, ReadPreference, WriteConcern};
 
 pub use crate::api::RunLength;
 use crate::measure::ClientCpuMeter;
-use crate::result::{
-    self, CellId, CellResult, CellStatus, LoopMode, MeasuredPhase, SCHEMA_VERSION,
-};
+use crate::result::{self, CellId, CellResult, CellStatus, LoopMode, MeasuredPhase};
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::{self, RawProperties, SharedState};
 
@@ -111,75 +109,103 @@ impl CellProgress {
     }
 }
 
-/// Builds each worker's source for a phase.
-fn sources(
-    plan: &WorkloadPlan,
-    settings: &RunSettings,
-    dataset: &flights::DatasetInfo,
-    ycsb_shared: &Arc<SharedState>,
+/// What every phase of one cell generates against.
+struct CellInputs<'a> {
+    plan: &'a WorkloadPlan,
+    settings: &'a RunSettings,
+    dataset: flights::DatasetInfo,
     records: u64,
-    length: RunLength,
-    warmup: bool,
-) -> Result<(Vec<Source>, Vec<Option<flights::ThinkTime>>), String> {
-    let workers = settings.workers.max(1);
-    let counts = match length {
-        RunLength::Operations(t) => Some(flights::operations_per_worker(t, workers)),
-        RunLength::Duration(_) => None,
-    };
-    let mut sources = Vec::new();
-    let mut think = Vec::new();
-    match plan {
-        WorkloadPlan::Flights(params) => {
-            let params = Params {
-                workers,
-                ..(**params).clone()
-            };
-            let phase = if warmup {
-                flights::Phase::Warmup
-            } else {
-                flights::Phase::Measured
-            };
-            for w in 0..workers {
-                let worker =
-                    flights::Worker::new(&params, dataset, w, phase).map_err(|e| e.to_string())?;
-                sources.push(Source::flights(
-                    worker,
-                    counts.as_ref().map(|c| c[w as usize]),
-                ));
-                think.push(Some(flights::ThinkTime::new(&params, w)));
-            }
-        }
-        WorkloadPlan::Ycsb { raw, seed } => {
-            let mut raw = raw.clone();
-            raw.set("recordcount", records.to_string());
-            raw.set(
-                "operationcount",
-                counts
-                    .map(|c| c.iter().sum::<u64>())
-                    .unwrap_or(0)
-                    .to_string(),
-            );
-            if matches!(length, RunLength::Duration(_)) {
-                // Unbounded by count: the phase's own deadline ends it.
-                raw.set("maxexecutiontime", "1000000000");
-            }
-            let props = ycsb::Properties::from_raw(&raw).map_err(|e| e.to_string())?;
-            // Warm-up draws from its own stream so it never repeats the measured traffic.
-            let seed = if warmup {
-                seed ^ 0x5741_524d_5550
-            } else {
-                *seed
-            };
-            for w in 0..workers {
-                let worker =
-                    ycsb::Worker::new(&props, seed, w, workers, ycsb::Phase::Run, ycsb_shared)
+}
+
+impl CellInputs<'_> {
+    /// Each worker's source (and flights think time) for a phase of `length`.
+    fn sources(
+        &self,
+        ycsb_shared: &Arc<SharedState>,
+        length: RunLength,
+        warmup: bool,
+    ) -> Result<(Vec<Source>, Vec<Option<flights::ThinkTime>>), String> {
+        let workers = self.settings.workers.max(1);
+        let counts = match length {
+            RunLength::Operations(t) => Some(flights::operations_per_worker(t, workers)),
+            RunLength::Duration(_) => None,
+        };
+        let mut sources = Vec::new();
+        let mut think = Vec::new();
+        match self.plan {
+            WorkloadPlan::Flights(params) => {
+                let params = Params {
+                    workers,
+                    ..(**params).clone()
+                };
+                let phase = if warmup {
+                    flights::Phase::Warmup
+                } else {
+                    flights::Phase::Measured
+                };
+                for w in 0..workers {
+                    let worker = flights::Worker::new(&params, &self.dataset, w, phase)
                         .map_err(|e| e.to_string())?;
-                sources.push(Source::ycsb(worker));
-                think.push(None);
+                    sources.push(Source::flights(
+                        worker,
+                        counts.as_ref().map(|c| c[w as usize]),
+                    ));
+                    think.push(Some(flights::ThinkTime::new(&params, w)));
+                }
+            }
+            WorkloadPlan::Ycsb { raw, seed } => {
+                let mut raw = raw.clone();
+                raw.set("recordcount", self.records.to_string());
+                raw.set(
+                    "operationcount",
+                    counts
+                        .map(|c| c.iter().sum::<u64>())
+                        .unwrap_or(0)
+                        .to_string(),
+                );
+                if matches!(length, RunLength::Duration(_)) {
+                    // Unbounded by count: the phase's own deadline ends it.
+                    raw.set("maxexecutiontime", "1000000000");
+                }
+                let props = ycsb::Properties::from_raw(&raw).map_err(|e| e.to_string())?;
+                // Warm-up draws from its own stream so it never repeats the measured traffic.
+                let seed = if warmup {
+                    seed ^ 0x5741_524d_5550
+                } else {
+                    *seed
+                };
+                for w in 0..workers {
+                    let worker =
+                        ycsb::Worker::new(&props, seed, w, workers, ycsb::Phase::Run, ycsb_shared)
+                            .map_err(|e| e.to_string())?;
+                    sources.push(Source::ycsb(worker));
+                    think.push(None);
+                }
             }
         }
+        Ok((sources, think))
     }
-    Ok((sources, think))
+
+    /// Runs one phase of `length` (`warmup` or the measured phase).
+    async fn phase(
+        &self,
+        name: &'static str,
+        target: &Target,
+        exec: &ExecOptions,
+        ycsb_shared: &Arc<SharedState>,
+        length: RunLength,
+        progress: &CellProgress,
+    ) -> Result<PhaseOutcome, (&'static str, String)> {
+        let (src, think) = self
+            .sources(ycsb_shared, length, name == "warmup")
+            .map_err(|e| (name, e))?;
+        let config = PhaseConfig {
+            stop: stop(length),
+            target_ops_per_sec: self.settings.target_ops_per_sec,
+            exec: exec.clone(),
+        };
+        Ok(run_phase(&target.client, src, think, &config, progress.ops.clone()).await)
+    }
 }
 
 fn stop(length: RunLength) -> Stop {
@@ -199,28 +225,13 @@ pub async fn run_cell(
     records: u64,
     progress: &CellProgress,
 ) -> CellResult {
-    let mut result = CellResult {
-        schema_version: SCHEMA_VERSION,
-        status: CellStatus::Complete,
-        cell,
-        server: result::ServerInfo {
-            version: Some(target.server.version.clone()),
-            topology: Some(target.server.topology.clone()),
-            ..Default::default()
-        },
-        nodes: Vec::new(),
-        dataset: result::DatasetInfo {
-            seeded_documents: records,
-            ..Default::default()
-        },
-        measured: None,
-        server_stats: None,
-        client_cpu: None,
-        explain: Default::default(),
-        fingerprint: String::new(),
-        worker_operations: Vec::new(),
-        targeting: Default::default(),
+    let mut result = CellResult::empty(cell, CellStatus::Complete);
+    result.server = result::ServerInfo {
+        version: Some(target.server.version.clone()),
+        topology: Some(target.server.topology.clone()),
+        ..Default::default()
     };
+    result.dataset.seeded_documents = records;
     if let Err((phase, error)) =
         fill(&mut result, target, uri, plan, settings, records, progress).await
     {
@@ -277,27 +288,27 @@ async fn fill(
         .await
         .map_err(|e| (prepare, e.to_string()))?;
 
+    let inputs = CellInputs {
+        plan,
+        settings,
+        dataset,
+        records,
+    };
     // Warm-up: its own streams and insert lane; nothing is recorded.
     if !matches!(settings.warmup, RunLength::Duration(d) if d.is_zero())
         && settings.warmup != RunLength::Operations(0)
     {
         progress.set("warmup");
-        let (src, think) = sources(
-            plan,
-            settings,
-            &dataset,
-            &ycsb_shared,
-            records,
-            settings.warmup,
-            true,
-        )
-        .map_err(|e| ("warmup", e))?;
-        let config = PhaseConfig {
-            stop: stop(settings.warmup),
-            target_ops_per_sec: settings.target_ops_per_sec,
-            exec: exec.clone(),
-        };
-        let outcome = run_phase(&target.client, src, think, &config, progress.ops.clone()).await;
+        let outcome = inputs
+            .phase(
+                "warmup",
+                target,
+                &exec,
+                &ycsb_shared,
+                settings.warmup,
+                progress,
+            )
+            .await?;
         if let Some(fatal) = outcome.fatal {
             return Err(("warmup", fatal));
         }
@@ -305,21 +316,6 @@ async fn fill(
 
     progress.set("measuring");
     let measuring = "measured phase";
-    let (src, think) = sources(
-        plan,
-        settings,
-        &dataset,
-        &ycsb_shared,
-        records,
-        settings.measured,
-        false,
-    )
-    .map_err(|e| (measuring, e))?;
-    let config = PhaseConfig {
-        stop: stop(settings.measured),
-        target_ops_per_sec: settings.target_ops_per_sec,
-        exec,
-    };
     let before = members
         .server_status()
         .await
@@ -331,7 +327,16 @@ async fn fill(
         wall,
         targeting,
         fatal,
-    } = run_phase(&target.client, src, think, &config, progress.ops.clone()).await;
+    } = inputs
+        .phase(
+            measuring,
+            target,
+            &exec,
+            &ycsb_shared,
+            settings.measured,
+            progress,
+        )
+        .await?;
     let client_cpu = cpu.finish().map_err(|e| (measuring, e.to_string()))?;
     let loop_mode = if settings.target_ops_per_sec.is_some() {
         LoopMode::Open
@@ -375,16 +380,13 @@ async fn fill(
                 .collect()
         }
         WorkloadPlan::Ycsb { .. } => {
-            let (mut src, _) = sources(
-                plan,
-                settings,
-                &dataset,
-                &SharedState::new(records),
-                records,
-                RunLength::Operations(200),
-                false,
-            )
-            .map_err(|e| ("explaining", e))?;
+            let (mut src, _) = inputs
+                .sources(
+                    &SharedState::new(records),
+                    RunLength::Operations(200),
+                    false,
+                )
+                .map_err(|e| ("explaining", e))?;
             let mut steps = Vec::new();
             while let Some(step) = src[0].next() {
                 steps.push(step);
