@@ -388,7 +388,7 @@ async fn fill(
                 )
                 .map_err(|e| ("explaining", e))?;
             let mut steps = Vec::new();
-            while let Some(step) = src[0].next() {
+            while let Some(step) = src[0].next_step() {
                 steps.push(step);
             }
             ycsb_samples(steps.iter().flat_map(|s| {

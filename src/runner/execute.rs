@@ -121,11 +121,13 @@ async fn run(
 ) -> Result<Reply, Failure> {
     let mut body = command.body.clone();
     let write = is_write(&body);
-    if write && let Some(wc) = &opts.write_concern {
-        if session.is_none() {
-            let wc = mongodb::bson::to_bson(wc).map_err(|e| Failure::Driver(e.into()))?;
-            body.insert("writeConcern", wc);
-        }
+    // Inside a transaction the write concern belongs to the commit, not to each statement.
+    if write
+        && session.is_none()
+        && let Some(wc) = &opts.write_concern
+    {
+        let wc = mongodb::bson::to_bson(wc).map_err(|e| Failure::Driver(e.into()))?;
+        body.insert("writeConcern", wc);
     }
     let mut action = db.run_command(body);
     if !write && let Some(rp) = &opts.read_preference {

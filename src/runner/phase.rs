@@ -173,7 +173,9 @@ impl WorkerContext {
                 None => None,
             };
             i = i.saturating_add(1);
-            let Some(step) = source.next() else { break };
+            let Some(step) = source.next_step() else {
+                break;
+            };
             if let Err(failure) = self
                 .send(&step, intended, &mut recorder, &mut targeting)
                 .await

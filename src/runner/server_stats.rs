@@ -23,14 +23,14 @@ pub enum StatsError {
         target: String,
         member: String,
         command: &'static str,
-        source: mongodb::error::Error,
+        source: Box<mongodb::error::Error>,
     },
     #[error("target {target}: {command} on {member}: {source}")]
     Figures {
         target: String,
         member: String,
         command: &'static str,
-        source: ServerFigureError,
+        source: Box<ServerFigureError>,
     },
 }
 
@@ -50,7 +50,7 @@ impl Members {
                 target: target.name.clone(),
                 member: uri.to_owned(),
                 command: "parsing the URI",
-                source,
+                source: Box::new(source),
             })?;
         let hosts: Vec<String> = if target.server.hosts.is_empty() {
             base.hosts.iter().map(ToString::to_string).collect()
@@ -66,7 +66,7 @@ impl Members {
                         target: target.name.clone(),
                         member: host.clone(),
                         command: "parsing the member address",
-                        source,
+                        source: Box::new(source),
                     })?,
                 ];
             opts.direct_connection = Some(true);
@@ -77,7 +77,7 @@ impl Members {
                 target: target.name.clone(),
                 member: host.clone(),
                 command: "creating a member client",
-                source,
+                source: Box::new(source),
             })?;
             members.push((host, client));
         }
@@ -97,7 +97,7 @@ impl Members {
             target,
             member,
             command,
-            source,
+            source: Box::new(source),
         }
     }
 
@@ -111,7 +111,7 @@ impl Members {
             target,
             member,
             command,
-            source,
+            source: Box::new(source),
         }
     }
 
@@ -189,12 +189,12 @@ pub async fn coll_stats(
             target: target.name.clone(),
             member: "primary".to_owned(),
             command: "collStats",
-            source,
+            source: Box::new(source),
         })?;
     CollStatsSizes::from_document(&doc).map_err(|source| StatsError::Figures {
         target: target.name.clone(),
         member: "primary".to_owned(),
         command: "collStats",
-        source,
+        source: Box::new(source),
     })
 }

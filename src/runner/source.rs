@@ -54,7 +54,7 @@ impl Source {
     }
 
     /// The next operation, or `None` when an operation-bounded phase is exhausted.
-    pub fn next(&mut self) -> Option<Step> {
+    pub fn next_step(&mut self) -> Option<Step> {
         match self {
             Source::Flights {
                 worker,
