@@ -75,15 +75,19 @@ async fn main() {
     target.client.database("mongobench").drop().await.unwrap();
 
     let params = Params::default();
-    let seeded = seed_flights::seed(&target.client, &params, 2_000)
+    let seeded = seed_flights::seed(&target.client, &params, 5_000)
         .await
         .unwrap();
     println!(
         "seeding flights: {:.0} documents/s ({} documents, {} workers)",
         seeded.docs_per_second, seeded.to, params.seed_workers
     );
+    // Back down to the small collection the runs use (a smaller size reloads).
+    seed_flights::seed(&target.client, &params, FLIGHTS_DOCS)
+        .await
+        .unwrap();
     let raw = RawProperties::preset("workloada").unwrap();
-    let loaded = seed_ycsb::load(&target.client, &raw, 1, 20_000, 16)
+    let loaded = seed_ycsb::load(&target.client, &raw, 1, YCSB_RECORDS, 16)
         .await
         .unwrap();
     println!(
@@ -99,7 +103,7 @@ async fn main() {
             &flights,
             &settings(workers, 15),
             cell("flights", workers),
-            2_000,
+            FLIGHTS_DOCS,
             &CellProgress::default(),
         )
         .await;
@@ -114,7 +118,7 @@ async fn main() {
             &ycsb,
             &settings(workers, 15),
             cell("ycsb-a", workers),
-            20_000,
+            YCSB_RECORDS,
             &CellProgress::default(),
         )
         .await;

@@ -272,13 +272,16 @@ async fn fill(
     };
     // YCSB run-phase inserts continue after everything already in the table (earlier runs'
     // inserts included), so a second run never inserts a duplicate key.
-    let existing = target
-        .client
-        .database(&database)
-        .collection::<mongodb::bson::Document>(&collection)
-        .count_documents(doc! {})
-        .await
-        .map_err(|e| (prepare, e.to_string()))?;
+    let existing = match plan {
+        WorkloadPlan::Ycsb { .. } => target
+            .client
+            .database(&database)
+            .collection::<mongodb::bson::Document>(&collection)
+            .count_documents(doc! {})
+            .await
+            .map_err(|e| (prepare, e.to_string()))?,
+        WorkloadPlan::Flights(_) => records,
+    };
     let ycsb_shared = SharedState::new(existing.max(records));
     let members = Members::of(target, uri)
         .await

@@ -277,11 +277,26 @@ async fn create_indexes(db: &Database, set: IndexSet) -> Result<(), SeedError> {
     Ok(())
 }
 
+/// The collection's document count from `collStats` (collection metadata on mongod, table
+/// statistics on FerretDB): a full `count` scan would cost as much as the load on servers
+/// without count pushdown.
 async fn count(db: &Database) -> Result<u64, SeedError> {
-    db.collection::<Document>(COLLECTION)
-        .count_documents(doc! {})
+    let stats = db
+        .run_command(doc! {"collStats": COLLECTION})
         .await
-        .map_err(server("counting documents"))
+        .map_err(server("counting documents"))?;
+    let n = stats
+        .get("count")
+        .and_then(|v| {
+            v.as_i64()
+                .or_else(|| v.as_i32().map(i64::from))
+                .or_else(|| v.as_f64().map(|f| f as i64))
+        })
+        .ok_or_else(|| SeedError::Server {
+            step: "counting documents",
+            source: mongodb::error::Error::custom(format!("collStats has no count: {stats}")),
+        })?;
+    Ok(n as u64)
 }
 
 async fn index_names(db: &Database) -> Result<Vec<String>, SeedError> {
