@@ -3,6 +3,7 @@
 //! that tests can call directly.
 
 pub mod crd;
+pub mod operator;
 pub mod validate;
 pub mod yaml_lines;
 
@@ -25,4 +26,6 @@ pub enum Command {
     Crd(crd::CrdArgs),
     /// Check MongoBenchmark manifests offline and print every violation with its field path.
     Validate(validate::ValidateArgs),
+    /// Run the MongoBenchmark operator (reconciles benchmarks in the cluster).
+    Operator(operator::OperatorArgs),
 }
