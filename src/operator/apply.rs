@@ -5,7 +5,7 @@
 
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Service;
+use k8s_openapi::api::core::v1::{ObjectReference, Service};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
 use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use kube::runtime::events::{Event, EventType};
@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::context::Context;
-use super::events::EventSpec;
+use super::events::{EventSpec, Related};
 use super::reconcile::Action;
 use super::{Error, FIELD_MANAGER, jobs, names, servers};
 use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
@@ -102,6 +102,11 @@ pub async fn execute(
                     objects.stateful_set.name_any(),
                     spec.replica_set().members()
                 ),
+                related: Some(Related {
+                    api_version: "apps/v1",
+                    kind: "StatefulSet",
+                    name: objects.stateful_set.name_any(),
+                }),
             }))
         }
         Action::CreateRunnerAccess => {
@@ -140,6 +145,11 @@ pub async fn execute(
                     "Job {} runs target {target} on platform {platform}{skipped}",
                     objects.job.name_any()
                 ),
+                related: Some(Related {
+                    api_version: "batch/v1",
+                    kind: "Job",
+                    name: objects.job.name_any(),
+                }),
             }))
         }
         Action::DeleteServers { target, platform } => {
@@ -153,6 +163,11 @@ pub async fn execute(
                 note: format!(
                     "replica set {name} of target {target} on platform {platform} deleted after its cells"
                 ),
+                related: Some(Related {
+                    api_version: "apps/v1",
+                    kind: "StatefulSet",
+                    name,
+                }),
             }))
         }
     }
@@ -203,7 +218,13 @@ pub async fn publish(ctx: &Context, bench: &MongoBenchmark, events: &[EventSpec]
             reason: e.reason.clone(),
             note: Some(e.note.chars().take(1000).collect()),
             action: "Reconcile".into(),
-            secondary: None,
+            secondary: e.related.as_ref().map(|r| ObjectReference {
+                api_version: Some(r.api_version.to_owned()),
+                kind: Some(r.kind.to_owned()),
+                name: Some(r.name.clone()),
+                namespace: bench.namespace(),
+                ..ObjectReference::default()
+            }),
         };
         if let Err(err) = ctx.recorder.publish(&event, &reference).await {
             tracing::warn!(benchmark = %bench.name_any(), reason = %e.reason, error = %err, "publishing an event failed");

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use super::names;
 use crate::api::{CellPhase, MongoBenchmarkStatus, Phase, condition_types as ct};
 
 /// An event to publish on the benchmark.
@@ -15,6 +16,33 @@ pub struct EventSpec {
     pub reason: String,
     /// What happened.
     pub note: String,
+    /// The object the event is about besides the benchmark (in its namespace). Events with
+    /// the same reason are told apart by it: the event recorder folds repeats of one
+    /// (reason, related object) into a series, so each cell's events name its result
+    /// ConfigMap.
+    pub related: Option<Related>,
+}
+
+/// A namespaced object an event refers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Related {
+    /// `apiVersion`, e.g. `v1`.
+    pub api_version: &'static str,
+    /// Kind, e.g. `ConfigMap`.
+    pub kind: &'static str,
+    /// Name.
+    pub name: String,
+}
+
+impl Related {
+    /// A ConfigMap.
+    pub fn config_map(name: String) -> Related {
+        Related {
+            api_version: "v1",
+            kind: "ConfigMap",
+            name,
+        }
+    }
 }
 
 fn normal(reason: &str, note: String) -> EventSpec {
@@ -22,6 +50,7 @@ fn normal(reason: &str, note: String) -> EventSpec {
         warning: false,
         reason: reason.to_owned(),
         note,
+        related: None,
     }
 }
 
@@ -30,6 +59,14 @@ fn warning(reason: &str, note: String) -> EventSpec {
         warning: true,
         reason: reason.to_owned(),
         note,
+        related: None,
+    }
+}
+
+impl EventSpec {
+    fn about(mut self, related: Option<Related>) -> EventSpec {
+        self.related = related;
+        self
     }
 }
 
@@ -38,11 +75,16 @@ fn condition<'a>(s: &'a MongoBenchmarkStatus, t: &str) -> Option<(&'a str, &'a s
         .map(|c| (c.status.as_str(), c.reason.as_str(), c.message.as_str()))
 }
 
-/// The events between the stored status `old` and the new status `new`, in a stable order.
+/// The events between the stored status `old` and the new status `new` of benchmark
+/// `benchmark`, in a stable order.
 pub fn transitions(
+    benchmark: &str,
     old: Option<&MongoBenchmarkStatus>,
     new: &MongoBenchmarkStatus,
 ) -> Vec<EventSpec> {
+    // A cell's events refer to its result ConfigMap (the name the runner gives it, also
+    // when a failed cell has none).
+    let result_of = |id: &str| Some(Related::config_map(names::result_name(benchmark, id)));
     let empty = MongoBenchmarkStatus::default();
     let old = old.unwrap_or(&empty);
     let mut out = Vec::new();
@@ -79,13 +121,16 @@ pub fn transitions(
     for c in &new.cells {
         let key = (c.target.clone(), c.platform.clone(), c.size.clone());
         if c.phase == CellPhase::Completed && !before.contains(&key) && announced.insert(key) {
-            out.push(normal(
-                "DataSeeded",
-                format!(
-                    "target {} on platform {} seeded to {}",
-                    c.target, c.platform, c.size
-                ),
-            ));
+            out.push(
+                normal(
+                    "DataSeeded",
+                    format!(
+                        "target {} on platform {} seeded to {}",
+                        c.target, c.platform, c.size
+                    ),
+                )
+                .about(result_of(&c.id)),
+            );
         }
     }
 
@@ -96,21 +141,27 @@ pub fn transitions(
             continue;
         }
         match c.phase {
-            CellPhase::Completed => out.push(normal(
-                "CellCompleted",
-                match c.ops_per_second {
-                    Some(ops) => format!("cell {}: {ops:.1} ops/s", c.id),
-                    None => format!("cell {}: completed", c.id),
-                },
-            )),
-            CellPhase::Failed => out.push(warning(
-                "CellFailed",
-                format!(
-                    "cell {}: {}",
-                    c.id,
-                    c.message.as_deref().unwrap_or("failed")
-                ),
-            )),
+            CellPhase::Completed => out.push(
+                normal(
+                    "CellCompleted",
+                    match c.ops_per_second {
+                        Some(ops) => format!("cell {}: {ops:.1} ops/s", c.id),
+                        None => format!("cell {}: completed", c.id),
+                    },
+                )
+                .about(result_of(&c.id)),
+            ),
+            CellPhase::Failed => out.push(
+                warning(
+                    "CellFailed",
+                    format!(
+                        "cell {}: {}",
+                        c.id,
+                        c.message.as_deref().unwrap_or("failed")
+                    ),
+                )
+                .about(result_of(&c.id)),
+            ),
             _ => {}
         }
     }
@@ -182,7 +233,7 @@ mod tests {
             cells: vec![cell("a", "1k", CellPhase::Completed)],
             ..Default::default()
         };
-        assert_eq!(transitions(Some(&s), &s), []);
+        assert_eq!(transitions("b", Some(&s), &s), []);
     }
 
     #[test]
@@ -214,7 +265,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let events = transitions(Some(&old), &new);
+        let events = transitions("b", Some(&old), &new);
         let seen: Vec<(bool, &str, &str)> = events
             .iter()
             .map(|e| (e.warning, e.reason.as_str(), e.note.as_str()))
@@ -251,22 +302,24 @@ mod tests {
             )],
             ..Default::default()
         };
-        let e = transitions(Some(&ok), &stalled);
+        let e = transitions("b", Some(&ok), &stalled);
         assert_eq!(
             e,
             [EventSpec {
                 warning: true,
                 reason: "Unschedulable".into(),
-                note: "platform arm cannot schedule".into()
+                note: "platform arm cannot schedule".into(),
+                related: None
             }]
         );
-        assert_eq!(transitions(Some(&stalled), &stalled), []);
+        assert_eq!(transitions("b", Some(&stalled), &stalled), []);
         assert_eq!(
-            transitions(Some(&stalled), &ok),
+            transitions("b", Some(&stalled), &ok),
             [EventSpec {
                 warning: false,
                 reason: "Progressing".into(),
-                note: "no longer stalled".into()
+                note: "no longer stalled".into(),
+                related: None
             }]
         );
         // A first status that is already failed warns too.
@@ -276,11 +329,12 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            transitions(None, &failed),
+            transitions("b", None, &failed),
             [EventSpec {
                 warning: true,
                 reason: "Failed".into(),
-                note: "no cell succeeded (2/2 finished)".into()
+                note: "no cell succeeded (2/2 finished)".into(),
+                related: None
             }]
         );
     }

@@ -220,6 +220,14 @@ async fn reconcile_pass(cached: Arc<MongoBenchmark>, ctx: Arc<Context>) -> Resul
             to_publish.push(event);
         }
     }
+    // Events go out before the status that records their transition: a crash in between
+    // repeats them on the next pass instead of losing them.
+    to_publish.extend(events::transitions(
+        &name,
+        bench.status.as_ref(),
+        &decision.status,
+    ));
+    apply::publish(&ctx, &bench, &to_publish).await;
     if apply::write_status(&ctx, &bench, &decision.status).await? {
         tracing::info!(
             benchmark = %name,
@@ -229,8 +237,6 @@ async fn reconcile_pass(cached: Arc<MongoBenchmark>, ctx: Arc<Context>) -> Resul
             "status updated"
         );
     }
-    to_publish.extend(events::transitions(bench.status.as_ref(), &decision.status));
-    apply::publish(&ctx, &bench, &to_publish).await;
     ctx.metrics.set_phase(&ns, &name, decision.status.phase);
     ctx.metrics.reconciled(started.elapsed());
     Ok(match decision.requeue_after {
