@@ -88,6 +88,22 @@ pub async fn execute(
     let target_of = |t: &str| find(&spec.targets, t, |x| x.name.as_str(), "target");
     let platform_of = |p: &str| find(&spec.platforms, p, |x| x.name.as_str(), "platform");
     match action {
+        Action::DeleteBenchmark => {
+            let name = bench.name_any();
+            let api: Api<MongoBenchmark> = Api::namespaced(ctx.client.clone(), &ns);
+            ctx.metrics.wrote("MongoBenchmark");
+            match api.delete(&name, &DeleteParams::background()).await {
+                Ok(_) => {}
+                Err(kube::Error::Api(s)) if s.code == 404 => {}
+                Err(e) => {
+                    return Err(Error::kube(
+                        format!("deleting MongoBenchmark {ns}/{name}"),
+                        e,
+                    ));
+                }
+            }
+            Ok(None)
+        }
         Action::CreateServers { target, platform } => {
             let objects =
                 servers::server_objects(bench, target_of(target)?, platform_of(platform)?)?;

@@ -60,6 +60,9 @@ pub enum Action {
         /// Platform name.
         platform: String,
     },
+    /// Delete the MongoBenchmark itself (`ttlSecondsAfterFinished` has passed); everything
+    /// it owns goes with it.
+    DeleteBenchmark,
 }
 
 /// Settings of a decision that do not come from the cluster.
@@ -222,6 +225,23 @@ pub fn decide(
             } else {
                 Step::Seeding
             });
+            // The servers of a running slot still count for ServersReady.
+            if target.is_provisioned() {
+                let ready = observed.stateful_sets.get(*slot).copied().unwrap_or(0);
+                if ready >= members {
+                    ready_notes.push(format!(
+                        "{target_name} on {platform_name} ({members}/{members})"
+                    ));
+                } else {
+                    issues.push(ServerIssue {
+                        reason: "MembersNotReady",
+                        message: format!(
+                            "target {target_name} on platform {platform_name}: {ready}/{members} members ready while its runner works"
+                        ),
+                        stalled: false,
+                    });
+                }
+            }
             continue;
         }
         if target.is_provisioned() {
@@ -393,7 +413,22 @@ pub fn decide(
     );
     let terminal = matches!(status.phase, Some(Phase::Completed | Phase::Failed));
     let idle_suspended = status.phase == Some(Phase::Suspended);
-    let requeue_after = if terminal || idle_suspended {
+    let ttl = spec
+        .ttl_seconds_after_finished
+        .zip(status.completed_at.as_ref())
+        .filter(|_| terminal)
+        .map(|(ttl, done)| {
+            let expires = done.0.as_second() + i64::from(ttl.max(0));
+            Duration::from_secs(u64::try_from(expires - now.as_second()).unwrap_or(0))
+        });
+    let requeue_after = if let Some(left) = ttl {
+        if left.is_zero() {
+            actions.push(Action::DeleteBenchmark);
+            None
+        } else {
+            Some(left)
+        }
+    } else if terminal || idle_suspended {
         None
     } else {
         Some(next_deadline.map_or(settings.resync, |d| {
@@ -936,6 +971,14 @@ repetitions: 2
         assert_eq!(d.actions, []);
         assert_eq!(d.status.phase, Some(Phase::Running));
         assert_eq!(d.status.progress.as_deref(), Some("2/8"));
+        assert_eq!(
+            cond(&d, "ServersReady"),
+            (
+                "True",
+                "Ready",
+                "replica sets ready: a on p (3/3), a on q (3/3)"
+            )
+        );
         assert_eq!(cond(&d, "DataSeeded").0, "True");
         assert_eq!(phases(&d)[..2], [CellPhase::Completed, CellPhase::Running]);
         let done = &d.status.cells[0];
@@ -948,6 +991,19 @@ repetitions: 2
         assert_eq!(d.status.targets[0].ready_members, Some(3));
         assert_eq!(d.status.targets[0].server_version.as_deref(), Some("8.0.4"));
         assert_eq!(d.status.targets[0].nodes[0].name, "p-node-0");
+        // A member lost mid-run shows, without stopping the runner.
+        o.stateful_sets.insert(slot("a", "q"), 2);
+        let d = decide(&b, &o, &settings(0)).unwrap();
+        assert_eq!(d.actions, []);
+        assert_eq!(
+            cond(&d, "ServersReady"),
+            (
+                "False",
+                "MembersNotReady",
+                "target a on platform q: 2/3 members ready while its runner works"
+            )
+        );
+        assert_eq!(cond(&d, "Stalled").0, "False");
     }
 
     #[test]
@@ -1193,6 +1249,35 @@ repetitions: 1
         );
         assert_eq!(d.status.phase, Some(Phase::Seeding));
         assert_eq!(cond(&d, "ServersReady").1, "NothingToProvision");
+    }
+
+    #[test]
+    fn a_finished_benchmark_deletes_itself_after_its_ttl() {
+        let spec = SPEC.replace("  - {name: q, nodeSelector: {pool: q}}\n", "");
+        let b = bench("bench", &format!("{spec}ttlSecondsAfterFinished: 60\n"));
+        let mut o = Observed {
+            runner_access: true,
+            ..Default::default()
+        };
+        for t in ["a", "b"] {
+            o.jobs.insert(slot(t, "p"), JobState::Succeeded);
+            add_result(&mut o, t, "p", 1);
+            add_result(&mut o, t, "p", 2);
+        }
+        // Finished at 100: 60 s to go; then wait 20 s more at 140; at 160 it goes.
+        let done = decide(&b, &o, &settings(100)).unwrap();
+        assert_eq!(done.status.phase, Some(Phase::Completed));
+        assert_eq!(done.requeue_after, Some(Duration::from_secs(60)));
+        assert_eq!(done.actions, []);
+        let mut written = b.clone();
+        written.status = Some(done.status);
+        assert_eq!(
+            decide(&written, &o, &settings(140)).unwrap().requeue_after,
+            Some(Duration::from_secs(20))
+        );
+        let gone = decide(&written, &o, &settings(160)).unwrap();
+        assert_eq!(gone.actions, [Action::DeleteBenchmark]);
+        assert_eq!(gone.requeue_after, None);
     }
 
     #[test]

@@ -254,3 +254,36 @@ fn error_policy(bench: Arc<MongoBenchmark>, error: &Error, ctx: Arc<Context>) ->
         _ => Action::requeue(Duration::from_secs(5)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::Router;
+    use axum::http::StatusCode;
+
+    #[tokio::test]
+    async fn a_missing_crd_is_reported_with_the_install_command() {
+        // An API server without the CRD answers 404 to the MongoBenchmark list.
+        let app = Router::new().fallback(|| async {
+            (
+                StatusCode::NOT_FOUND,
+                [("content-type", "application/json")],
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}"#,
+            )
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let config = kube::Config::new(format!("http://{addr}").parse().unwrap());
+        let client = Client::try_from(config).unwrap();
+        let operator = Operator::new(client, OperatorOptions::new(None, "img"));
+        let e = operator.check_crd().await.unwrap_err();
+        assert!(matches!(e, Error::CrdNotInstalled), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "the MongoBenchmark CRD (mongobenchmarks.mongobench.io) is not installed: run \
+             `mongobench crd | kubectl apply --server-side -f -` (or install the Helm chart) \
+             and start the operator again"
+        );
+    }
+}

@@ -57,11 +57,32 @@ pub async fn install_crd(client: &kube::Client) {
         .await;
 }
 
-/// A test namespace with the CRD installed.
-pub async fn setup(test: &str) -> support::KubeEnv {
+/// A test namespace (deleted when dropped, also when the test fails, so its server pods
+/// free the shared node pools) with the CRD installed.
+pub struct TestEnv {
+    env: support::KubeEnv,
+}
+
+impl std::ops::Deref for TestEnv {
+    type Target = support::KubeEnv;
+    fn deref(&self) -> &support::KubeEnv {
+        &self.env
+    }
+}
+
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(support::kubectl())
+            .arg(format!("--kubeconfig={}", self.env.kubeconfig.display()))
+            .args(["delete", "namespace", &self.env.namespace, "--wait=false"])
+            .output();
+    }
+}
+
+pub async fn setup(test: &str) -> TestEnv {
     let env = support::kube(test).await;
     install_crd(&env.client).await;
-    env
+    TestEnv { env }
 }
 
 /// A running in-process operator.
