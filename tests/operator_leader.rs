@@ -110,18 +110,32 @@ async fn two_replicas_reconcile_one_at_a_time_and_fail_over() {
     // The leader dies; the Job is lost; the standby takes over and puts it back.
     first.kill().await;
     let jobs: Api<Job> = Api::namespaced(env.client.clone(), &env.namespace);
-    jobs.delete(&job_name, &DeleteParams::foreground())
+    jobs.delete(&job_name, &DeleteParams::background())
         .await
         .unwrap();
-    let _: Job = common::exists(&env, &job_name).await;
+    let old_uid = original.metadata.uid.clone();
     wait::until(
-        Duration::from_secs(30),
-        "the second replica to reconcile",
+        Duration::from_secs(60),
+        "a new Job from the second replica",
         || {
-            let m = second.metrics.clone();
-            async move { (m.reconciles() > 0).then_some(()) }
+            let jobs = jobs.clone();
+            let job_name = job_name.clone();
+            let old_uid = old_uid.clone();
+            async move {
+                let job = jobs.get_opt(&job_name).await.ok()??;
+                (job.metadata.uid != old_uid && job.metadata.deletion_timestamp.is_none())
+                    .then_some(())
+            }
         },
     )
     .await;
+    assert!(second.metrics.reconciles() > 0);
+    assert!(
+        second
+            .metrics
+            .encode()
+            .lines()
+            .any(|l| l == "mongobench_leader 1")
+    );
     second.kill().await;
 }
