@@ -174,6 +174,24 @@ async fn deleting_a_benchmark_mid_run_leaves_no_object_behind() {
         s.progress.as_deref() == Some("1/2")
     })
     .await;
+    // The running Job's plan now lists the cell, so a retried runner pod would skip it.
+    let cms: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.namespace);
+    let plan_cm = mongobench::operator::names::plan_name(bench, "mongodb-8.0", "c3");
+    wait::until(
+        Duration::from_secs(30),
+        "the plan to list the finished cell",
+        || {
+            let cms = cms.clone();
+            let plan_cm = plan_cm.clone();
+            async move {
+                let cm = cms.get(&plan_cm).await.ok()?;
+                let plan: mongobench::plan::JobPlan =
+                    serde_yaml::from_str(&cm.data?[mongobench::operator::names::PLAN_KEY]).ok()?;
+                (plan.completed_cells == ["mongodb-8.0.c3.1k.r1"]).then_some(())
+            }
+        },
+    )
+    .await;
     let pvcs: Api<PersistentVolumeClaim> = Api::namespaced(env.client.clone(), &env.namespace);
     assert_eq!(
         pvcs.list(&ListParams::default()).await.unwrap().items.len(),

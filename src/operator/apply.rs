@@ -168,6 +168,21 @@ pub async fn execute(
                 }),
             }))
         }
+        Action::UpdatePlan {
+            target,
+            platform,
+            completed_cells,
+        } => {
+            let objects = jobs::runner_objects(
+                bench,
+                target_of(target)?,
+                platform_of(platform)?,
+                completed_cells.clone(),
+                &ctx.options.image,
+            )?;
+            apply(ctx, &ns, &objects.plan).await?;
+            Ok(None)
+        }
         Action::DeleteServers { target, platform } => {
             let name = names::server_name(&bench.name_any(), target, platform);
             delete::<StatefulSet>(ctx, &ns, &name).await?;

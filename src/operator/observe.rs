@@ -112,6 +112,8 @@ pub struct Observed {
     pub jobs: BTreeMap<Slot, JobState>,
     /// True when the runners' ServiceAccount exists (with its Role and RoleBinding).
     pub runner_access: bool,
+    /// The `completedCells` of each slot's plan ConfigMap.
+    pub plans: BTreeMap<Slot, Vec<String>>,
 }
 
 /// Maps the target/platform labels of a child back to the spec's names.
@@ -325,6 +327,23 @@ pub async fn observe(
         .is_some();
 
     let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    for cm in cms
+        .list(&children)
+        .await
+        .map_err(list_err("configmaps", &ns))?
+    {
+        let Some(slot) = slot_of(bench, cm.labels()) else {
+            continue;
+        };
+        let plan = cm
+            .data
+            .as_ref()
+            .and_then(|d| d.get(names::PLAN_KEY))
+            .and_then(|text| serde_yaml::from_str::<crate::plan::JobPlan>(text).ok());
+        if let Some(plan) = plan {
+            observed.plans.insert(slot, plan.completed_cells);
+        }
+    }
     let results = ListParams::default().labels(&names::results_selector(&name, run_id));
     for cm in cms
         .list(&results)

@@ -53,6 +53,16 @@ pub enum Action {
         /// Cells that already have a result: the runner skips them.
         completed_cells: Vec<String>,
     },
+    /// Rewrite the plan of a running slot so that a retried runner pod skips the cells that
+    /// have results since the Job started.
+    UpdatePlan {
+        /// Target name.
+        target: String,
+        /// Platform name.
+        platform: String,
+        /// Cells that have a result.
+        completed_cells: Vec<String>,
+    },
     /// Delete the replica set of a slot (its volumes go with it).
     DeleteServers {
         /// Target name.
@@ -218,8 +228,26 @@ pub fn decide(
                 && c.platform == *platform_name
                 && observed.results.contains_key(&c.id)
         });
+        let completed_cells: Vec<String> = cells
+            .iter()
+            .filter(|c| c.target == *target_name && c.platform == *platform_name)
+            .filter(|c| observed.results.contains_key(&c.id))
+            .map(|c| c.id.clone())
+            .collect();
         if job.is_some() {
             jobs_running = true;
+            if job == Some(&JobState::Active)
+                && observed
+                    .plans
+                    .get(*slot)
+                    .is_some_and(|p| *p != completed_cells)
+            {
+                actions.push(Action::UpdatePlan {
+                    target: target_name.clone(),
+                    platform: platform_name.clone(),
+                    completed_cells: completed_cells.clone(),
+                });
+            }
             steps.push(if has_results {
                 Step::Running
             } else {
@@ -350,12 +378,6 @@ pub fn decide(
         if !observed.runner_access && !actions.contains(&Action::CreateRunnerAccess) {
             actions.push(Action::CreateRunnerAccess);
         }
-        let completed_cells: Vec<String> = cells
-            .iter()
-            .filter(|c| c.target == *target_name && c.platform == *platform_name)
-            .filter(|c| observed.results.contains_key(&c.id))
-            .map(|c| c.id.clone())
-            .collect();
         actions.push(Action::StartRunner {
             target: target_name.clone(),
             platform: platform_name.clone(),
@@ -991,6 +1013,20 @@ repetitions: 2
         assert_eq!(d.status.targets[0].ready_members, Some(3));
         assert_eq!(d.status.targets[0].server_version.as_deref(), Some("8.0.4"));
         assert_eq!(d.status.targets[0].nodes[0].name, "p-node-0");
+        // Plans that lag behind the results are brought up to date (for a retried pod);
+        // plans that are current are left alone.
+        o.plans.insert(slot("a", "p"), vec![]);
+        o.plans.insert(slot("a", "q"), vec!["a.q.1k.r1".into()]);
+        let d = decide(&b, &o, &settings(0)).unwrap();
+        assert_eq!(
+            d.actions,
+            [Action::UpdatePlan {
+                target: "a".into(),
+                platform: "p".into(),
+                completed_cells: vec!["a.p.1k.r1".into()]
+            }]
+        );
+        o.plans.clear();
         // A member lost mid-run shows, without stopping the runner.
         o.stateful_sets.insert(slot("a", "q"), 2);
         let d = decide(&b, &o, &settings(0)).unwrap();
