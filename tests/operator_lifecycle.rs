@@ -107,6 +107,14 @@ async fn a_platform_without_nodes_ends_stalled_unschedulable_naming_it() {
         "{}",
         stalled.message
     );
+    // The scheduler's own explanation is passed on.
+    assert!(
+        stalled
+            .message
+            .contains("didn't match Pod's node affinity/selector"),
+        "{}",
+        stalled.message
+    );
     assert_eq!(status.phase, Some(Phase::Provisioning));
     assert_eq!(status.condition("Reconciling").unwrap().status, "False");
     let b = common::benchmarks(&env).get("nowhere").await.unwrap();

@@ -447,7 +447,7 @@ fn unready_servers<'a>(
             PodProblem::Unschedulable { message } => (
                 "Unschedulable",
                 format!(
-                    "servers of target {target} on platform {platform} cannot be scheduled: pod {} has no node matching the platform ({message})",
+                    "servers of target {target} on platform {platform} cannot be scheduled: pod {}: {message}",
                     pod.name
                 ),
             ),

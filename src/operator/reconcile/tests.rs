@@ -435,7 +435,7 @@ fn unschedulable_servers_stall_after_the_deadline_naming_the_platform() {
     assert_eq!(d.requeue_after, Some(Duration::from_millis(15_500)));
     // Past it: Stalled, and the platform still ready goes on.
     let d = decide(&b, &o, &settings(61)).unwrap();
-    let message = "servers of target a on platform q cannot be scheduled: pod bench-a-q-0 has no node matching the platform (0/11 nodes are available)";
+    let message = "servers of target a on platform q cannot be scheduled: pod bench-a-q-0: 0/11 nodes are available";
     assert_eq!(cond(&d, "Stalled"), ("True", "Unschedulable", message));
     assert_eq!(cond(&d, "Reconciling"), ("False", "Stalled", message));
     assert_eq!(
