@@ -465,3 +465,118 @@ async fn a_restarted_operator_resumes_without_repeating_a_cell() {
     );
     third.kill().await;
 }
+
+/// Plays the kubelet for one pod of a Job: the runner container exits 1 with `message` as its
+/// termination message.
+async fn fail_runner_pod(
+    env: &support::KubeEnv,
+    job: &str,
+    seen: &[String],
+    message: &str,
+) -> String {
+    let pods: Api<Pod> = Api::namespaced(env.client.clone(), &env.namespace);
+    let pod = wait::until(Duration::from_secs(120), "a new runner pod", || {
+        let pods = pods.clone();
+        async move {
+            let list = pods
+                .list(&ListParams::default().labels(&format!("job-name={job}")))
+                .await
+                .ok()?;
+            list.items.into_iter().find(|p| {
+                !seen.contains(&p.name_any())
+                    && p.spec.as_ref().and_then(|s| s.node_name.as_ref()).is_some()
+            })
+        }
+    })
+    .await;
+    let now = k8s_openapi::jiff::Timestamp::now().to_string();
+    pods.patch_status(
+        &pod.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {
+            "phase": "Failed",
+            "containerStatuses": [{
+                "name": "runner", "image": "registry.invalid/mongobench:test", "imageID": "",
+                "ready": false, "restartCount": 0,
+                "state": {"terminated": {"exitCode": 1, "reason": "Error", "message": message,
+                                         "startedAt": now, "finishedAt": now}}
+            }]
+        }})),
+    )
+    .await
+    .unwrap();
+    pod.name_any()
+}
+
+#[tokio::test]
+async fn a_failed_runner_fails_its_remaining_cells_with_its_message_and_the_rest_goes_on() {
+    let env = common::setup("op-runner-fails").await;
+    uri_secret(&env).await;
+    let bench = "fails";
+    let operator = common::start(&env, common::options(&env.namespace));
+    common::apply(
+        &env,
+        &external_benchmark(bench, &["ext-a", "ext-b"], "[10k, 20k]"),
+    )
+    .await;
+    let job_a = common::runner(bench, "ext-a", "local");
+    let job: Job = common::exists(&env, &job_a).await;
+    let plan_a = common::plan_of(&env, &job).await;
+    common::write_result(
+        &env,
+        &plan_a,
+        "ext-a.local.10k.r1",
+        &common::result_for(&plan_a, "10k", 1, 1000),
+    )
+    .await;
+    // The runner fails on the second size, twice (backoffLimit 1): the Job fails for real.
+    let message = "target ext-a: seeding to 20k failed: connection refused";
+    let first = fail_runner_pod(&env, &job_a, &[], message).await;
+    fail_runner_pod(&env, &job_a, &[first], message).await;
+    let status = common::status_until(
+        &env,
+        bench,
+        Duration::from_secs(120),
+        "the failed cell",
+        |s| s.cells.iter().any(|c| c.phase == CellPhase::Failed),
+    )
+    .await;
+    let failed = status
+        .cells
+        .iter()
+        .find(|c| c.id == "ext-a.local.20k.r1")
+        .unwrap();
+    assert_eq!(failed.phase, CellPhase::Failed);
+    assert_eq!(failed.message.as_deref(), Some(message));
+    assert_eq!(status.cells[0].phase, CellPhase::Completed);
+    // The benchmark goes on with the next target and ends Completed, failures counted.
+    let job: Job = common::exists(&env, &common::runner(bench, "ext-b", "local")).await;
+    let plan_b = common::plan_of(&env, &job).await;
+    for size in ["10k", "20k"] {
+        let id = mongobench::plan::cell_id("ext-b", "local", size, 1);
+        common::write_result(
+            &env,
+            &plan_b,
+            &id,
+            &common::result_for(&plan_b, size, 1, 900),
+        )
+        .await;
+    }
+    let status = common::status_until(&env, bench, Duration::from_secs(60), "Completed", |s| {
+        s.phase == Some(Phase::Completed)
+    })
+    .await;
+    let counts = status.counts.clone().unwrap();
+    assert_eq!((counts.completed, counts.failed), (3, 1));
+    assert_eq!(
+        status.condition("Ready").unwrap().message,
+        "3 completed, 1 failed of 4 cells"
+    );
+    let warnings = events_with_reason(&env, "CellFailed").await;
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(
+        warnings[0].note.as_deref(),
+        Some(&*format!("cell ext-a.local.20k.r1: {message}"))
+    );
+    operator.kill().await;
+}
