@@ -2,6 +2,7 @@
 pub mod api;
 pub mod cli;
 pub mod measure;
+pub mod operator;
 pub mod plan;
 pub mod report;
 pub mod result;

@@ -16,6 +16,7 @@ fn main() -> anyhow::Result<ExitCode> {
         .init();
     match cli.command {
         Command::Crd(args) => mongobench::cli::crd::run(&args, &mut std::io::stdout().lock()),
+        Command::Operator(args) => mongobench::cli::operator::run(&args),
         Command::Validate(args) => {
             mongobench::cli::validate::run(&args, &mut std::io::stdout().lock())
         }

@@ -3,6 +3,7 @@
 //! that tests can call directly.
 
 pub mod crd;
+pub mod operator;
 pub mod run;
 pub mod validate;
 pub mod yaml_lines;
@@ -29,4 +30,6 @@ pub enum Command {
     /// Run a benchmark against MongoDB URIs without Kubernetes (or, in the operator's Job, a
     /// plan file).
     Run(run::RunArgs),
+    /// Run the MongoBenchmark operator (reconciles benchmarks in the cluster).
+    Operator(operator::OperatorArgs),
 }

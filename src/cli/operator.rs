@@ -1,0 +1,144 @@
+//! `mongobench operator`: runs the MongoBenchmark operator with the cluster credentials of
+//! the environment (in-cluster ServiceAccount, else the kubeconfig).
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use crate::api::parse_duration;
+use crate::operator::leader::LeaderElection;
+use crate::operator::{self, DEFAULT_IMAGE, OperatorOptions};
+
+/// Arguments of `mongobench operator`.
+#[derive(Debug, clap::Args)]
+pub struct OperatorArgs {
+    /// Watch only this namespace (default: all namespaces).
+    #[arg(long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// Image of runner Jobs when a benchmark's `spec.client.image` is unset; normally the
+    /// operator's own image.
+    #[arg(long, env = "MONGOBENCH_IMAGE", default_value = DEFAULT_IMAGE)]
+    pub image: String,
+
+    /// Address of the /healthz, /readyz and /metrics server (`none` for no server).
+    #[arg(long, default_value = "0.0.0.0:8080")]
+    pub listen: String,
+
+    /// Elect a leader through a Lease, so several replicas can run (one reconciles).
+    #[arg(long)]
+    pub leader_election: bool,
+
+    /// Namespace of the leader Lease (default: the pod's namespace from POD_NAMESPACE).
+    #[arg(long, env = "POD_NAMESPACE", default_value = "default")]
+    pub lease_namespace: String,
+
+    /// How long server pods may stay unschedulable or fail to pull their image before the
+    /// benchmark is Stalled, e.g. `10m`, `90s`.
+    #[arg(long, default_value = "10m", value_parser = duration)]
+    pub stall_deadline: Duration,
+}
+
+fn duration(s: &str) -> Result<Duration, String> {
+    parse_duration(s).map_err(|e| e.to_string())
+}
+
+/// The operator options the arguments describe.
+///
+/// # Errors
+/// When `--listen` is neither `none` nor `HOST:PORT`.
+pub fn options(args: &OperatorArgs) -> anyhow::Result<OperatorOptions> {
+    let mut options = OperatorOptions::new(args.namespace.clone(), args.image.clone());
+    options.stall_deadline = args.stall_deadline;
+    options.listen = match args.listen.as_str() {
+        "none" | "" => None,
+        addr => Some(
+            addr.parse::<SocketAddr>()
+                .with_context(|| format!("--listen {addr:?}: expected HOST:PORT or none"))?,
+        ),
+    };
+    if args.leader_election {
+        let pod = std::env::var("POD_NAME")
+            .unwrap_or_else(|_| std::env::var("HOSTNAME").unwrap_or_else(|_| "mongobench".into()));
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let identity = format!("{pod}-{:06x}", (nanos ^ std::process::id()) & 0xff_ffff);
+        options.leader_election = Some(LeaderElection::new(args.lease_namespace.clone(), identity));
+    }
+    Ok(options)
+}
+
+/// Runs the operator until a shutdown signal.
+///
+/// # Errors
+/// When no cluster credentials are found, the CRD is not installed, or the operator stops
+/// on an error (lost leadership).
+pub fn run(args: &OperatorArgs) -> anyhow::Result<ExitCode> {
+    let options = options(args)?;
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let client = kube::Client::try_default()
+            .await
+            .context("no Kubernetes credentials: run in a pod or set KUBECONFIG")?;
+        operator::run(client, options).await?;
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: OperatorArgs,
+    }
+
+    #[test]
+    fn flags_become_options() {
+        let cli = Cli::parse_from([
+            "x",
+            "--namespace",
+            "bench",
+            "--image",
+            "reg/mb:1",
+            "--listen",
+            "127.0.0.1:9090",
+            "--leader-election",
+            "--lease-namespace",
+            "ops",
+            "--stall-deadline",
+            "90s",
+        ]);
+        let o = options(&cli.args).unwrap();
+        assert_eq!(o.namespace.as_deref(), Some("bench"));
+        assert_eq!(o.image, "reg/mb:1");
+        assert_eq!(o.listen, Some("127.0.0.1:9090".parse().unwrap()));
+        assert_eq!(o.stall_deadline, Duration::from_secs(90));
+        let l = o.leader_election.unwrap();
+        assert_eq!(
+            (l.namespace.as_str(), l.lease_name.as_str()),
+            ("ops", "mongobench-operator")
+        );
+        let none = Cli::parse_from(["x", "--listen", "none"]);
+        let o = options(&none.args).unwrap();
+        assert_eq!(
+            (o.listen, o.namespace, o.leader_election),
+            (None, None, None)
+        );
+        assert_eq!(o.stall_deadline, Duration::from_secs(600));
+        let bad = Cli::parse_from(["x", "--listen", "localhost"]);
+        assert!(
+            options(&bad.args)
+                .unwrap_err()
+                .to_string()
+                .contains("--listen \"localhost\"")
+        );
+    }
+}

@@ -1,0 +1,264 @@
+//! Carries out decisions: renders each action's objects and writes them by server-side apply
+//! (field manager `mongobench`), deletes finished servers, writes the status only when it
+//! differs from the stored one, and publishes the transition events. Every write is counted
+//! in the metrics, which is how the idle test proves an idle benchmark writes nothing.
+
+use k8s_openapi::NamespaceResourceScope;
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::{ObjectReference, Service};
+use k8s_openapi::api::networking::v1::NetworkPolicy;
+use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use kube::runtime::events::{Event, EventType};
+use kube::{Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+use super::context::Context;
+use super::events::{EventSpec, Related};
+use super::reconcile::Action;
+use super::{Error, FIELD_MANAGER, jobs, names, servers};
+use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
+
+async fn apply<K>(ctx: &Context, ns: &str, obj: &K) -> Result<(), Error>
+where
+    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>
+        + Clone
+        + DeserializeOwned
+        + Serialize
+        + std::fmt::Debug,
+{
+    let name = obj.name_any();
+    let kind = K::kind(&());
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), ns);
+    ctx.metrics.wrote(&kind);
+    api.patch(
+        &name,
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(obj),
+    )
+    .await
+    .map_err(|e| Error::kube(format!("applying {kind} {ns}/{name}"), e))?;
+    Ok(())
+}
+
+async fn delete<K>(ctx: &Context, ns: &str, name: &str) -> Result<(), Error>
+where
+    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>
+        + Clone
+        + DeserializeOwned
+        + std::fmt::Debug,
+{
+    let kind = K::kind(&());
+    let api: Api<K> = Api::namespaced(ctx.client.clone(), ns);
+    ctx.metrics.wrote(&kind);
+    match api.delete(name, &DeleteParams::background()).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => Err(Error::kube(format!("deleting {kind} {ns}/{name}"), e)),
+    }
+}
+
+fn find<'a, T>(
+    items: &'a [T],
+    name: &str,
+    of: impl Fn(&T) -> &str,
+    what: &str,
+) -> Result<&'a T, Error> {
+    items
+        .iter()
+        .find(|t| of(t) == name)
+        .ok_or_else(|| Error::Spec(format!("{what} {name:?} is not in the spec")))
+}
+
+/// Carries out one action and returns the event that announces it.
+///
+/// # Errors
+/// [`Error::Kube`] when a write fails; [`Error::Spec`]/[`Error::Incomplete`] when the objects
+/// cannot be rendered.
+pub async fn execute(
+    ctx: &Context,
+    bench: &MongoBenchmark,
+    action: &Action,
+) -> Result<Option<EventSpec>, Error> {
+    let ns = bench
+        .namespace()
+        .ok_or_else(|| Error::Incomplete(bench.name_any()))?;
+    let spec = &bench.spec;
+    let target_of = |t: &str| find(&spec.targets, t, |x| x.name.as_str(), "target");
+    let platform_of = |p: &str| find(&spec.platforms, p, |x| x.name.as_str(), "platform");
+    match action {
+        Action::DeleteBenchmark => {
+            let name = bench.name_any();
+            let api: Api<MongoBenchmark> = Api::namespaced(ctx.client.clone(), &ns);
+            ctx.metrics.wrote("MongoBenchmark");
+            match api.delete(&name, &DeleteParams::background()).await {
+                Ok(_) => {}
+                Err(kube::Error::Api(s)) if s.code == 404 => {}
+                Err(e) => {
+                    return Err(Error::kube(
+                        format!("deleting MongoBenchmark {ns}/{name}"),
+                        e,
+                    ));
+                }
+            }
+            Ok(None)
+        }
+        Action::CreateServers { target, platform } => {
+            let objects =
+                servers::server_objects(bench, target_of(target)?, platform_of(platform)?)?;
+            apply(ctx, &ns, &objects.service).await?;
+            apply(ctx, &ns, &objects.network_policy).await?;
+            apply(ctx, &ns, &objects.stateful_set).await?;
+            Ok(Some(EventSpec {
+                warning: false,
+                reason: "ServersCreated".into(),
+                note: format!(
+                    "replica set {} of target {target} on platform {platform}: {} members",
+                    objects.stateful_set.name_any(),
+                    spec.replica_set().members()
+                ),
+                related: Some(Related {
+                    api_version: "apps/v1",
+                    kind: "StatefulSet",
+                    name: objects.stateful_set.name_any(),
+                }),
+            }))
+        }
+        Action::CreateRunnerAccess => {
+            let access = jobs::runner_access(bench)?;
+            apply(ctx, &ns, &access.service_account).await?;
+            apply(ctx, &ns, &access.role).await?;
+            apply(ctx, &ns, &access.role_binding).await?;
+            Ok(None)
+        }
+        Action::StartRunner {
+            target,
+            platform,
+            completed_cells,
+        } => {
+            let objects = jobs::runner_objects(
+                bench,
+                target_of(target)?,
+                platform_of(platform)?,
+                completed_cells.clone(),
+                &ctx.options.image,
+            )?;
+            apply(ctx, &ns, &objects.plan).await?;
+            apply(ctx, &ns, &objects.job).await?;
+            let skipped = if completed_cells.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", skipping {} cells that have results",
+                    completed_cells.len()
+                )
+            };
+            Ok(Some(EventSpec {
+                warning: false,
+                reason: "RunnerStarted".into(),
+                note: format!(
+                    "Job {} runs target {target} on platform {platform}{skipped}",
+                    objects.job.name_any()
+                ),
+                related: Some(Related {
+                    api_version: "batch/v1",
+                    kind: "Job",
+                    name: objects.job.name_any(),
+                }),
+            }))
+        }
+        Action::UpdatePlan {
+            target,
+            platform,
+            completed_cells,
+        } => {
+            let objects = jobs::runner_objects(
+                bench,
+                target_of(target)?,
+                platform_of(platform)?,
+                completed_cells.clone(),
+                &ctx.options.image,
+            )?;
+            apply(ctx, &ns, &objects.plan).await?;
+            Ok(None)
+        }
+        Action::DeleteServers { target, platform } => {
+            let name = names::server_name(&bench.name_any(), target, platform);
+            delete::<StatefulSet>(ctx, &ns, &name).await?;
+            delete::<Service>(ctx, &ns, &name).await?;
+            delete::<NetworkPolicy>(ctx, &ns, &name).await?;
+            Ok(Some(EventSpec {
+                warning: false,
+                reason: "ServersDeleted".into(),
+                note: format!(
+                    "replica set {name} of target {target} on platform {platform} deleted after its cells"
+                ),
+                related: Some(Related {
+                    api_version: "apps/v1",
+                    kind: "StatefulSet",
+                    name,
+                }),
+            }))
+        }
+    }
+}
+
+/// Writes `status` by server-side apply of the whole status, unless the stored status is
+/// already equal. Returns whether it wrote.
+///
+/// # Errors
+/// [`Error::Kube`] when the write fails.
+pub async fn write_status(
+    ctx: &Context,
+    bench: &MongoBenchmark,
+    status: &MongoBenchmarkStatus,
+) -> Result<bool, Error> {
+    if bench.status.as_ref() == Some(status) {
+        return Ok(false);
+    }
+    let ns = bench
+        .namespace()
+        .ok_or_else(|| Error::Incomplete(bench.name_any()))?;
+    let name = bench.name_any();
+    let api: Api<MongoBenchmark> = Api::namespaced(ctx.client.clone(), &ns);
+    let patch = json!({"apiVersion": API_VERSION, "kind": KIND, "status": status});
+    ctx.metrics.wrote("status");
+    api.patch_status(
+        &name,
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(&patch),
+    )
+    .await
+    .map_err(|e| Error::kube(format!("applying status of MongoBenchmark {ns}/{name}"), e))?;
+    Ok(true)
+}
+
+/// Publishes `events` on `bench`. A failure is logged, not returned: an Event is a
+/// notification, and the status already holds the facts.
+pub async fn publish(ctx: &Context, bench: &MongoBenchmark, events: &[EventSpec]) {
+    let reference = bench.object_ref(&());
+    for e in events {
+        ctx.metrics.wrote("Event");
+        let event = Event {
+            type_: if e.warning {
+                EventType::Warning
+            } else {
+                EventType::Normal
+            },
+            reason: e.reason.clone(),
+            note: Some(e.note.chars().take(1000).collect()),
+            action: "Reconcile".into(),
+            secondary: e.related.as_ref().map(|r| ObjectReference {
+                api_version: Some(r.api_version.to_owned()),
+                kind: Some(r.kind.to_owned()),
+                name: Some(r.name.clone()),
+                namespace: bench.namespace(),
+                ..ObjectReference::default()
+            }),
+        };
+        if let Err(err) = ctx.recorder.publish(&event, &reference).await {
+            tracing::warn!(benchmark = %bench.name_any(), reason = %e.reason, error = %err, "publishing an event failed");
+        }
+    }
+}

@@ -1,0 +1,341 @@
+//! Events on the MongoBenchmark, one per step and only on transitions: computed by comparing
+//! the stored status with the new one ([`transitions`], pure), so a pass that changes nothing
+//! publishes nothing, and a restarted operator (which reads the stored status) repeats none.
+
+use std::collections::BTreeSet;
+
+use super::names;
+use crate::api::{CellPhase, MongoBenchmarkStatus, Phase, condition_types as ct};
+
+/// An event to publish on the benchmark.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventSpec {
+    /// Warning (else Normal).
+    pub warning: bool,
+    /// PascalCase reason, e.g. `CellCompleted`.
+    pub reason: String,
+    /// What happened.
+    pub note: String,
+    /// The object the event is about besides the benchmark (in its namespace). Events with
+    /// the same reason are told apart by it: the event recorder folds repeats of one
+    /// (reason, related object) into a series, so each cell's events name its result
+    /// ConfigMap.
+    pub related: Option<Related>,
+}
+
+/// A namespaced object an event refers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Related {
+    /// `apiVersion`, e.g. `v1`.
+    pub api_version: &'static str,
+    /// Kind, e.g. `ConfigMap`.
+    pub kind: &'static str,
+    /// Name.
+    pub name: String,
+}
+
+impl Related {
+    /// A ConfigMap.
+    pub fn config_map(name: String) -> Related {
+        Related {
+            api_version: "v1",
+            kind: "ConfigMap",
+            name,
+        }
+    }
+}
+
+fn normal(reason: &str, note: String) -> EventSpec {
+    EventSpec {
+        warning: false,
+        reason: reason.to_owned(),
+        note,
+        related: None,
+    }
+}
+
+fn warning(reason: &str, note: String) -> EventSpec {
+    EventSpec {
+        warning: true,
+        reason: reason.to_owned(),
+        note,
+        related: None,
+    }
+}
+
+impl EventSpec {
+    fn about(mut self, related: Option<Related>) -> EventSpec {
+        self.related = related;
+        self
+    }
+}
+
+fn condition<'a>(s: &'a MongoBenchmarkStatus, t: &str) -> Option<(&'a str, &'a str, &'a str)> {
+    s.condition(t)
+        .map(|c| (c.status.as_str(), c.reason.as_str(), c.message.as_str()))
+}
+
+/// The events between the stored status `old` and the new status `new` of benchmark
+/// `benchmark`, in a stable order.
+pub fn transitions(
+    benchmark: &str,
+    old: Option<&MongoBenchmarkStatus>,
+    new: &MongoBenchmarkStatus,
+) -> Vec<EventSpec> {
+    // A cell's events refer to its result ConfigMap (the name the runner gives it, also
+    // when a failed cell has none).
+    let result_of = |id: &str| Some(Related::config_map(names::result_name(benchmark, id)));
+    let empty = MongoBenchmarkStatus::default();
+    let old = old.unwrap_or(&empty);
+    let mut out = Vec::new();
+
+    // Servers ready / stalled / recovered.
+    let was = condition(old, ct::SERVERS_READY);
+    if let Some(("True", "Ready", message)) = condition(new, ct::SERVERS_READY)
+        && was.map(|c| (c.0, c.1)) != Some(("True", "Ready"))
+    {
+        out.push(normal("ServersReady", message.to_owned()));
+    }
+    match (condition(old, ct::STALLED), condition(new, ct::STALLED)) {
+        (old_stall, Some(("True", reason, message)))
+            if old_stall.map(|c| (c.0, c.1)) != Some(("True", reason)) =>
+        {
+            out.push(warning(reason, message.to_owned()));
+        }
+        (Some(("True", _, _)), Some(("False", _, _))) => {
+            out.push(normal("Progressing", "no longer stalled".to_owned()));
+        }
+        _ => {}
+    }
+
+    // Seeded to a size: the first completed cell of a (target, platform, size).
+    let seeded = |s: &MongoBenchmarkStatus| -> BTreeSet<(String, String, String)> {
+        s.cells
+            .iter()
+            .filter(|c| c.phase == CellPhase::Completed)
+            .map(|c| (c.target.clone(), c.platform.clone(), c.size.clone()))
+            .collect()
+    };
+    let before = seeded(old);
+    let mut announced = BTreeSet::new();
+    for c in &new.cells {
+        let key = (c.target.clone(), c.platform.clone(), c.size.clone());
+        if c.phase == CellPhase::Completed && !before.contains(&key) && announced.insert(key) {
+            out.push(
+                normal(
+                    "DataSeeded",
+                    format!(
+                        "target {} on platform {} seeded to {}",
+                        c.target, c.platform, c.size
+                    ),
+                )
+                .about(result_of(&c.id)),
+            );
+        }
+    }
+
+    // Cells done or failed.
+    for c in &new.cells {
+        let before = old.cells.iter().find(|o| o.id == c.id).map(|o| o.phase);
+        if before == Some(c.phase) {
+            continue;
+        }
+        match c.phase {
+            CellPhase::Completed => out.push(
+                normal(
+                    "CellCompleted",
+                    match c.ops_per_second {
+                        Some(ops) => format!("cell {}: {ops:.1} ops/s", c.id),
+                        None => format!("cell {}: completed", c.id),
+                    },
+                )
+                .about(result_of(&c.id)),
+            ),
+            CellPhase::Failed => out.push(
+                warning(
+                    "CellFailed",
+                    format!(
+                        "cell {}: {}",
+                        c.id,
+                        c.message.as_deref().unwrap_or("failed")
+                    ),
+                )
+                .about(result_of(&c.id)),
+            ),
+            _ => {}
+        }
+    }
+
+    // The end, or a pause.
+    if new.phase != old.phase {
+        let progress = new.progress.clone().unwrap_or_default();
+        match new.phase {
+            Some(Phase::Completed) => out.push(normal(
+                "Completed",
+                format!(
+                    "{progress} cells finished{}",
+                    new.headline
+                        .as_deref()
+                        .map(|h| format!("; {h}"))
+                        .unwrap_or_default()
+                ),
+            )),
+            Some(Phase::Failed) => out.push(warning(
+                "Failed",
+                format!("no cell succeeded ({progress} finished)"),
+            )),
+            Some(Phase::Suspended) => {
+                out.push(normal("Suspended", "spec.suspend is true".to_owned()))
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::CellStatus;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+    use k8s_openapi::jiff::Timestamp;
+
+    fn cond(t: &str, status: &str, reason: &str, message: &str) -> Condition {
+        Condition {
+            type_: t.into(),
+            status: status.into(),
+            reason: reason.into(),
+            message: message.into(),
+            last_transition_time: Time(Timestamp::UNIX_EPOCH),
+            observed_generation: Some(1),
+        }
+    }
+
+    fn cell(id: &str, size: &str, phase: CellPhase) -> CellStatus {
+        CellStatus {
+            id: id.into(),
+            target: "t".into(),
+            platform: "p".into(),
+            size: size.into(),
+            repetition: 1,
+            phase,
+            ops_per_second: (phase == CellPhase::Completed).then_some(1234.56),
+            message: (phase == CellPhase::Failed).then(|| "exit 1".to_owned()),
+            ..CellStatus::default()
+        }
+    }
+
+    #[test]
+    fn an_unchanged_status_publishes_nothing() {
+        let s = MongoBenchmarkStatus {
+            phase: Some(Phase::Completed),
+            conditions: vec![cond("ServersReady", "True", "Ready", "ok")],
+            cells: vec![cell("a", "1k", CellPhase::Completed)],
+            ..Default::default()
+        };
+        assert_eq!(transitions("b", Some(&s), &s), []);
+    }
+
+    #[test]
+    fn each_step_is_announced_once() {
+        let old = MongoBenchmarkStatus {
+            phase: Some(Phase::Running),
+            conditions: vec![cond("ServersReady", "False", "Provisioning", "1/3")],
+            cells: vec![
+                cell("a1", "1k", CellPhase::Running),
+                cell("a2", "1k", CellPhase::Pending),
+                cell("b1", "2k", CellPhase::Pending),
+            ],
+            ..Default::default()
+        };
+        let new = MongoBenchmarkStatus {
+            phase: Some(Phase::Completed),
+            progress: Some("3/3".into()),
+            headline: Some("t at 1k: p 1235 ops/s".into()),
+            conditions: vec![cond(
+                "ServersReady",
+                "True",
+                "Ready",
+                "replica sets ready: t on p (3/3)",
+            )],
+            cells: vec![
+                cell("a1", "1k", CellPhase::Completed),
+                cell("a2", "1k", CellPhase::Completed),
+                cell("b1", "2k", CellPhase::Failed),
+            ],
+            ..Default::default()
+        };
+        let events = transitions("b", Some(&old), &new);
+        let seen: Vec<(bool, &str, &str)> = events
+            .iter()
+            .map(|e| (e.warning, e.reason.as_str(), e.note.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (false, "ServersReady", "replica sets ready: t on p (3/3)"),
+                (false, "DataSeeded", "target t on platform p seeded to 1k"),
+                (false, "CellCompleted", "cell a1: 1234.6 ops/s"),
+                (false, "CellCompleted", "cell a2: 1234.6 ops/s"),
+                (true, "CellFailed", "cell b1: exit 1"),
+                (
+                    false,
+                    "Completed",
+                    "3/3 cells finished; t at 1k: p 1235 ops/s"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn stalls_warn_once_and_recovery_is_noted() {
+        let ok = MongoBenchmarkStatus {
+            conditions: vec![cond("Stalled", "False", "Progressing", "")],
+            ..Default::default()
+        };
+        let stalled = MongoBenchmarkStatus {
+            conditions: vec![cond(
+                "Stalled",
+                "True",
+                "Unschedulable",
+                "platform arm cannot schedule",
+            )],
+            ..Default::default()
+        };
+        let e = transitions("b", Some(&ok), &stalled);
+        assert_eq!(
+            e,
+            [EventSpec {
+                warning: true,
+                reason: "Unschedulable".into(),
+                note: "platform arm cannot schedule".into(),
+                related: None
+            }]
+        );
+        assert_eq!(transitions("b", Some(&stalled), &stalled), []);
+        assert_eq!(
+            transitions("b", Some(&stalled), &ok),
+            [EventSpec {
+                warning: false,
+                reason: "Progressing".into(),
+                note: "no longer stalled".into(),
+                related: None
+            }]
+        );
+        // A first status that is already failed warns too.
+        let failed = MongoBenchmarkStatus {
+            phase: Some(Phase::Failed),
+            progress: Some("2/2".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            transitions("b", None, &failed),
+            [EventSpec {
+                warning: true,
+                reason: "Failed".into(),
+                note: "no cell succeeded (2/2 finished)".into(),
+                related: None
+            }]
+        );
+    }
+}

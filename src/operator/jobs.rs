@@ -1,0 +1,398 @@
+//! The runner of one target on one platform: its plan in a ConfigMap, and a Job running
+//! `mongobench run --plan /etc/mongobench/plan.yaml` on the client pool with the target's URI in
+//! `MONGOBENCH_TARGET_URI`. The runners of a benchmark share a ServiceAccount whose Role allows
+//! only what a runner does: create, read and patch its result ConfigMaps. Pure builders.
+
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
+use kube::{Resource, ResourceExt};
+use serde_json::json;
+
+use super::Error;
+use super::names::{self, Component, PLAN_DIR, PLAN_KEY};
+use crate::api::{MongoBenchmark, Platform, Target};
+use crate::plan::JobPlan;
+
+/// Retries of a failed runner pod before its Job counts as failed.
+pub const BACKOFF_LIMIT: i32 = 1;
+/// Environment variable with the target's connection string.
+pub const TARGET_URI_ENV: &str = "MONGOBENCH_TARGET_URI";
+
+/// The plan ConfigMap and the Job of one slot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunnerObjects {
+    /// Holds `plan.yaml`.
+    pub plan: ConfigMap,
+    /// Runs the plan.
+    pub job: Job,
+}
+
+/// The ServiceAccount, Role and RoleBinding the runners of a benchmark use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunnerAccess {
+    /// The runners' identity.
+    pub service_account: ServiceAccount,
+    /// configmaps: create, get, patch, in the benchmark's namespace only.
+    pub role: Role,
+    /// Binds the Role to the ServiceAccount.
+    pub role_binding: RoleBinding,
+}
+
+fn meta(
+    bench: &MongoBenchmark,
+    name: &str,
+    labels: &std::collections::BTreeMap<String, String>,
+) -> Result<serde_json::Value, Error> {
+    let owner = bench
+        .controller_owner_ref(&())
+        .ok_or_else(|| Error::Incomplete(bench.name_any()))?;
+    Ok(json!({
+        "name": name,
+        "namespace": bench.namespace(),
+        "labels": labels,
+        "ownerReferences": [owner]
+    }))
+}
+
+/// The run identifier of `bench`: the one in status, else derived from its uid (stable, so a
+/// first pass that fails before writing status still picks the same one).
+pub fn run_id(bench: &MongoBenchmark) -> String {
+    if let Some(id) = bench.status.as_ref().and_then(|s| s.run_id.clone()) {
+        return id;
+    }
+    let uid = bench.metadata.uid.as_deref().unwrap_or("local");
+    uid.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(12)
+        .collect()
+}
+
+/// The plan of `target` on `platform`, skipping `completed_cells`.
+pub fn job_plan(
+    bench: &MongoBenchmark,
+    target: &Target,
+    platform: &Platform,
+    completed_cells: Vec<String>,
+) -> JobPlan {
+    let bench_name = bench.name_any();
+    let namespace = bench.namespace().unwrap_or_default();
+    let (initiate_members, replica_set_name) = if target.is_provisioned() {
+        let server = names::server_name(&bench_name, &target.name, &platform.name);
+        let members = (0..bench.spec.replica_set().members())
+            .map(|i| names::member_address(&server, &namespace, i))
+            .collect();
+        (members, Some(server))
+    } else {
+        (Vec::new(), None)
+    };
+    JobPlan {
+        benchmark: bench_name,
+        namespace: Some(namespace),
+        uid: bench.metadata.uid.clone(),
+        run_id: run_id(bench),
+        target: target.name.clone(),
+        platform: platform.name.clone(),
+        initiate_members,
+        replica_set_name,
+        completed_cells,
+        spec: bench.spec.clone(),
+    }
+}
+
+/// Builds the plan ConfigMap and the Job of `target` on `platform`.
+///
+/// # Errors
+/// [`Error::Incomplete`] for a MongoBenchmark without namespace or uid; [`Error::Spec`] when
+/// `spec.client.platform` names no platform.
+pub fn runner_objects(
+    bench: &MongoBenchmark,
+    target: &Target,
+    platform: &Platform,
+    completed_cells: Vec<String>,
+    default_image: &str,
+) -> Result<RunnerObjects, Error> {
+    let bench_name = bench.name_any();
+    let namespace = bench
+        .namespace()
+        .ok_or_else(|| Error::Incomplete(bench_name.clone()))?;
+    let plan = job_plan(bench, target, platform, completed_cells);
+    let mut labels =
+        names::slot_labels(&bench_name, Component::Runner, &target.name, &platform.name);
+    labels.insert(names::RUN_ID_LABEL.into(), names::label_value(&plan.run_id));
+    let job_name = names::runner_name(&bench_name, &target.name, &platform.name);
+    let plan_name = names::plan_name(&bench_name, &target.name, &platform.name);
+    let plan_yaml = serde_yaml::to_string(&plan).expect("a plan serializes");
+    let config_map = json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": meta(bench, &plan_name, &labels)?,
+        "data": {PLAN_KEY: plan_yaml}
+    });
+
+    let client = bench.spec.client.clone().unwrap_or_default();
+    let (node_selector, tolerations) = match &client.platform {
+        Some(name) => {
+            let p = bench.spec.platform(name).ok_or_else(|| {
+                Error::Spec(format!(
+                    "spec.client.platform {name:?} is not one of spec.platforms"
+                ))
+            })?;
+            (p.effective_node_selector(), p.effective_tolerations())
+        }
+        None => (client.node_selector.clone(), client.tolerations.clone()),
+    };
+    let uri = match &target.external {
+        Some(external) => json!({
+            "name": TARGET_URI_ENV,
+            "valueFrom": {"secretKeyRef": {
+                "name": external.uri_secret_ref.name,
+                "key": external.uri_secret_ref.key()
+            }}
+        }),
+        None => {
+            let server = names::server_name(&bench_name, &target.name, &platform.name);
+            json!({
+                "name": TARGET_URI_ENV,
+                "value": names::replica_set_uri(&server, &namespace, bench.spec.replica_set().members())
+            })
+        }
+    };
+    let mut container = json!({
+        "name": "runner",
+        "image": client.image.as_deref().unwrap_or(default_image),
+        "command": ["mongobench"],
+        "args": ["run", "--plan", format!("{PLAN_DIR}/{PLAN_KEY}")],
+        "env": [uri],
+        "volumeMounts": [{"name": "plan", "mountPath": PLAN_DIR, "readOnly": true}],
+        "terminationMessagePolicy": "FallbackToLogsOnError"
+    });
+    if let Some(resources) = &client.resources {
+        container["resources"] = json!(resources.to_resource_requirements());
+    }
+    let mut pod_spec = json!({
+        "serviceAccountName": names::runner_account(&bench_name),
+        "restartPolicy": "Never",
+        "containers": [container],
+        "volumes": [{"name": "plan", "configMap": {"name": plan_name}}]
+    });
+    if !node_selector.is_empty() {
+        pod_spec["nodeSelector"] = json!(node_selector);
+    }
+    if !tolerations.is_empty() {
+        pod_spec["tolerations"] = json!(tolerations);
+    }
+    let job = json!({
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": meta(bench, &job_name, &labels)?,
+        "spec": {
+            "backoffLimit": BACKOFF_LIMIT,
+            "template": {"metadata": {"labels": labels}, "spec": pod_spec}
+        }
+    });
+    Ok(RunnerObjects {
+        plan: serde_json::from_value(config_map).expect("a valid ConfigMap"),
+        job: serde_json::from_value(job).expect("a valid Job"),
+    })
+}
+
+/// Builds the runners' ServiceAccount, Role and RoleBinding.
+///
+/// # Errors
+/// [`Error::Incomplete`] for a MongoBenchmark without namespace or uid.
+pub fn runner_access(bench: &MongoBenchmark) -> Result<RunnerAccess, Error> {
+    let bench_name = bench.name_any();
+    let name = names::runner_account(&bench_name);
+    let labels = names::benchmark_labels(&bench_name, Component::Runner);
+    let metadata = meta(bench, &name, &labels)?;
+    let service_account = json!({
+        "apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata
+    });
+    let role = json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": metadata,
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create", "get", "patch"]}]
+    });
+    let role_binding = json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": metadata,
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+        "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": bench.namespace()}]
+    });
+    Ok(RunnerAccess {
+        service_account: serde_json::from_value(service_account).expect("a valid ServiceAccount"),
+        role: serde_json::from_value(role).expect("a valid Role"),
+        role_binding: serde_json::from_value(role_binding).expect("a valid RoleBinding"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::operator::servers::tests::{STUDY, bench};
+
+    fn value<T: serde::Serialize>(t: &T) -> serde_json::Value {
+        serde_json::to_value(t).unwrap()
+    }
+
+    #[test]
+    fn provisioned_target_job_gets_the_replica_set_uri_and_the_client_pool() {
+        let b = bench("study", STUDY);
+        let objects = runner_objects(
+            &b,
+            &b.spec.targets[0],
+            &b.spec.platforms[0],
+            vec!["psmdb-8.0.axion.1m.r1".into()],
+            "registry.example/mongobench:1.0",
+        )
+        .unwrap();
+        let job = value(&objects.job);
+        assert_eq!(job["metadata"]["name"], "study-run-psmdb-8-0-axion");
+        assert_eq!(
+            job["metadata"]["labels"]["mongobench.io/run-id"],
+            "0f3c9a527d1e"
+        );
+        assert_eq!(job["metadata"]["ownerReferences"][0]["controller"], true);
+        assert_eq!(job["spec"]["backoffLimit"], 1);
+        let pod = &job["spec"]["template"]["spec"];
+        assert_eq!(pod["serviceAccountName"], "study-runner");
+        assert_eq!(pod["restartPolicy"], "Never");
+        // client.platform x86: its selector, no arm toleration.
+        assert_eq!(
+            pod["nodeSelector"],
+            json!({"cloud.google.com/gke-nodepool": "n2-icelake"})
+        );
+        assert!(pod.get("tolerations").is_none());
+        let c = &pod["containers"][0];
+        assert_eq!(c["image"], "registry.example/mongobench:1.0");
+        assert_eq!(c["command"], json!(["mongobench"]));
+        assert_eq!(
+            c["args"],
+            json!(["run", "--plan", "/etc/mongobench/plan.yaml"])
+        );
+        assert_eq!(
+            c["env"],
+            json!([{"name": "MONGOBENCH_TARGET_URI", "value":
+                "mongodb://study-psmdb-8-0-axion-0.study-psmdb-8-0-axion.lab.svc.cluster.local:27017,\
+                 study-psmdb-8-0-axion-1.study-psmdb-8-0-axion.lab.svc.cluster.local:27017,\
+                 study-psmdb-8-0-axion-2.study-psmdb-8-0-axion.lab.svc.cluster.local:27017/\
+                 ?replicaSet=study-psmdb-8-0-axion"}])
+        );
+        assert_eq!(
+            pod["volumes"],
+            json!([{"name": "plan", "configMap": {"name": "study-run-psmdb-8-0-axion-plan"}}])
+        );
+        assert_eq!(
+            c["volumeMounts"],
+            json!([{"name": "plan", "mountPath": "/etc/mongobench", "readOnly": true}])
+        );
+
+        let plan: JobPlan =
+            serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()["plan.yaml"]).unwrap();
+        assert_eq!(plan.benchmark, "study");
+        assert_eq!(plan.namespace.as_deref(), Some("lab"));
+        assert_eq!(
+            plan.uid.as_deref(),
+            Some("0f3c9a52-7d1e-4c55-9b0e-6a1d2f3e4b5c")
+        );
+        assert_eq!(plan.run_id, "0f3c9a527d1e");
+        assert_eq!(
+            (plan.target.as_str(), plan.platform.as_str()),
+            ("psmdb-8.0", "axion")
+        );
+        assert_eq!(
+            plan.initiate_members,
+            [
+                "study-psmdb-8-0-axion-0.study-psmdb-8-0-axion.lab.svc.cluster.local:27017",
+                "study-psmdb-8-0-axion-1.study-psmdb-8-0-axion.lab.svc.cluster.local:27017",
+                "study-psmdb-8-0-axion-2.study-psmdb-8-0-axion.lab.svc.cluster.local:27017"
+            ]
+        );
+        assert_eq!(
+            plan.replica_set_name.as_deref(),
+            Some("study-psmdb-8-0-axion")
+        );
+        assert_eq!(plan.completed_cells, ["psmdb-8.0.axion.1m.r1"]);
+        assert_eq!(plan.spec, b.spec);
+    }
+
+    #[test]
+    fn external_target_job_reads_the_uri_from_its_secret() {
+        let yaml = STUDY.replace(
+            "client: {platform: x86}",
+            "client:\n  image: registry.example/client:2\n  nodeSelector: {pool: clients}\n  \
+             tolerations: [{key: dedicated, operator: Exists, effect: NoSchedule}]\n  \
+             resources: {requests: {cpu: '4'}, limits: {cpu: '4'}}",
+        );
+        let b = bench("study", &yaml);
+        let objects = runner_objects(
+            &b,
+            &b.spec.targets[1],
+            &b.spec.platforms[1],
+            vec![],
+            "default:1",
+        )
+        .unwrap();
+        let pod = value(&objects.job)["spec"]["template"]["spec"].clone();
+        assert_eq!(pod["nodeSelector"], json!({"pool": "clients"}));
+        assert_eq!(
+            pod["tolerations"],
+            json!([{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}])
+        );
+        let c = &pod["containers"][0];
+        assert_eq!(c["image"], "registry.example/client:2");
+        assert_eq!(
+            c["env"],
+            json!([{"name": "MONGOBENCH_TARGET_URI",
+                    "valueFrom": {"secretKeyRef": {"name": "ext-uri", "key": "uri"}}}])
+        );
+        assert_eq!(
+            c["resources"],
+            json!({"requests": {"cpu": "4"}, "limits": {"cpu": "4"}})
+        );
+        let plan: JobPlan =
+            serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()["plan.yaml"]).unwrap();
+        assert!(plan.initiate_members.is_empty());
+        assert_eq!(plan.replica_set_name, None);
+        assert!(plan.completed_cells.is_empty());
+    }
+
+    #[test]
+    fn runner_role_allows_only_its_configmaps() {
+        let b = bench("study", STUDY);
+        let access = runner_access(&b).unwrap();
+        let role = value(&access.role);
+        assert_eq!(
+            role["rules"],
+            json!([{"apiGroups": [""], "resources": ["configmaps"],
+                    "verbs": ["create", "get", "patch"]}])
+        );
+        let binding = value(&access.role_binding);
+        assert_eq!(
+            binding["roleRef"],
+            json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "study-runner"})
+        );
+        assert_eq!(
+            binding["subjects"],
+            json!([{"kind": "ServiceAccount", "name": "study-runner", "namespace": "lab"}])
+        );
+        assert_eq!(
+            access.service_account.metadata.name.as_deref(),
+            Some("study-runner")
+        );
+    }
+
+    #[test]
+    fn run_id_prefers_status_and_is_stable_otherwise() {
+        let mut b = bench("study", STUDY);
+        assert_eq!(run_id(&b), "0f3c9a527d1e");
+        b.status = Some(crate::api::MongoBenchmarkStatus {
+            run_id: Some("kept".into()),
+            ..Default::default()
+        });
+        assert_eq!(run_id(&b), "kept");
+    }
+}

@@ -1,0 +1,254 @@
+//! Names and labels of the objects the operator creates, derived from the benchmark, target
+//! and platform names alone, so a restarted operator finds the same objects.
+//!
+//! Target and platform names may contain dots (`psmdb-8.0`); StatefulSet pods and Services
+//! need DNS labels, so object names replace dots by `-`, and a name that would be too long is
+//! cut and suffixed with a hash of the full name (stable and still unique).
+
+use std::collections::BTreeMap;
+
+use sha2::{Digest, Sha256};
+
+use crate::plan::sanitize;
+
+/// `app.kubernetes.io/name` of everything the operator creates.
+pub const APP_NAME: &str = "mongobench";
+/// `app.kubernetes.io/managed-by` of everything the operator creates.
+pub const MANAGED_BY: &str = "mongobench-operator";
+/// Label naming the benchmark (on children and on result ConfigMaps).
+pub const BENCHMARK_LABEL: &str = "mongobench.io/benchmark";
+/// Label naming the target of a server or runner.
+pub const TARGET_LABEL: &str = "mongobench.io/target";
+/// Label naming the platform of a server or runner.
+pub const PLATFORM_LABEL: &str = "mongobench.io/platform";
+/// Label naming the cell of a result ConfigMap.
+pub const CELL_LABEL: &str = "mongobench.io/cell";
+/// Label naming the run of a result ConfigMap or runner.
+pub const RUN_ID_LABEL: &str = "mongobench.io/run-id";
+/// `app.kubernetes.io/component` label key.
+pub const COMPONENT_LABEL: &str = "app.kubernetes.io/component";
+/// `app.kubernetes.io/instance` label key.
+pub const INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
+/// Key of the result document in a result ConfigMap.
+pub const RESULT_KEY: &str = "result.json";
+/// Key of the plan in a plan ConfigMap.
+pub const PLAN_KEY: &str = "plan.yaml";
+/// Where the runner container finds its plan.
+pub const PLAN_DIR: &str = "/etc/mongobench";
+/// Port mongod listens on.
+pub const MONGOD_PORT: i32 = 27017;
+
+/// Longest StatefulSet name: pods get a `controller-revision-hash` label
+/// `<name>-<10 chars>`, which must fit a 63-character label value.
+const STATEFULSET_NAME_MAX: usize = 52;
+/// Longest Job name: its pods carry it as the `job-name` label value.
+const JOB_NAME_MAX: usize = 63;
+
+/// What a child object is for (`app.kubernetes.io/component`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Component {
+    /// A replica-set member and its Service/NetworkPolicy.
+    Server,
+    /// A runner Job, its plan and its ServiceAccount/Role.
+    Runner,
+}
+
+impl Component {
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Component::Server => "server",
+            Component::Runner => "runner",
+        }
+    }
+}
+
+/// A label value for `s`: itself when short enough, else cut with a hash suffix.
+pub fn label_value(s: &str) -> String {
+    shorten(s, 63)
+}
+
+fn short_hash(s: &str) -> String {
+    let digest = Sha256::digest(s.as_bytes());
+    hex::encode(&digest[..3])
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let keep = s[..max - 7].trim_end_matches(['-', '.']);
+    format!("{keep}-{}", short_hash(s))
+}
+
+/// A DNS-1035 label from `parts` joined by `-`: lower case, dots replaced, starting with a
+/// letter (`mb-` is put in front otherwise), at most `max` characters.
+fn dns_label(parts: &[&str], max: usize) -> String {
+    let joined = sanitize(&parts.join("-")).replace('.', "-");
+    let trimmed = joined.trim_matches('-');
+    let lettered = if trimmed.starts_with(|c: char| c.is_ascii_lowercase()) {
+        trimmed.to_owned()
+    } else {
+        format!("mb-{trimmed}")
+    };
+    shorten(&lettered, max)
+}
+
+/// Name of the StatefulSet, headless Service and NetworkPolicy of `target` on `platform`;
+/// also the replica-set name.
+pub fn server_name(benchmark: &str, target: &str, platform: &str) -> String {
+    dns_label(&[benchmark, target, platform], STATEFULSET_NAME_MAX)
+}
+
+/// Name of the runner Job of `target` on `platform`.
+pub fn runner_name(benchmark: &str, target: &str, platform: &str) -> String {
+    dns_label(&[benchmark, "run", target, platform], JOB_NAME_MAX)
+}
+
+/// Name of the ConfigMap holding the plan of `target` on `platform`.
+pub fn plan_name(benchmark: &str, target: &str, platform: &str) -> String {
+    format!("{}-plan", runner_name(benchmark, target, platform))
+}
+
+/// Name of the runners' ServiceAccount, Role and RoleBinding of a benchmark.
+pub fn runner_account(benchmark: &str) -> String {
+    dns_label(&[benchmark, "runner"], JOB_NAME_MAX)
+}
+
+/// Name of the result ConfigMap of a cell, as the runner writes it: `<benchmark>-<cell id>`,
+/// sanitized, at most 253 characters.
+pub fn result_name(benchmark: &str, cell_id: &str) -> String {
+    let s = sanitize(&format!("{benchmark}-{cell_id}"));
+    shorten(s.trim_matches(['-', '.']), 253)
+}
+
+/// DNS name of member `ordinal` of a provisioned replica set (`host:port`).
+pub fn member_address(server: &str, namespace: &str, ordinal: u32) -> String {
+    format!("{server}-{ordinal}.{server}.{namespace}.svc.cluster.local:{MONGOD_PORT}")
+}
+
+/// The connection string of a provisioned replica set with `members` members.
+pub fn replica_set_uri(server: &str, namespace: &str, members: u32) -> String {
+    let hosts: Vec<String> = (0..members)
+        .map(|i| member_address(server, namespace, i))
+        .collect();
+    format!("mongodb://{}/?replicaSet={server}", hosts.join(","))
+}
+
+/// Labels every object of `benchmark` carries.
+pub fn benchmark_labels(benchmark: &str, component: Component) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        ("app.kubernetes.io/name".to_owned(), APP_NAME.to_owned()),
+        (INSTANCE_LABEL.to_owned(), label_value(benchmark)),
+        (COMPONENT_LABEL.to_owned(), component.as_str().to_owned()),
+        (
+            "app.kubernetes.io/managed-by".to_owned(),
+            MANAGED_BY.to_owned(),
+        ),
+        (BENCHMARK_LABEL.to_owned(), label_value(benchmark)),
+    ])
+}
+
+/// Labels of the objects of one slot (target on platform).
+pub fn slot_labels(
+    benchmark: &str,
+    component: Component,
+    target: &str,
+    platform: &str,
+) -> BTreeMap<String, String> {
+    let mut labels = benchmark_labels(benchmark, component);
+    labels.insert(TARGET_LABEL.to_owned(), label_value(target));
+    labels.insert(PLATFORM_LABEL.to_owned(), label_value(platform));
+    labels
+}
+
+/// Selector of every child of `benchmark` the operator created.
+pub fn children_selector(benchmark: &str) -> String {
+    format!(
+        "{BENCHMARK_LABEL}={},app.kubernetes.io/managed-by={MANAGED_BY}",
+        label_value(benchmark)
+    )
+}
+
+/// Selector of the result ConfigMaps of one run of `benchmark`.
+pub fn results_selector(benchmark: &str, run_id: &str) -> String {
+    format!(
+        "{BENCHMARK_LABEL}={},{RUN_ID_LABEL}={},{CELL_LABEL}",
+        label_value(benchmark),
+        label_value(run_id)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_replace_dots_and_stay_dns_labels() {
+        assert_eq!(
+            server_name("percona-9-vs-8", "psmdb-8.0", "x86-icelake"),
+            "percona-9-vs-8-psmdb-8-0-x86-icelake"
+        );
+        assert_eq!(
+            runner_name("percona-9-vs-8", "psmdb-8.0", "x86-icelake"),
+            "percona-9-vs-8-run-psmdb-8-0-x86-icelake"
+        );
+        assert_eq!(plan_name("b", "t", "p"), "b-run-t-p-plan".to_owned());
+        assert_eq!(runner_account("b"), "b-runner");
+        // A leading digit is not a DNS-1035 label.
+        assert_eq!(server_name("1st", "a", "b"), "mb-1st-a-b");
+    }
+
+    #[test]
+    fn long_names_are_cut_with_a_stable_hash() {
+        let long = "a".repeat(60);
+        let name = server_name(&long, "psmdb-8.0", "x86");
+        assert_eq!(name.len(), 52);
+        // 45 characters kept, then '-' and 6 hex digits of sha256 of the full label.
+        let full = format!("{long}-psmdb-8-0-x86");
+        let digest = Sha256::digest(full.as_bytes());
+        assert_eq!(
+            name,
+            format!("{}-{}", &long[..45], hex::encode(&digest[..3]))
+        );
+        assert_eq!(server_name(&long, "psmdb-8.0", "x86"), name);
+        assert_ne!(server_name(&long, "psmdb-8.1", "x86"), name);
+        assert_eq!(runner_name(&long, "t", "p").len(), 63);
+        assert_eq!(label_value(&"x".repeat(63)), "x".repeat(63));
+        assert_eq!(label_value(&"x".repeat(64)).len(), 63);
+    }
+
+    #[test]
+    fn result_names_follow_the_runner_contract() {
+        assert_eq!(
+            result_name("percona-9-vs-8", "psmdb-8.0.x86-icelake.1m.r2"),
+            "percona-9-vs-8-psmdb-8.0.x86-icelake.1m.r2"
+        );
+    }
+
+    #[test]
+    fn replica_set_uri_lists_every_member() {
+        assert_eq!(
+            replica_set_uri("b-t-p", "ns", 3),
+            "mongodb://b-t-p-0.b-t-p.ns.svc.cluster.local:27017,\
+             b-t-p-1.b-t-p.ns.svc.cluster.local:27017,\
+             b-t-p-2.b-t-p.ns.svc.cluster.local:27017/?replicaSet=b-t-p"
+        );
+    }
+
+    #[test]
+    fn selectors_select_the_benchmark() {
+        assert_eq!(
+            children_selector("b"),
+            "mongobench.io/benchmark=b,app.kubernetes.io/managed-by=mongobench-operator"
+        );
+        assert_eq!(
+            results_selector("b", "r1"),
+            "mongobench.io/benchmark=b,mongobench.io/run-id=r1,mongobench.io/cell"
+        );
+        let labels = slot_labels("b", Component::Server, "psmdb-8.0", "x86");
+        assert_eq!(labels["mongobench.io/target"], "psmdb-8.0");
+        assert_eq!(labels["app.kubernetes.io/component"], "server");
+        assert_eq!(labels.len(), 7);
+    }
+}

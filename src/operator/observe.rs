@@ -1,0 +1,525 @@
+//! What the cluster holds for one benchmark, read fresh at the start of every pass: server
+//! StatefulSets and pods, runner Jobs (with the termination message of a failed runner), the
+//! runners' ServiceAccount, and the result ConfigMaps of the current run. [`Observed`] is plain
+//! data so the decision that follows is a pure function; [`observe`] is the only part that
+//! reads the API.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod, ServiceAccount};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Api, ListParams};
+use kube::{Client, ResourceExt};
+
+use super::Error;
+use super::names::{self, Component};
+use crate::api::MongoBenchmark;
+use crate::result::CellResult;
+
+/// One target on one platform: `(target name, platform name)` as the spec writes them.
+pub type Slot = (String, String);
+
+/// The runner Job of a slot.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobState {
+    /// Pods are pending or running (or being retried).
+    Active,
+    /// The runner exited 0.
+    Succeeded,
+    /// The runner failed after its retries; the message is the pod's termination message
+    /// (or the Job's own reason when no pod said anything).
+    Failed {
+        /// Why.
+        message: String,
+    },
+}
+
+/// Why a server pod is not running.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PodProblem {
+    /// The scheduler found no node (its message says why).
+    Unschedulable {
+        /// The scheduler's message.
+        message: String,
+    },
+    /// The image cannot be pulled.
+    ImagePull {
+        /// The image reference.
+        image: String,
+        /// `ErrImagePull`, `ImagePullBackOff`, `InvalidImageName`.
+        reason: String,
+        /// The kubelet's message.
+        message: String,
+    },
+}
+
+/// A server pod of the benchmark.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerPod {
+    /// Pod name.
+    pub name: String,
+    /// Its slot.
+    pub slot: Slot,
+    /// Node it is bound to.
+    pub node: Option<String>,
+    /// When it was created (problems count from then).
+    pub created: Option<Timestamp>,
+    /// Why it cannot run, if it cannot.
+    pub problem: Option<PodProblem>,
+}
+
+/// A result ConfigMap of the current run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ObservedResult {
+    /// A readable result document (complete or incomplete).
+    Document {
+        /// ConfigMap name.
+        config_map: String,
+        /// The document.
+        result: Box<CellResult>,
+    },
+    /// A ConfigMap labelled as a result whose document cannot be read.
+    Unreadable {
+        /// ConfigMap name.
+        config_map: String,
+        /// Why.
+        message: String,
+    },
+}
+
+impl ObservedResult {
+    /// Name of the ConfigMap.
+    pub fn config_map(&self) -> &str {
+        match self {
+            ObservedResult::Document { config_map, .. }
+            | ObservedResult::Unreadable { config_map, .. } => config_map,
+        }
+    }
+}
+
+/// Everything a pass needs to know about one benchmark's children.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Observed {
+    /// Result documents by cell id.
+    pub results: BTreeMap<String, ObservedResult>,
+    /// Ready members of each slot's StatefulSet (present = the StatefulSet exists).
+    pub stateful_sets: BTreeMap<Slot, u32>,
+    /// Server pods of the benchmark, on any slot.
+    pub server_pods: Vec<ServerPod>,
+    /// Runner Jobs by slot.
+    pub jobs: BTreeMap<Slot, JobState>,
+    /// True when the runners' ServiceAccount exists (with its Role and RoleBinding).
+    pub runner_access: bool,
+    /// The `completedCells` of each slot's plan ConfigMap.
+    pub plans: BTreeMap<Slot, Vec<String>>,
+}
+
+/// Maps the target/platform labels of a child back to the spec's names.
+fn slot_of(bench: &MongoBenchmark, labels: &BTreeMap<String, String>) -> Option<Slot> {
+    let target = labels.get(names::TARGET_LABEL)?;
+    let platform = labels.get(names::PLATFORM_LABEL)?;
+    let t = bench
+        .spec
+        .targets
+        .iter()
+        .find(|t| &names::label_value(&t.name) == target)?;
+    let p = bench
+        .spec
+        .platforms
+        .iter()
+        .find(|p| &names::label_value(&p.name) == platform)?;
+    Some((t.name.clone(), p.name.clone()))
+}
+
+/// The state of a Job from its conditions and, when it failed, its pods' messages.
+pub fn job_state(job: &Job, pods: &[Pod]) -> JobState {
+    let conditions = job
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.clone())
+        .unwrap_or_default();
+    let is_true = |t: &str| {
+        conditions
+            .iter()
+            .any(|c| c.type_ == t && c.status == "True")
+    };
+    if is_true("Complete") || is_true("SuccessCriteriaMet") {
+        return JobState::Succeeded;
+    }
+    if !is_true("Failed") && !is_true("FailureTarget") {
+        return JobState::Active;
+    }
+    let job_reason = conditions
+        .iter()
+        .find(|c| (c.type_ == "Failed" || c.type_ == "FailureTarget") && c.status == "True")
+        .map(|c| {
+            let reason = c.reason.clone().unwrap_or_default();
+            match c.message.as_deref() {
+                Some(m) if !m.is_empty() => format!("{reason}: {m}"),
+                _ => reason,
+            }
+        })
+        .unwrap_or_default();
+    // The newest pod that terminated with a message says best why.
+    let mut terminated: Vec<(Option<Timestamp>, String)> = pods
+        .iter()
+        .filter_map(|p| {
+            let statuses = p.status.as_ref()?.container_statuses.as_ref()?;
+            statuses.iter().find_map(|s| {
+                let t = s.state.as_ref()?.terminated.as_ref()?;
+                let message = t
+                    .message
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|m| !m.is_empty())
+                    .map(str::to_owned)
+                    .or_else(|| {
+                        (t.exit_code != 0).then(|| {
+                            format!(
+                                "runner exited with code {}{}",
+                                t.exit_code,
+                                t.reason
+                                    .as_deref()
+                                    .map(|r| format!(" ({r})"))
+                                    .unwrap_or_default()
+                            )
+                        })
+                    })?;
+                Some((t.finished_at.as_ref().map(|f| f.0), message))
+            })
+        })
+        .collect();
+    terminated.sort_by_key(|(at, _)| *at);
+    let message = match terminated.pop() {
+        Some((_, m)) => m,
+        None if job_reason.is_empty() => "runner Job failed".to_owned(),
+        None => job_reason,
+    };
+    JobState::Failed { message }
+}
+
+/// Why a pod cannot run, from its conditions and container statuses.
+pub fn pod_problem(pod: &Pod) -> Option<PodProblem> {
+    let status = pod.status.as_ref()?;
+    for s in status.container_statuses.iter().flatten() {
+        if let Some(w) = s.state.as_ref().and_then(|st| st.waiting.as_ref()) {
+            let reason = w.reason.clone().unwrap_or_default();
+            if matches!(
+                reason.as_str(),
+                "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName"
+            ) {
+                return Some(PodProblem::ImagePull {
+                    image: s.image.clone(),
+                    reason,
+                    message: w.message.clone().unwrap_or_default(),
+                });
+            }
+        }
+    }
+    let scheduled = status
+        .conditions
+        .iter()
+        .flatten()
+        .find(|c| c.type_ == "PodScheduled")?;
+    (scheduled.status == "False" && scheduled.reason.as_deref() == Some("Unschedulable")).then(
+        || PodProblem::Unschedulable {
+            message: scheduled.message.clone().unwrap_or_default(),
+        },
+    )
+}
+
+fn list_err(what: &str, ns: &str) -> impl FnOnce(kube::Error) -> Error {
+    let action = format!("listing {what} in namespace {ns}");
+    move |e| Error::kube(action, e)
+}
+
+/// Reads the children and results of `bench`.
+///
+/// Jobs are read before results: a runner writes every result before it exits, so a Job
+/// seen finished has all its results in the list that follows.
+///
+/// # Errors
+/// [`Error::Kube`] when a list fails; [`Error::Incomplete`] without a namespace.
+pub async fn observe(
+    client: &Client,
+    bench: &MongoBenchmark,
+    run_id: &str,
+) -> Result<Observed, Error> {
+    let name = bench.name_any();
+    let ns = bench
+        .namespace()
+        .ok_or_else(|| Error::Incomplete(name.clone()))?;
+    let children = ListParams::default().labels(&names::children_selector(&name));
+    let mut observed = Observed::default();
+
+    let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &ns);
+    let all_pods = pods
+        .list(&children)
+        .await
+        .map_err(list_err("pods", &ns))?
+        .items;
+    let component = |p: &Pod, c: Component| {
+        p.labels().get(names::COMPONENT_LABEL).map(String::as_str) == Some(c.as_str())
+    };
+    for job in jobs.list(&children).await.map_err(list_err("jobs", &ns))? {
+        let Some(slot) = slot_of(bench, job.labels()) else {
+            continue;
+        };
+        let job_name = job.name_any();
+        let its_pods: Vec<Pod> = all_pods
+            .iter()
+            .filter(|p| {
+                component(p, Component::Runner)
+                    && p.labels().get("job-name").map(String::as_str) == Some(job_name.as_str())
+            })
+            .cloned()
+            .collect();
+        observed.jobs.insert(slot, job_state(&job, &its_pods));
+    }
+    for pod in all_pods.iter().filter(|p| component(p, Component::Server)) {
+        let Some(slot) = slot_of(bench, pod.labels()) else {
+            continue;
+        };
+        observed.server_pods.push(ServerPod {
+            name: pod.name_any(),
+            slot,
+            node: pod.spec.as_ref().and_then(|s| s.node_name.clone()),
+            created: pod.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            problem: pod_problem(pod),
+        });
+    }
+    let sts: Api<StatefulSet> = Api::namespaced(client.clone(), &ns);
+    for s in sts
+        .list(&children)
+        .await
+        .map_err(list_err("statefulsets", &ns))?
+    {
+        if s.metadata.deletion_timestamp.is_some() {
+            continue;
+        }
+        if let Some(slot) = slot_of(bench, s.labels()) {
+            let ready = s
+                .status
+                .as_ref()
+                .and_then(|st| st.ready_replicas)
+                .unwrap_or(0);
+            observed
+                .stateful_sets
+                .insert(slot, u32::try_from(ready).unwrap_or(0));
+        }
+    }
+    let sas: Api<ServiceAccount> = Api::namespaced(client.clone(), &ns);
+    observed.runner_access = sas
+        .get_opt(&names::runner_account(&name))
+        .await
+        .map_err(|e| {
+            Error::kube(
+                format!(
+                    "reading ServiceAccount {ns}/{}",
+                    names::runner_account(&name)
+                ),
+                e,
+            )
+        })?
+        .is_some();
+
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    for cm in cms
+        .list(&children)
+        .await
+        .map_err(list_err("configmaps", &ns))?
+    {
+        let Some(slot) = slot_of(bench, cm.labels()) else {
+            continue;
+        };
+        let plan = cm
+            .data
+            .as_ref()
+            .and_then(|d| d.get(names::PLAN_KEY))
+            .and_then(|text| serde_yaml::from_str::<crate::plan::JobPlan>(text).ok());
+        if let Some(plan) = plan {
+            observed.plans.insert(slot, plan.completed_cells);
+        }
+    }
+    let results = ListParams::default().labels(&names::results_selector(&name, run_id));
+    for cm in cms
+        .list(&results)
+        .await
+        .map_err(list_err("configmaps", &ns))?
+    {
+        let Some(cell) = cm.labels().get(names::CELL_LABEL).cloned() else {
+            continue;
+        };
+        observed.results.insert(cell, read_result(&cm));
+    }
+    Ok(observed)
+}
+
+/// The result document of a result ConfigMap.
+pub fn read_result(cm: &ConfigMap) -> ObservedResult {
+    let config_map = cm.name_any();
+    let text = cm
+        .data
+        .as_ref()
+        .and_then(|d| d.get(names::RESULT_KEY))
+        .cloned();
+    match text {
+        None => ObservedResult::Unreadable {
+            message: format!(
+                "result ConfigMap {config_map} has no key {}",
+                names::RESULT_KEY
+            ),
+            config_map,
+        },
+        Some(text) => match CellResult::from_json(&text) {
+            Ok(result) => ObservedResult::Document {
+                config_map,
+                result: Box::new(result),
+            },
+            Err(e) => ObservedResult::Unreadable {
+                message: format!("result ConfigMap {config_map}: {e}"),
+                config_map,
+            },
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn job(conditions: serde_json::Value) -> Job {
+        serde_json::from_value(
+            json!({"metadata": {"name": "j"}, "status": {"conditions": conditions}}),
+        )
+        .unwrap()
+    }
+
+    fn terminated_pod(exit: i32, message: Option<&str>, finished: &str) -> Pod {
+        let mut terminated = json!({"exitCode": exit, "reason": "Error", "finishedAt": finished});
+        if let Some(m) = message {
+            terminated["message"] = json!(m);
+        }
+        serde_json::from_value(json!({
+            "metadata": {"name": "p"},
+            "status": {"containerStatuses": [{
+                "name": "runner", "image": "i", "imageID": "", "ready": false,
+                "restartCount": 0, "state": {"terminated": terminated}
+            }]}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn job_states_follow_the_job_conditions() {
+        assert_eq!(job_state(&job(json!([])), &[]), JobState::Active);
+        assert_eq!(
+            job_state(&job(json!([{"type": "Complete", "status": "True"}])), &[]),
+            JobState::Succeeded
+        );
+        let failed = job(json!([{"type": "Failed", "status": "True",
+            "reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit"}]));
+        assert_eq!(
+            job_state(&failed, &[]),
+            JobState::Failed {
+                message: "BackoffLimitExceeded: Job has reached the specified backoff limit".into()
+            }
+        );
+        // The newest terminated pod's message wins over the Job's reason.
+        let pods = [
+            terminated_pod(
+                1,
+                Some("target psmdb-8.0: connection refused"),
+                "2026-01-01T00:00:10Z",
+            ),
+            terminated_pod(
+                1,
+                Some("target psmdb-8.0: seeding failed"),
+                "2026-01-01T00:01:10Z",
+            ),
+        ];
+        assert_eq!(
+            job_state(&failed, &pods),
+            JobState::Failed {
+                message: "target psmdb-8.0: seeding failed".into()
+            }
+        );
+        // Without a message, the exit code says something.
+        assert_eq!(
+            job_state(
+                &failed,
+                &[terminated_pod(137, None, "2026-01-01T00:00:10Z")]
+            ),
+            JobState::Failed {
+                message: "runner exited with code 137 (Error)".into()
+            }
+        );
+    }
+
+    #[test]
+    fn pod_problems_name_the_image_or_the_scheduler_message() {
+        let unschedulable: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p"},
+            "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+                "reason": "Unschedulable", "message": "0/11 nodes are available"}]}
+        }))
+        .unwrap();
+        assert_eq!(
+            pod_problem(&unschedulable),
+            Some(PodProblem::Unschedulable {
+                message: "0/11 nodes are available".into()
+            })
+        );
+        let pull: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p"},
+            "status": {"phase": "Pending", "containerStatuses": [{
+                "name": "mongod", "image": "mongo:9.9.9", "imageID": "", "ready": false,
+                "restartCount": 0,
+                "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image"}}
+            }]}
+        }))
+        .unwrap();
+        assert_eq!(
+            pod_problem(&pull),
+            Some(PodProblem::ImagePull {
+                image: "mongo:9.9.9".into(),
+                reason: "ImagePullBackOff".into(),
+                message: "Back-off pulling image".into()
+            })
+        );
+        let running: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "p"},
+            "status": {"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"}]}
+        }))
+        .unwrap();
+        assert_eq!(pod_problem(&running), None);
+    }
+
+    #[test]
+    fn unreadable_results_say_why() {
+        let cm: ConfigMap = serde_json::from_value(json!({
+            "metadata": {"name": "b-c"}, "data": {"result.json": "{\"schemaVersion\": 7}"}
+        }))
+        .unwrap();
+        match read_result(&cm) {
+            ObservedResult::Unreadable { message, .. } => assert!(
+                message.starts_with("result ConfigMap b-c: result document has schemaVersion 7"),
+                "{message}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        let empty: ConfigMap =
+            serde_json::from_value(json!({"metadata": {"name": "b-d"}})).unwrap();
+        assert_eq!(
+            read_result(&empty),
+            ObservedResult::Unreadable {
+                config_map: "b-d".into(),
+                message: "result ConfigMap b-d has no key result.json".into()
+            }
+        );
+    }
+}

@@ -1,0 +1,773 @@
+//! The "what next" decision: a pure function of the MongoBenchmark, what the cluster holds
+//! ([`Observed`]) and the time, returning the actions to take and the status to show.
+//!
+//! Work is done in slots (one target on one platform, one runner Job). Which slots are active:
+//! - `PerPlatform`: on every platform, the first slot (in target order) not finished; so the
+//!   platforms proceed at once and a platform's targets one after another on the same nodes.
+//! - `Sequential`: the first unfinished slot of all, platform by platform.
+//!
+//! An active slot of a provisioned target gets its servers first (only once no other target's
+//! server pods remain on the platform, when servers are deleted after their cells) and its
+//! runner once every member is ready; an external target's slot gets its runner at once. A
+//! slot is finished when each of its cells has a result or its runner failed. Finished slots
+//! lose their servers under `cleanupPolicy: DeleteServers`. `suspend: true` creates nothing new.
+//!
+//! Server pods that stay unschedulable, or cannot pull their image, past the stall deadline
+//! make the benchmark `Stalled` (reason `Unschedulable` or `ImagePullFailed`, naming the
+//! target, the platform and the image); before the deadline the problem is shown in the
+//! `ServersReady` condition and the pass is repeated at the deadline.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use k8s_openapi::jiff::Timestamp;
+
+use super::Error;
+use super::observe::{JobState, Observed, ObservedResult, PodProblem, ServerPod, Slot};
+use super::status::{self, CellOutcome, condition};
+use crate::api::{
+    CellCounts, CleanupPolicy, MongoBenchmark, MongoBenchmarkStatus, NodeInfo, Parallelism, Phase,
+    TargetStatus, condition_types as ct,
+};
+use crate::plan::{self, Cell};
+use crate::result::CellResult;
+
+/// Something to change in the cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Create the replica set (StatefulSet, Service, NetworkPolicy) of a slot.
+    CreateServers {
+        /// Target name.
+        target: String,
+        /// Platform name.
+        platform: String,
+    },
+    /// Create the runners' ServiceAccount, Role and RoleBinding.
+    CreateRunnerAccess,
+    /// Create the plan ConfigMap and the Job of a slot.
+    StartRunner {
+        /// Target name.
+        target: String,
+        /// Platform name.
+        platform: String,
+        /// Cells that already have a result: the runner skips them.
+        completed_cells: Vec<String>,
+    },
+    /// Rewrite the plan of a running slot so that a retried runner pod skips the cells that
+    /// have results since the Job started.
+    UpdatePlan {
+        /// Target name.
+        target: String,
+        /// Platform name.
+        platform: String,
+        /// Cells that have a result.
+        completed_cells: Vec<String>,
+    },
+    /// Delete the replica set of a slot (its volumes go with it).
+    DeleteServers {
+        /// Target name.
+        target: String,
+        /// Platform name.
+        platform: String,
+    },
+    /// Delete the MongoBenchmark itself (`ttlSecondsAfterFinished` has passed); everything
+    /// it owns goes with it.
+    DeleteBenchmark,
+}
+
+/// Settings of a decision that do not come from the cluster.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// The current time.
+    pub now: Timestamp,
+    /// How long server pods may be unschedulable or fail to pull before `Stalled`.
+    pub stall_deadline: Duration,
+    /// Re-check interval of an unfinished benchmark.
+    pub resync: Duration,
+}
+
+/// The outcome of a decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// What to change, in order.
+    pub actions: Vec<Action>,
+    /// The status the benchmark should show.
+    pub status: MongoBenchmarkStatus,
+    /// When to look again without a change; `None` waits for one.
+    pub requeue_after: Option<Duration>,
+}
+
+/// Where an active slot is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    /// Waiting for its servers (or for the nodes to be free of the previous target's).
+    Provisioning,
+    /// Runner started, no result yet.
+    Seeding,
+    /// Runner started, some results.
+    Running,
+}
+
+/// A problem keeping a slot's servers from running.
+struct ServerIssue {
+    reason: &'static str,
+    message: String,
+    stalled: bool,
+}
+
+fn outcome_of<'a>(
+    cell: &Cell,
+    observed: &'a Observed,
+    job: Option<&'a JobState>,
+) -> CellOutcome<'a> {
+    match observed.results.get(&cell.id) {
+        Some(ObservedResult::Document { config_map, result }) => match &result.status {
+            crate::result::CellStatus::Complete => CellOutcome::Completed { result, config_map },
+            crate::result::CellStatus::Incomplete { reason } => CellOutcome::Failed {
+                message: reason,
+                config_map: Some(config_map),
+            },
+        },
+        Some(ObservedResult::Unreadable {
+            config_map,
+            message,
+        }) => CellOutcome::Failed {
+            message,
+            config_map: Some(config_map),
+        },
+        None => match job {
+            Some(JobState::Failed { message }) => CellOutcome::Failed {
+                message,
+                config_map: None,
+            },
+            Some(JobState::Succeeded) => CellOutcome::Failed {
+                message: "the runner finished without writing a result for this cell",
+                config_map: None,
+            },
+            _ => CellOutcome::Pending,
+        },
+    }
+}
+
+fn slot_key(target: &str, platform: &str) -> Slot {
+    (target.to_owned(), platform.to_owned())
+}
+
+/// Decides the next actions and the status of `bench`.
+///
+/// # Errors
+/// [`Error::Spec`] when the spec cannot be expanded into cells.
+pub fn decide(
+    bench: &MongoBenchmark,
+    observed: &Observed,
+    settings: &Settings,
+) -> Result<Decision, Error> {
+    let spec = &bench.spec;
+    let now = settings.now;
+    let cells = plan::cells(spec).map_err(|e| Error::Spec(e.to_string()))?;
+    let members = spec.replica_set().members();
+    let suspended = spec.suspend();
+    let delete_servers = spec.cleanup_policy() == CleanupPolicy::DeleteServers;
+
+    // Slots in plan order (platform by platform, target by target).
+    let mut slots: Vec<Slot> = Vec::new();
+    for c in &cells {
+        let key = slot_key(&c.target, &c.platform);
+        if !slots.contains(&key) {
+            slots.push(key);
+        }
+    }
+    let mut outcomes: Vec<CellOutcome<'_>> = cells
+        .iter()
+        .map(|c| {
+            outcome_of(
+                c,
+                observed,
+                observed.jobs.get(&slot_key(&c.target, &c.platform)),
+            )
+        })
+        .collect();
+    let slot_done = |slot: &Slot, outcomes: &[CellOutcome<'_>]| {
+        cells
+            .iter()
+            .zip(outcomes)
+            .filter(|(c, _)| c.target == slot.0 && c.platform == slot.1)
+            .all(|(_, o)| o.is_terminal())
+    };
+    let unfinished: Vec<&Slot> = slots.iter().filter(|s| !slot_done(s, &outcomes)).collect();
+    let active: Vec<&Slot> = match spec.parallelism() {
+        Parallelism::Sequential => unfinished.first().copied().into_iter().collect(),
+        Parallelism::PerPlatform => {
+            let mut seen: Vec<&str> = Vec::new();
+            unfinished
+                .iter()
+                .copied()
+                .filter(|s| {
+                    let first = !seen.contains(&s.1.as_str());
+                    seen.push(&s.1);
+                    first
+                })
+                .collect()
+        }
+    };
+
+    let mut actions = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
+    let mut issues: Vec<ServerIssue> = Vec::new();
+    let mut ready_notes: Vec<String> = Vec::new();
+    let mut next_deadline: Option<Duration> = None;
+    let mut runner_started = false;
+    let mut jobs_running = false;
+
+    for slot in &active {
+        let (target_name, platform_name) = (&slot.0, &slot.1);
+        let target = spec.target(target_name).expect("slots come from the spec");
+        let job = observed.jobs.get(*slot);
+        let has_results = cells.iter().any(|c| {
+            c.target == *target_name
+                && c.platform == *platform_name
+                && observed.results.contains_key(&c.id)
+        });
+        let completed_cells: Vec<String> = cells
+            .iter()
+            .filter(|c| c.target == *target_name && c.platform == *platform_name)
+            .filter(|c| observed.results.contains_key(&c.id))
+            .map(|c| c.id.clone())
+            .collect();
+        if job.is_some() {
+            jobs_running = true;
+            if job == Some(&JobState::Active)
+                && observed
+                    .plans
+                    .get(*slot)
+                    .is_some_and(|p| *p != completed_cells)
+            {
+                actions.push(Action::UpdatePlan {
+                    target: target_name.clone(),
+                    platform: platform_name.clone(),
+                    completed_cells: completed_cells.clone(),
+                });
+            }
+            steps.push(if has_results {
+                Step::Running
+            } else {
+                Step::Seeding
+            });
+            // The servers of a running slot still count for ServersReady.
+            if target.is_provisioned() {
+                let ready = observed.stateful_sets.get(*slot).copied().unwrap_or(0);
+                if ready >= members {
+                    ready_notes.push(format!(
+                        "{target_name} on {platform_name} ({members}/{members})"
+                    ));
+                } else {
+                    issues.push(ServerIssue {
+                        reason: "MembersNotReady",
+                        message: format!(
+                            "target {target_name} on platform {platform_name}: {ready}/{members} members ready while its runner works"
+                        ),
+                        stalled: false,
+                    });
+                }
+            }
+            continue;
+        }
+        if target.is_provisioned() {
+            match observed.stateful_sets.get(*slot) {
+                None => {
+                    steps.push(Step::Provisioning);
+                    let others_on_platform = observed
+                        .server_pods
+                        .iter()
+                        .any(|p| p.slot.1 == *platform_name && p.slot.0 != *target_name);
+                    if delete_servers && others_on_platform {
+                        issues.push(ServerIssue {
+                            reason: "WaitingForNodes",
+                            message: format!(
+                                "target {target_name} on platform {platform_name}: waiting for the previous target's servers to leave the nodes"
+                            ),
+                            stalled: false,
+                        });
+                    } else if suspended {
+                        issues.push(ServerIssue {
+                            reason: "Suspended",
+                            message: format!("target {target_name} on platform {platform_name}: suspended before provisioning"),
+                            stalled: false,
+                        });
+                    } else {
+                        actions.push(Action::CreateServers {
+                            target: target_name.clone(),
+                            platform: platform_name.clone(),
+                        });
+                        issues.push(ServerIssue {
+                            reason: "Provisioning",
+                            message: format!("target {target_name} on platform {platform_name}: creating {members} members"),
+                            stalled: false,
+                        });
+                    }
+                    continue;
+                }
+                Some(&ready) if ready < members => {
+                    steps.push(Step::Provisioning);
+                    let pods = observed.server_pods.iter().filter(|p| p.slot == **slot);
+                    let (issue, left) = unready_servers(slot, ready, members, pods, settings);
+                    if let Some(left) = left {
+                        next_deadline = Some(next_deadline.map_or(left, |d| d.min(left)));
+                    }
+                    issues.push(issue);
+                    continue;
+                }
+                Some(_) => ready_notes.push(format!(
+                    "{target_name} on {platform_name} ({members}/{members})"
+                )),
+            }
+        }
+        // Servers ready, or nothing to provision: the runner.
+        if suspended {
+            issues.push(ServerIssue {
+                reason: "Suspended",
+                message: format!(
+                    "target {target_name} on platform {platform_name}: suspended before its runner"
+                ),
+                stalled: false,
+            });
+            continue;
+        }
+        if !observed.runner_access && !actions.contains(&Action::CreateRunnerAccess) {
+            actions.push(Action::CreateRunnerAccess);
+        }
+        actions.push(Action::StartRunner {
+            target: target_name.clone(),
+            platform: platform_name.clone(),
+            completed_cells,
+        });
+        runner_started = true;
+        jobs_running = true;
+        steps.push(if has_results {
+            Step::Running
+        } else {
+            Step::Seeding
+        });
+    }
+
+    // The first pending cell of each slot with a runner is the one it works on.
+    for slot in &active {
+        let started = observed.jobs.contains_key(*slot)
+            || actions.iter().any(|a| matches!(a, Action::StartRunner { target, platform, .. } if target == &slot.0 && platform == &slot.1));
+        if !started {
+            continue;
+        }
+        if let Some(i) = cells.iter().zip(&outcomes).position(|(c, o)| {
+            c.target == slot.0 && c.platform == slot.1 && *o == CellOutcome::Pending
+        }) {
+            outcomes[i] = CellOutcome::Running;
+        }
+    }
+
+    // Cleanup of finished slots.
+    if delete_servers {
+        for slot in &slots {
+            if observed.stateful_sets.contains_key(slot) && slot_done(slot, &outcomes) {
+                actions.push(Action::DeleteServers {
+                    target: slot.0.clone(),
+                    platform: slot.1.clone(),
+                });
+            }
+        }
+    }
+
+    let status = build_status(
+        bench,
+        observed,
+        &cells,
+        &outcomes,
+        &BuildInput {
+            steps: &steps,
+            issues: &issues,
+            ready_notes: &ready_notes,
+            jobs_running,
+            runner_started,
+            suspended,
+            now,
+        },
+    );
+    let terminal = matches!(status.phase, Some(Phase::Completed | Phase::Failed));
+    let idle_suspended = status.phase == Some(Phase::Suspended);
+    let ttl = spec
+        .ttl_seconds_after_finished
+        .zip(status.completed_at.as_ref())
+        .filter(|_| terminal)
+        .map(|(ttl, done)| {
+            let expires = done.0.as_second() + i64::from(ttl.max(0));
+            Duration::from_secs(u64::try_from(expires - now.as_second()).unwrap_or(0))
+        });
+    let requeue_after = if let Some(left) = ttl {
+        if left.is_zero() {
+            actions.push(Action::DeleteBenchmark);
+            None
+        } else {
+            Some(left)
+        }
+    } else if terminal || idle_suspended {
+        None
+    } else {
+        Some(next_deadline.map_or(settings.resync, |d| {
+            d.min(settings.resync) + Duration::from_millis(500)
+        }))
+    };
+    Ok(Decision {
+        actions,
+        status,
+        requeue_after,
+    })
+}
+
+/// Why the servers of `slot` are not all ready, from the first pod with a problem, and how
+/// long until that problem stalls the benchmark (`None` when it already has, or when no pod
+/// has a problem).
+fn unready_servers<'a>(
+    slot: &Slot,
+    ready: u32,
+    members: u32,
+    pods: impl Iterator<Item = &'a ServerPod>,
+    settings: &Settings,
+) -> (ServerIssue, Option<Duration>) {
+    let (target, platform) = (&slot.0, &slot.1);
+    for pod in pods {
+        let Some(problem) = &pod.problem else {
+            continue;
+        };
+        let age = pod
+            .created
+            .map(|c| settings.now.duration_since(c).unsigned_abs())
+            .unwrap_or_default();
+        let stalled = age >= settings.stall_deadline;
+        let left = (!stalled).then(|| settings.stall_deadline - age);
+        let (reason, message) = match problem {
+            PodProblem::Unschedulable { message } => (
+                "Unschedulable",
+                format!(
+                    "servers of target {target} on platform {platform} cannot be scheduled: pod {}: {message}",
+                    pod.name
+                ),
+            ),
+            PodProblem::ImagePull {
+                image,
+                reason,
+                message,
+            } => (
+                "ImagePullFailed",
+                format!(
+                    "servers of target {target} on platform {platform} cannot pull image {image}: {reason}: {message}"
+                ),
+            ),
+        };
+        let issue = ServerIssue {
+            reason,
+            message,
+            stalled,
+        };
+        return (issue, left);
+    }
+    let issue = ServerIssue {
+        reason: "Provisioning",
+        message: format!("target {target} on platform {platform}: {ready}/{members} members ready"),
+        stalled: false,
+    };
+    (issue, None)
+}
+
+struct BuildInput<'a> {
+    steps: &'a [Step],
+    issues: &'a [ServerIssue],
+    ready_notes: &'a [String],
+    jobs_running: bool,
+    runner_started: bool,
+    suspended: bool,
+    now: Timestamp,
+}
+
+fn build_status(
+    bench: &MongoBenchmark,
+    observed: &Observed,
+    cells: &[Cell],
+    outcomes: &[CellOutcome<'_>],
+    input: &BuildInput<'_>,
+) -> MongoBenchmarkStatus {
+    let spec = &bench.spec;
+    let old = bench.status.clone().unwrap_or_default();
+    let generation = bench.metadata.generation;
+    let now = input.now;
+    let total = cells.len() as u32;
+    let count = |f: fn(&CellOutcome<'_>) -> bool| outcomes.iter().filter(|o| f(o)).count() as u32;
+    let completed = count(|o| matches!(o, CellOutcome::Completed { .. }));
+    let failed = count(|o| matches!(o, CellOutcome::Failed { .. }));
+    let running = count(|o| matches!(o, CellOutcome::Running));
+    let finished = completed + failed;
+    let all_done = finished == total;
+    let stall = input.issues.iter().find(|i| i.stalled);
+
+    let phase = if all_done {
+        if completed > 0 {
+            Phase::Completed
+        } else {
+            Phase::Failed
+        }
+    } else if input.suspended && !input.jobs_running {
+        Phase::Suspended
+    } else {
+        match input.steps.iter().min() {
+            Some(Step::Provisioning) => Phase::Provisioning,
+            Some(Step::Seeding) => Phase::Seeding,
+            Some(Step::Running) => Phase::Running,
+            None => Phase::Pending,
+        }
+    };
+
+    let progress = format!("{finished}/{total}");
+    let tally = format!("{completed} completed, {failed} failed of {total} cells");
+    let phase_name = format!("{phase:?}");
+    let c = |type_: &str, status: bool, reason: &str, message: String| {
+        condition(
+            &old.conditions,
+            type_,
+            status,
+            reason,
+            message,
+            generation,
+            now,
+        )
+    };
+    let ready = c(
+        ct::READY,
+        phase == Phase::Completed,
+        &phase_name,
+        if all_done {
+            tally.clone()
+        } else {
+            format!("{progress} cells finished")
+        },
+    );
+    let (reconciling, stalled) = match (phase, stall) {
+        (Phase::Completed, _) => (
+            c(ct::RECONCILING, false, "Completed", tally.clone()),
+            c(ct::STALLED, false, "Completed", String::new()),
+        ),
+        (Phase::Failed, _) => (
+            c(ct::RECONCILING, false, "Failed", tally.clone()),
+            c(
+                ct::STALLED,
+                true,
+                "AllCellsFailed",
+                format!("no cell succeeded: {tally}"),
+            ),
+        ),
+        (_, Some(issue)) => (
+            c(ct::RECONCILING, false, "Stalled", issue.message.clone()),
+            c(ct::STALLED, true, issue.reason, issue.message.clone()),
+        ),
+        (Phase::Suspended, None) => (
+            c(
+                ct::RECONCILING,
+                false,
+                "Suspended",
+                "spec.suspend is true".into(),
+            ),
+            c(ct::STALLED, false, "Suspended", String::new()),
+        ),
+        (_, None) => (
+            c(
+                ct::RECONCILING,
+                true,
+                &phase_name,
+                format!("{progress} cells finished"),
+            ),
+            c(ct::STALLED, false, "Progressing", String::new()),
+        ),
+    };
+    let servers_ready = if all_done {
+        c(
+            ct::SERVERS_READY,
+            true,
+            "Finished",
+            "every cell has finished".into(),
+        )
+    } else if let Some(issue) = input
+        .issues
+        .iter()
+        .find(|i| i.stalled)
+        .or(input.issues.first())
+    {
+        let mut messages: Vec<&str> = input.issues.iter().map(|i| i.message.as_str()).collect();
+        messages.sort_unstable();
+        c(ct::SERVERS_READY, false, issue.reason, messages.join("; "))
+    } else if input.ready_notes.is_empty() {
+        c(
+            ct::SERVERS_READY,
+            true,
+            "NothingToProvision",
+            "the active targets are external or their runners have started".into(),
+        )
+    } else {
+        c(
+            ct::SERVERS_READY,
+            true,
+            "Ready",
+            format!("replica sets ready: {}", input.ready_notes.join(", ")),
+        )
+    };
+    let data_seeded = if all_done {
+        c(ct::DATA_SEEDED, completed > 0, "Finished", tally.clone())
+    } else if input.steps.contains(&Step::Provisioning) || input.steps.is_empty() {
+        c(
+            ct::DATA_SEEDED,
+            false,
+            "WaitingForServers",
+            "no runner has started on the current step".into(),
+        )
+    } else if input.steps.contains(&Step::Seeding) {
+        c(
+            ct::DATA_SEEDED,
+            false,
+            "Seeding",
+            "a runner is seeding its first dataset size".into(),
+        )
+    } else {
+        c(
+            ct::DATA_SEEDED,
+            true,
+            "Seeded",
+            "every active runner has measured at least one cell".into(),
+        )
+    };
+    let workload_completed = c(
+        ct::WORKLOAD_COMPLETED,
+        all_done,
+        if all_done {
+            "AllCellsFinished"
+        } else {
+            "InProgress"
+        },
+        if all_done {
+            tally.clone()
+        } else {
+            format!("{progress} cells finished")
+        },
+    );
+
+    let cell_statuses: Vec<_> = cells
+        .iter()
+        .zip(outcomes)
+        .map(|(cell, o)| status::cell_status(cell, *o))
+        .collect();
+    let complete_results: Vec<&CellResult> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            CellOutcome::Completed { result, .. } => Some(*result),
+            _ => None,
+        })
+        .collect();
+    let comparisons = status::comparisons(spec, &complete_results);
+    let headline = match stall {
+        Some(issue) if !all_done => Some(format!("Stalled: {}", issue.message)),
+        _ => status::headline(&comparisons, &cell_statuses),
+    };
+
+    let started_at = old.started_at.clone().or_else(|| {
+        (input.runner_started || input.jobs_running || finished > 0)
+            .then(|| status::now_seconds(now))
+    });
+    let completed_at = if all_done {
+        old.completed_at
+            .clone()
+            .or_else(|| Some(status::now_seconds(now)))
+    } else {
+        None
+    };
+
+    MongoBenchmarkStatus {
+        observed_generation: generation,
+        phase: Some(phase),
+        conditions: vec![
+            ready,
+            reconciling,
+            stalled,
+            servers_ready,
+            data_seeded,
+            workload_completed,
+        ],
+        progress: Some(progress),
+        counts: Some(CellCounts {
+            total,
+            pending: total - finished - running,
+            running,
+            completed,
+            failed,
+        }),
+        started_at,
+        completed_at,
+        run_id: Some(super::jobs::run_id(bench)),
+        baseline: Some(spec.baseline().to_owned()),
+        target_names: Some(spec.target_names()),
+        platform_names: Some(spec.platform_names()),
+        targets: target_statuses(observed, cells, outcomes),
+        cells: cell_statuses,
+        comparisons,
+        headline,
+    }
+}
+
+/// What was deployed per slot: ready members while the servers exist, and the server
+/// version and nodes from the latest complete result.
+fn target_statuses(
+    observed: &Observed,
+    cells: &[Cell],
+    outcomes: &[CellOutcome<'_>],
+) -> Vec<TargetStatus> {
+    let mut by_slot: BTreeMap<usize, TargetStatus> = BTreeMap::new();
+    let mut order: Vec<Slot> = Vec::new();
+    for (cell, outcome) in cells.iter().zip(outcomes) {
+        let key = slot_key(&cell.target, &cell.platform);
+        let index = match order.iter().position(|s| *s == key) {
+            Some(i) => i,
+            None => {
+                order.push(key.clone());
+                order.len() - 1
+            }
+        };
+        let CellOutcome::Completed { result, .. } = outcome else {
+            continue;
+        };
+        let entry = by_slot.entry(index).or_default();
+        entry.server_version = result.server.version.clone();
+        entry.image_digest = result.server.image_digest.clone();
+        entry.nodes = result
+            .nodes
+            .iter()
+            .map(|n| NodeInfo {
+                name: n.node_name.clone().unwrap_or_else(|| n.member.clone()),
+                cpu_model: n.host.cpu_model.clone(),
+                architecture: n.host.cpu_arch.clone(),
+                kernel: n.host.kernel_version.clone(),
+                zone: n.zone.clone(),
+                instance_type: n.instance_type.clone(),
+            })
+            .collect();
+    }
+    for (i, slot) in order.iter().enumerate() {
+        if let Some(&ready) = observed.stateful_sets.get(slot) {
+            by_slot.entry(i).or_default().ready_members = Some(ready);
+        }
+    }
+    by_slot
+        .into_iter()
+        .map(|(i, mut t)| {
+            t.target = order[i].0.clone();
+            t.platform = order[i].1.clone();
+            t
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,424 @@
+//! The replica set of one provisioned target on one platform: a StatefulSet of `members`
+//! mongod pods, a headless Service that publishes not-ready addresses (members resolve each
+//! other before the set is initiated), and a NetworkPolicy that admits only this benchmark's
+//! pods. Pure builders: plain k8s-openapi objects, no I/O.
+//!
+//! Pinning: the platform's effective node selector and tolerations (with `arch: arm64`, the
+//! arch selector and the toleration of the arm64 taint), pod anti-affinity on
+//! `kubernetes.io/hostname` (required: one member per node), the requested resources, and one
+//! volume per member from the platform's StorageClass, deleted with the StatefulSet.
+
+use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::core::v1::Service;
+use k8s_openapi::api::networking::v1::NetworkPolicy;
+use kube::{Resource, ResourceExt};
+use serde_json::json;
+
+use super::Error;
+use super::names::{self, Component, MONGOD_PORT};
+use crate::api::{AntiAffinity, MongoBenchmark, Platform, Target};
+
+/// The three objects of one replica set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerObjects {
+    /// The members.
+    pub stateful_set: StatefulSet,
+    /// Headless Service giving each member a stable DNS name.
+    pub service: Service,
+    /// Admits only this benchmark's pods to mongod.
+    pub network_policy: NetworkPolicy,
+}
+
+/// Name of the data volume claim template (claims are `data-<statefulset>-<ordinal>`).
+pub const DATA_VOLUME: &str = "data";
+
+/// The mongod arguments of `target`: replica-set name, bind address, WiredTiger cache (when
+/// known), then the target's own `mongodArgs`.
+///
+/// # Errors
+/// [`Error::Spec`] when the memory limit is not a quantity.
+pub fn mongod_args(
+    bench: &MongoBenchmark,
+    target: &Target,
+    replica_set: &str,
+) -> Result<Vec<String>, Error> {
+    let mut args = vec![
+        "--replSet".to_owned(),
+        replica_set.to_owned(),
+        "--bind_ip_all".to_owned(),
+    ];
+    let cache = bench
+        .spec
+        .replica_set()
+        .wired_tiger_cache_size_gb()
+        .map_err(|e| Error::Spec(format!("spec.replicaSet.resources: {e}")))?;
+    if let Some(gb) = cache {
+        args.push("--wiredTigerCacheSizeGB".to_owned());
+        args.push(format!("{gb}"));
+    }
+    args.extend(target.mongod_args.iter().cloned());
+    Ok(args)
+}
+
+fn owner(bench: &MongoBenchmark) -> Result<serde_json::Value, Error> {
+    let owner = bench
+        .controller_owner_ref(&())
+        .ok_or_else(|| Error::Incomplete(bench.name_any()))?;
+    Ok(serde_json::to_value(owner).expect("an owner reference serializes"))
+}
+
+/// Builds the replica set of `target` on `platform`.
+///
+/// # Errors
+/// [`Error::Spec`] for a target without an image, a missing `replicaSet.storageSize` or a bad
+/// memory limit; [`Error::Incomplete`] for a MongoBenchmark without namespace or uid.
+pub fn server_objects(
+    bench: &MongoBenchmark,
+    target: &Target,
+    platform: &Platform,
+) -> Result<ServerObjects, Error> {
+    let bench_name = bench.name_any();
+    let namespace = bench
+        .namespace()
+        .ok_or_else(|| Error::Incomplete(bench_name.clone()))?;
+    let image = target.image.as_deref().ok_or_else(|| {
+        Error::Spec(format!(
+            "spec.targets[{}]: an external target gets no servers",
+            target.name
+        ))
+    })?;
+    let rs = bench.spec.replica_set();
+    let storage = rs.storage_size.as_ref().ok_or_else(|| {
+        Error::Spec("spec.replicaSet.storageSize is required when a target has an image".into())
+    })?;
+    let name = names::server_name(&bench_name, &target.name, &platform.name);
+    let labels = names::slot_labels(&bench_name, Component::Server, &target.name, &platform.name);
+    let owner = owner(bench)?;
+    let selector = json!({"matchLabels": labels});
+    let anti_affinity = match rs.anti_affinity() {
+        AntiAffinity::Required => json!({
+            "requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": selector,
+                "topologyKey": "kubernetes.io/hostname"
+            }]
+        }),
+        AntiAffinity::Preferred => json!({
+            "preferredDuringSchedulingIgnoredDuringExecution": [{
+                "weight": 100,
+                "podAffinityTerm": {
+                    "labelSelector": selector,
+                    "topologyKey": "kubernetes.io/hostname"
+                }
+            }]
+        }),
+    };
+    let resources = rs
+        .resources
+        .as_ref()
+        .map(|r| r.to_resource_requirements())
+        .unwrap_or_default();
+    let node_selector = platform.effective_node_selector();
+    let tolerations = platform.effective_tolerations();
+    let mut pod_spec = json!({
+        "affinity": {"podAntiAffinity": anti_affinity},
+        "containers": [{
+            "name": "mongod",
+            "image": image,
+            "args": mongod_args(bench, target, &name)?,
+            "ports": [{"name": "mongodb", "containerPort": MONGOD_PORT}],
+            "resources": resources,
+            // TCP only: an RS-aware probe would keep members unready until the runner
+            // initiates the set, and mongosh probes add CPU noise to the measurement.
+            "readinessProbe": {
+                "tcpSocket": {"port": MONGOD_PORT},
+                "periodSeconds": 5
+            },
+            "volumeMounts": [{"name": DATA_VOLUME, "mountPath": "/data/db"}]
+        }]
+    });
+    if !node_selector.is_empty() {
+        pod_spec["nodeSelector"] = json!(node_selector);
+    }
+    if !tolerations.is_empty() {
+        pod_spec["tolerations"] = json!(tolerations);
+    }
+    let mut claim_spec = json!({
+        "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": storage}}
+    });
+    if let Some(class) = &platform.storage_class_name {
+        claim_spec["storageClassName"] = json!(class);
+    }
+    let metadata = json!({
+        "name": name,
+        "namespace": namespace,
+        "labels": labels,
+        "ownerReferences": [owner]
+    });
+    let stateful_set = json!({
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": metadata,
+        "spec": {
+            "replicas": rs.members(),
+            "serviceName": name,
+            "podManagementPolicy": "Parallel",
+            "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete", "whenScaled": "Retain"},
+            "selector": selector,
+            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
+            "volumeClaimTemplates": [{
+                "metadata": {"name": DATA_VOLUME, "labels": labels},
+                "spec": claim_spec
+            }]
+        }
+    });
+    let service = json!({
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": metadata,
+        "spec": {
+            "clusterIP": "None",
+            "publishNotReadyAddresses": true,
+            "selector": labels,
+            "ports": [{"name": "mongodb", "port": MONGOD_PORT, "targetPort": MONGOD_PORT}]
+        }
+    });
+    let network_policy = json!({
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": metadata,
+        "spec": {
+            "podSelector": selector,
+            "policyTypes": ["Ingress"],
+            "ingress": [{
+                "from": [{"podSelector": {"matchLabels": {
+                    "app.kubernetes.io/name": names::APP_NAME,
+                    names::BENCHMARK_LABEL: names::label_value(&bench_name)
+                }}}],
+                "ports": [{"protocol": "TCP", "port": MONGOD_PORT}]
+            }]
+        }
+    });
+    Ok(ServerObjects {
+        stateful_set: serde_json::from_value(stateful_set).expect("a valid StatefulSet"),
+        service: serde_json::from_value(service).expect("a valid Service"),
+        network_policy: serde_json::from_value(network_policy).expect("a valid NetworkPolicy"),
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::api::MongoBenchmarkSpec;
+
+    /// A benchmark as read from the API server (namespace and uid set).
+    pub(crate) fn bench(name: &str, spec_yaml: &str) -> MongoBenchmark {
+        let spec: MongoBenchmarkSpec = serde_yaml::from_str(spec_yaml).unwrap();
+        let mut b = MongoBenchmark::new(name, spec);
+        b.metadata.namespace = Some("lab".into());
+        b.metadata.uid = Some("0f3c9a52-7d1e-4c55-9b0e-6a1d2f3e4b5c".into());
+        b.metadata.generation = Some(1);
+        b
+    }
+
+    pub(crate) const STUDY: &str = "\
+targets:
+  - {name: psmdb-8.0, image: 'percona/percona-server-mongodb:8.0.34-15', distribution: percona,
+     mongodArgs: ['--wiredTigerCollectionBlockCompressor=zstd']}
+  - {name: ext, external: {uriSecretRef: {name: ext-uri}}}
+platforms:
+  - {name: axion, arch: arm64, nodeSelector: {cloud.google.com/gke-nodepool: c4a-axion},
+     storageClassName: hyperdisk-balanced}
+  - {name: x86, nodeSelector: {cloud.google.com/gke-nodepool: n2-icelake}}
+replicaSet:
+  members: 3
+  resources: {requests: {cpu: '3', memory: 12Gi}, limits: {cpu: '3', memory: 12Gi}}
+  storageSize: 50Gi
+dataset: {sizes: [1M, 4M]}
+workload: {type: flights}
+client: {platform: x86}
+repetitions: 2
+";
+
+    fn value<T: serde::Serialize>(t: &T) -> serde_json::Value {
+        serde_json::to_value(t).unwrap()
+    }
+
+    #[test]
+    fn stateful_set_is_pinned_spread_sized_and_owned() {
+        let b = bench("study", STUDY);
+        let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0]).unwrap();
+        let sts = value(&objects.stateful_set);
+        let labels = json!({
+            "app.kubernetes.io/name": "mongobench",
+            "app.kubernetes.io/instance": "study",
+            "app.kubernetes.io/component": "server",
+            "app.kubernetes.io/managed-by": "mongobench-operator",
+            "mongobench.io/benchmark": "study",
+            "mongobench.io/target": "psmdb-8.0",
+            "mongobench.io/platform": "axion"
+        });
+        assert_eq!(
+            sts["metadata"],
+            json!({
+                "name": "study-psmdb-8-0-axion",
+                "namespace": "lab",
+                "labels": labels,
+                "ownerReferences": [{
+                    "apiVersion": "mongobench.io/v1alpha1",
+                    "kind": "MongoBenchmark",
+                    "name": "study",
+                    "uid": "0f3c9a52-7d1e-4c55-9b0e-6a1d2f3e4b5c",
+                    "controller": true
+                }]
+            })
+        );
+        let spec = &sts["spec"];
+        assert_eq!(spec["replicas"], 3);
+        assert_eq!(spec["serviceName"], "study-psmdb-8-0-axion");
+        assert_eq!(spec["podManagementPolicy"], "Parallel");
+        assert_eq!(
+            spec["persistentVolumeClaimRetentionPolicy"],
+            json!({"whenDeleted": "Delete", "whenScaled": "Retain"})
+        );
+        assert_eq!(spec["selector"], json!({"matchLabels": labels}));
+        let pod = &spec["template"]["spec"];
+        assert_eq!(
+            pod["nodeSelector"],
+            json!({"cloud.google.com/gke-nodepool": "c4a-axion", "kubernetes.io/arch": "arm64"})
+        );
+        assert_eq!(
+            pod["tolerations"],
+            json!([{"key": "kubernetes.io/arch", "operator": "Equal", "value": "arm64",
+                    "effect": "NoSchedule"}])
+        );
+        assert_eq!(
+            pod["affinity"],
+            json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchLabels": labels},
+                "topologyKey": "kubernetes.io/hostname"
+            }]}})
+        );
+        let container = &pod["containers"][0];
+        assert_eq!(
+            container["image"],
+            "percona/percona-server-mongodb:8.0.34-15"
+        );
+        // 0.5 × (12 GiB − 1 GiB) = 5.5 GiB of WiredTiger cache.
+        assert_eq!(
+            container["args"],
+            json!([
+                "--replSet",
+                "study-psmdb-8-0-axion",
+                "--bind_ip_all",
+                "--wiredTigerCacheSizeGB",
+                "5.5",
+                "--wiredTigerCollectionBlockCompressor=zstd"
+            ])
+        );
+        assert_eq!(
+            container["resources"],
+            json!({"requests": {"cpu": "3", "memory": "12Gi"},
+                   "limits": {"cpu": "3", "memory": "12Gi"}})
+        );
+        assert_eq!(
+            container["volumeMounts"],
+            json!([{"name": "data", "mountPath": "/data/db"}])
+        );
+        assert_eq!(
+            spec["volumeClaimTemplates"][0]["spec"],
+            json!({"accessModes": ["ReadWriteOnce"],
+                   "storageClassName": "hyperdisk-balanced",
+                   "resources": {"requests": {"storage": "50Gi"}}})
+        );
+        assert_eq!(spec["volumeClaimTemplates"][0]["metadata"]["name"], "data");
+    }
+
+    #[test]
+    fn x86_platform_has_no_arch_toleration_and_preferred_anti_affinity_is_soft() {
+        let yaml = STUDY.replace("members: 3", "members: 3\n  antiAffinity: Preferred");
+        let b = bench("study", &yaml);
+        let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[1]).unwrap();
+        let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
+        assert_eq!(
+            pod["nodeSelector"],
+            json!({"cloud.google.com/gke-nodepool": "n2-icelake"})
+        );
+        assert!(pod.get("tolerations").is_none());
+        let preferred = &pod["affinity"]["podAntiAffinity"];
+        assert!(
+            preferred
+                .get("requiredDuringSchedulingIgnoredDuringExecution")
+                .is_none()
+        );
+        assert_eq!(
+            preferred["preferredDuringSchedulingIgnoredDuringExecution"][0]["weight"],
+            100
+        );
+        assert_eq!(
+            preferred["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]["topologyKey"],
+            "kubernetes.io/hostname"
+        );
+        // No StorageClass on the platform: the claim leaves it to the cluster default.
+        let claim = value(&objects.stateful_set)["spec"]["volumeClaimTemplates"][0]["spec"].clone();
+        assert!(claim.get("storageClassName").is_none());
+    }
+
+    #[test]
+    fn service_is_headless_and_publishes_not_ready_members() {
+        let b = bench("study", STUDY);
+        let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0]).unwrap();
+        let svc = value(&objects.service);
+        assert_eq!(svc["metadata"]["name"], "study-psmdb-8-0-axion");
+        assert_eq!(svc["spec"]["clusterIP"], "None");
+        assert_eq!(svc["spec"]["publishNotReadyAddresses"], true);
+        assert_eq!(svc["spec"]["selector"]["mongobench.io/target"], "psmdb-8.0");
+        assert_eq!(
+            svc["spec"]["ports"],
+            json!([{"name": "mongodb", "port": 27017, "targetPort": 27017}])
+        );
+    }
+
+    #[test]
+    fn network_policy_admits_only_this_benchmarks_pods() {
+        let b = bench("study", STUDY);
+        let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0]).unwrap();
+        let np = value(&objects.network_policy);
+        assert_eq!(np["spec"]["policyTypes"], json!(["Ingress"]));
+        assert_eq!(
+            np["spec"]["ingress"],
+            json!([{
+                "from": [{"podSelector": {"matchLabels": {
+                    "app.kubernetes.io/name": "mongobench",
+                    "mongobench.io/benchmark": "study"
+                }}}],
+                "ports": [{"protocol": "TCP", "port": 27017}]
+            }])
+        );
+        assert_eq!(
+            np["spec"]["podSelector"]["matchLabels"]["mongobench.io/platform"],
+            "axion"
+        );
+    }
+
+    #[test]
+    fn no_memory_limit_leaves_the_cache_to_mongod_and_external_targets_get_nothing() {
+        let yaml = STUDY.replace(
+            "  resources: {requests: {cpu: '3', memory: 12Gi}, limits: {cpu: '3', memory: 12Gi}}\n",
+            "",
+        );
+        let b = bench("study", &yaml);
+        let args = mongod_args(&b, &b.spec.targets[0], "rs").unwrap();
+        assert_eq!(
+            args,
+            [
+                "--replSet",
+                "rs",
+                "--bind_ip_all",
+                "--wiredTigerCollectionBlockCompressor=zstd"
+            ]
+        );
+        let e = server_objects(&b, &b.spec.targets[1], &b.spec.platforms[0]).unwrap_err();
+        assert!(matches!(e, Error::Spec(_)), "{e}");
+    }
+}

@@ -1,0 +1,469 @@
+//! Folding results into `status`: one [`CellStatus`] per cell with its headline figures,
+//! comparisons of every target against the baseline, the headline line, and conditions whose
+//! `lastTransitionTime` moves only when their status does. Pure functions: the same inputs
+//! always give the same status, so a pass that observed nothing new writes nothing.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+
+use crate::api::{
+    CellPhase, CellStatus, Comparison, MongoBenchmarkSpec, OperationLatency, Regime, ResultRef,
+    Verdict,
+};
+use crate::plan::Cell;
+use crate::report::{self, CompareOptions};
+use crate::result::CellResult;
+
+use super::names::RESULT_KEY;
+
+/// What is known of one cell.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CellOutcome<'a> {
+    /// Not started.
+    Pending,
+    /// Its runner is working on it.
+    Running,
+    /// A complete result.
+    Completed {
+        /// The result.
+        result: &'a CellResult,
+        /// The ConfigMap holding it.
+        config_map: &'a str,
+    },
+    /// Failed: an incomplete or unreadable result, or a runner that failed before it.
+    Failed {
+        /// Why.
+        message: &'a str,
+        /// The ConfigMap holding the incomplete result, if there is one.
+        config_map: Option<&'a str>,
+    },
+}
+
+impl CellOutcome<'_> {
+    /// True once the cell will not change any more.
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            CellOutcome::Completed { .. } | CellOutcome::Failed { .. }
+        )
+    }
+}
+
+fn result_ref(config_map: &str) -> ResultRef {
+    ResultRef {
+        config_map: config_map.to_owned(),
+        key: Some(RESULT_KEY.to_owned()),
+    }
+}
+
+/// Rounds to 3 decimals: status shows headline figures, the result keeps full precision.
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The status entry of `cell`.
+pub fn cell_status(cell: &Cell, outcome: CellOutcome<'_>) -> CellStatus {
+    let mut status = CellStatus {
+        id: cell.id.clone(),
+        target: cell.target.clone(),
+        platform: cell.platform.clone(),
+        size: cell.size.clone(),
+        repetition: cell.repetition,
+        ..CellStatus::default()
+    };
+    match outcome {
+        CellOutcome::Pending => status.phase = CellPhase::Pending,
+        CellOutcome::Running => status.phase = CellPhase::Running,
+        CellOutcome::Failed {
+            message,
+            config_map,
+        } => {
+            status.phase = CellPhase::Failed;
+            status.message = Some(message.to_owned());
+            status.result_ref = config_map.map(result_ref);
+        }
+        CellOutcome::Completed { result, config_map } => {
+            status.phase = CellPhase::Completed;
+            status.result_ref = Some(result_ref(config_map));
+            if let Some(m) = &result.measured {
+                status.ops_per_second = Some(round3(m.overall.ops_per_sec));
+                status.latencies = m
+                    .operations
+                    .iter()
+                    .filter_map(|(op, r)| {
+                        let l = r.latency_us?;
+                        Some(OperationLatency {
+                            operation: op.clone(),
+                            p50_micros: l.p50,
+                            p95_micros: l.p95,
+                            p99_micros: l.p99,
+                        })
+                    })
+                    .collect();
+            }
+            let stats = result.server_stats.as_ref();
+            status.server_cpu_micros_per_op = stats.and_then(|s| s.cpu_us_per_op).map(round3);
+            let client_bound = result.client_cpu.is_some_and(|c| c.client_saturated);
+            status.regime = if client_bound {
+                Some(Regime::ClientBound)
+            } else {
+                stats.and_then(|s| s.regime).map(|r| match r {
+                    crate::measure::server::Regime::CacheResident => Regime::CacheResident,
+                    crate::measure::server::Regime::CpuBound => Regime::CpuBound,
+                    crate::measure::server::Regime::IoBound => Regime::IoBound,
+                })
+            };
+            status.fingerprint = Some(result.fingerprint.chars().take(16).collect());
+        }
+    }
+    status
+}
+
+/// Every target against the baseline per platform and size, from the complete results
+/// (in plan order). Empty when the baseline has no result yet or there is one target.
+pub fn comparisons(spec: &MongoBenchmarkSpec, results: &[&CellResult]) -> Vec<Comparison> {
+    let owned: Vec<CellResult> = results.iter().map(|r| (*r).clone()).collect();
+    let options = CompareOptions {
+        baseline: spec.baseline().to_owned(),
+        price_per_node_hour: spec
+            .platforms
+            .iter()
+            .filter_map(|p| Some((p.name.clone(), p.price_per_node_hour?)))
+            .collect(),
+    };
+    let Ok(comparison) = report::compare(&owned, &options) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for group in comparison.groups {
+        for row in group.rows {
+            if row.verdict == report::Verdict::Baseline {
+                continue;
+            }
+            out.push(Comparison {
+                platform: group.platform.clone(),
+                size: group.size.clone(),
+                target: row.target.clone(),
+                baseline: comparison.baseline.clone(),
+                throughput_delta_percent: row.throughput_delta.map(|d| round3(d.percent)),
+                cpu_per_op_delta_percent: row.cpu_delta.map(|d| round3(d.percent)),
+                p99_delta_percent: row.p99_delta.map(|d| round3(d.percent)),
+                cost_per_million_ops: row.cost_per_million_ops.map(round3),
+                verdict: Some(match row.verdict {
+                    report::Verdict::Faster => Verdict::Better,
+                    report::Verdict::Slower => Verdict::Worse,
+                    report::Verdict::NoSignificantDifference => Verdict::Equivalent,
+                    _ => Verdict::Inconclusive,
+                }),
+            });
+        }
+    }
+    out
+}
+
+/// The main finding in one line: the comparison with the largest significant throughput
+/// change (else the largest change), e.g. `mongodb-9.0: +6.1% ops/s vs psmdb-8.0 (4M,
+/// x86-icelake)`; with a single target, its mean ops/s per platform at the largest size
+/// measured so far.
+pub fn headline(comparisons: &[Comparison], cells: &[CellStatus]) -> Option<String> {
+    // The first comparison (in plan order) with the largest absolute throughput change,
+    // among the significant ones when there are any.
+    let largest = |significant_only: bool| {
+        let mut best: Option<(&Comparison, f64)> = None;
+        for c in comparisons {
+            let Some(delta) = c.throughput_delta_percent else {
+                continue;
+            };
+            if significant_only && !matches!(c.verdict, Some(Verdict::Better | Verdict::Worse)) {
+                continue;
+            }
+            if best.is_none_or(|(_, b)| delta.abs() > b) {
+                best = Some((c, delta.abs()));
+            }
+        }
+        best.map(|(c, _)| c)
+    };
+    let pick = largest(true).or_else(|| largest(false));
+    if let Some(c) = pick {
+        return Some(format!(
+            "{}: {:+.1}% ops/s vs {} ({}, {})",
+            c.target,
+            c.throughput_delta_percent.expect("filtered"),
+            c.baseline,
+            c.size,
+            c.platform
+        ));
+    }
+    // One target (or no baseline result yet): mean ops/s per platform at the last size
+    // that has results.
+    let done: Vec<&CellStatus> = cells
+        .iter()
+        .filter(|c| c.phase == CellPhase::Completed && c.ops_per_second.is_some())
+        .collect();
+    let last = done.last()?;
+    let mut parts: Vec<String> = Vec::new();
+    let mut platforms: Vec<&str> = Vec::new();
+    for c in &done {
+        if c.size == last.size
+            && c.target == last.target
+            && !platforms.contains(&c.platform.as_str())
+        {
+            platforms.push(&c.platform);
+        }
+    }
+    for p in platforms {
+        let ops: Vec<f64> = done
+            .iter()
+            .filter(|c| c.size == last.size && c.target == last.target && c.platform == p)
+            .filter_map(|c| c.ops_per_second)
+            .collect();
+        let mean = ops.iter().sum::<f64>() / ops.len() as f64;
+        parts.push(format!("{p} {mean:.0} ops/s"));
+    }
+    Some(format!(
+        "{} at {}: {}",
+        last.target,
+        last.size,
+        parts.join(", ")
+    ))
+}
+
+/// `now` at the second: the API server stores times at that precision, and a stored time
+/// must compare equal to the one computed, or every pass would rewrite status.
+pub fn now_seconds(now: Timestamp) -> Time {
+    Time(Timestamp::from_second(now.as_second()).expect("a valid time"))
+}
+
+/// A condition with `lastTransitionTime` kept from `old` when the status is unchanged.
+pub fn condition(
+    old: &[Condition],
+    type_: &str,
+    status: bool,
+    reason: &str,
+    message: String,
+    generation: Option<i64>,
+    now: Timestamp,
+) -> Condition {
+    let status = if status { "True" } else { "False" };
+    let last_transition_time = old
+        .iter()
+        .find(|c| c.type_ == type_ && c.status == status)
+        .map(|c| c.last_transition_time.clone())
+        .unwrap_or_else(|| now_seconds(now));
+    Condition {
+        type_: type_.to_owned(),
+        status: status.to_owned(),
+        reason: reason.to_owned(),
+        message,
+        last_transition_time,
+        observed_generation: generation,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::DatasetSize;
+    use crate::operator::testing::result;
+
+    fn cell(target: &str, size: &str, rep: u32) -> Cell {
+        Cell {
+            id: crate::plan::cell_id(target, "x86", size, rep),
+            target: target.into(),
+            platform: "x86".into(),
+            size: size.into(),
+            dataset: DatasetSize::Documents(1000),
+            repetition: rep,
+        }
+    }
+
+    #[test]
+    fn completed_cells_carry_headline_figures_and_their_result() {
+        // 900 finds of 100 µs and 100 inserts of 300 µs over 10 s: 100 ops/s.
+        let r = result(
+            "b",
+            "a",
+            "x86",
+            "1k",
+            1,
+            10,
+            &[("find", 900, 100), ("insert", 100, 300)],
+            Some(20),
+        );
+        let s = cell_status(
+            &cell("a", "1k", 1),
+            CellOutcome::Completed {
+                result: &r,
+                config_map: "b-a.x86.1k.r1",
+            },
+        );
+        assert_eq!(s.phase, CellPhase::Completed);
+        assert_eq!(s.ops_per_second, Some(100.0));
+        assert_eq!(
+            s.latencies,
+            [
+                OperationLatency {
+                    operation: "find".into(),
+                    p50_micros: 100,
+                    p95_micros: 100,
+                    p99_micros: 100
+                },
+                OperationLatency {
+                    operation: "insert".into(),
+                    p50_micros: 300,
+                    p95_micros: 300,
+                    p99_micros: 300
+                },
+            ]
+        );
+        // 20 µs of CPU per operation on the one member that reports it.
+        assert_eq!(s.server_cpu_micros_per_op, Some(20.0));
+        // The first 16 of the fingerprint's 20 characters.
+        assert_eq!(s.fingerprint.as_deref(), Some("0123456789abcdef"));
+        assert_eq!(
+            s.result_ref,
+            Some(ResultRef {
+                config_map: "b-a.x86.1k.r1".into(),
+                key: Some("result.json".into())
+            })
+        );
+        assert_eq!(s.id, "a.x86.1k.r1");
+    }
+
+    #[test]
+    fn failed_and_pending_cells_have_no_figures() {
+        let s = cell_status(
+            &cell("a", "1k", 2),
+            CellOutcome::Failed {
+                message: "boom",
+                config_map: None,
+            },
+        );
+        assert_eq!(
+            (s.phase, s.message.as_deref()),
+            (CellPhase::Failed, Some("boom"))
+        );
+        assert_eq!(s.ops_per_second, None);
+        let s = cell_status(&cell("a", "1k", 2), CellOutcome::Running);
+        assert_eq!((s.phase, s.message), (CellPhase::Running, None));
+    }
+
+    #[test]
+    fn comparisons_and_headline_name_the_largest_significant_change() {
+        let spec: MongoBenchmarkSpec = serde_yaml::from_str(
+            "targets: [{name: base, external: {uriSecretRef: {name: s}}}, {name: new, external: {uriSecretRef: {name: s}}}]\n\
+             platforms: [{name: x86, pricePerNodeHour: 0.36}]\ndataset: {sizes: [1k]}\nworkload: {type: flights}\n",
+        )
+        .unwrap();
+        // Baseline 100 and 110 ops/s; candidate 120 and 130: +20/105 = +19.048 %.
+        let results = [
+            result(
+                "b",
+                "base",
+                "x86",
+                "1k",
+                1,
+                10,
+                &[("find", 1000, 100)],
+                Some(10),
+            ),
+            result(
+                "b",
+                "base",
+                "x86",
+                "1k",
+                2,
+                10,
+                &[("find", 1100, 100)],
+                Some(10),
+            ),
+            result(
+                "b",
+                "new",
+                "x86",
+                "1k",
+                1,
+                10,
+                &[("find", 1200, 100)],
+                Some(10),
+            ),
+            result(
+                "b",
+                "new",
+                "x86",
+                "1k",
+                2,
+                10,
+                &[("find", 1300, 100)],
+                Some(10),
+            ),
+        ];
+        let refs: Vec<&CellResult> = results.iter().collect();
+        let c = comparisons(&spec, &refs);
+        assert_eq!(c.len(), 1);
+        assert_eq!(
+            (c[0].target.as_str(), c[0].baseline.as_str()),
+            ("new", "base")
+        );
+        assert_eq!(c[0].throughput_delta_percent, Some(19.048));
+        // 0.36 per node hour × 3 nodes ÷ (125 ops/s × 3600) × 1e6 = 2.4.
+        assert_eq!(c[0].cost_per_million_ops, Some(2.4));
+        assert!(c[0].verdict.is_some());
+        let line = headline(&c, &[]).unwrap();
+        assert_eq!(line, "new: +19.0% ops/s vs base (1k, x86)");
+    }
+
+    #[test]
+    fn single_target_headline_shows_ops_per_platform() {
+        let mut cells = Vec::new();
+        for (platform, ops) in [("x86", 100.0), ("x86", 120.0), ("arm", 90.0)] {
+            cells.push(CellStatus {
+                target: "m".into(),
+                platform: platform.into(),
+                size: "10M".into(),
+                phase: CellPhase::Completed,
+                ops_per_second: Some(ops),
+                ..CellStatus::default()
+            });
+        }
+        assert_eq!(
+            headline(&[], &cells).unwrap(),
+            "m at 10M: x86 110 ops/s, arm 90 ops/s"
+        );
+        assert_eq!(headline(&[], &[]), None);
+    }
+
+    #[test]
+    fn transition_time_moves_only_when_status_changes() {
+        let t0 = Timestamp::from_second(1_000).unwrap();
+        let t1 = Timestamp::from_second(2_000).unwrap();
+        let first = condition(&[], "Ready", false, "Running", "1/2".into(), Some(1), t0);
+        assert_eq!(first.last_transition_time, Time(t0));
+        let same = condition(
+            std::slice::from_ref(&first),
+            "Ready",
+            false,
+            "Running",
+            "2/2".into(),
+            Some(1),
+            t1,
+        );
+        assert_eq!(same.last_transition_time, Time(t0));
+        let flipped = condition(
+            &[first],
+            "Ready",
+            true,
+            "Completed",
+            String::new(),
+            Some(1),
+            t1,
+        );
+        assert_eq!(flipped.last_transition_time, Time(t1));
+        // Sub-second precision is dropped, as the API server does.
+        let precise = Timestamp::new(3_000, 123_456_789).unwrap();
+        assert_eq!(
+            now_seconds(precise),
+            Time(Timestamp::from_second(3_000).unwrap())
+        );
+    }
+}
