@@ -322,7 +322,7 @@ async fn a_completed_benchmark_makes_no_writes() {
         .unwrap()
         .items
         .len();
-    tokio::time::sleep(Duration::from_secs(20)).await;
+    tokio::time::sleep(Duration::from_secs(60)).await;
 
     assert!(
         operator.metrics.reconciles() > reconciles,

@@ -238,14 +238,12 @@ impl RunContext {
             .status
             .and_then(|s| s.token)
             .unwrap_or_default();
-        let admin = std::fs::read_to_string(&self.kubeconfig).map_err(|e| e.to_string())?;
+        let admin =
+            kube::config::Kubeconfig::read_from(&self.kubeconfig).map_err(|e| e.to_string())?;
         let server = admin
-            .lines()
-            .find_map(|l| l.split("server: ").nth(1))
-            .map(|s| {
-                s.trim_matches(|c| c == '"' || c == ',' || c == '}' || c == ' ')
-                    .to_owned()
-            })
+            .clusters
+            .iter()
+            .find_map(|c| c.cluster.as_ref()?.server.clone())
             .ok_or("no server in the testenv kubeconfig")?;
         let kubeconfig = format!(
             "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {{server: \"{server}\", insecure-skip-tls-verify: true}}\nusers:\n- name: sa\n  user: {{token: \"{token}\"}}\ncontexts:\n- name: c\n  context: {{cluster: c, user: sa, namespace: {ns}}}\ncurrent-context: c\n",

@@ -1,0 +1,113 @@
+//! End to end for real: a MongoBenchmark with an external target pointing at a real
+//! MongoDB-wire server goes from apply to Completed. The operator runs in-process; the runner
+//! Job it creates is bound by the real scheduler to a client node, where the testenv kubelet
+//! harness runs the Job's own command with the project's binary, its mounted plan, its
+//! environment and its ServiceAccount's token. The figures in status come from that run.
+mod operator_common;
+mod support;
+
+use std::path::Path;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, ListParams, PostParams};
+use mongobench::api::Phase;
+use mongobench::result::CellResult;
+use operator_common as common;
+use serde_json::json;
+
+#[tokio::test]
+async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() {
+    let env = common::setup("e2e").await;
+    let server = support::private_mongo("e2e");
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "db"},
+        "stringData": {"uri": server.uri}
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(env.client.clone(), &env.namespace)
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+
+    let _operator = common::start(&env, common::options(&env.namespace));
+    let _kubelet = testenv_kubelet::start(
+        env.client.clone(),
+        &env.namespace,
+        &env.kubeconfig,
+        Path::new(env!("CARGO_BIN_EXE_mongobench")),
+    );
+    let bench = json!({
+        "apiVersion": "mongobench.io/v1alpha1",
+        "kind": "MongoBenchmark",
+        "metadata": {"name": "e2e"},
+        "spec": {
+            "targets": [{"name": "ferretdb", "external": {"uriSecretRef": {"name": "db", "key": "uri"}}}],
+            "platforms": [{"name": "local"}],
+            "client": {"nodeSelector": {"cloud.google.com/gke-nodepool": "client"}},
+            "dataset": {"sizes": ["100", "200"]},
+            "workload": {"type": "flights", "workers": 2, "duration": "3s", "warmup": "0s", "seed": 5},
+            "repetitions": 2,
+            "cleanupPolicy": "Retain"
+        }
+    });
+    common::apply(&env, &bench).await;
+
+    let status = common::status_until(
+        &env,
+        "e2e",
+        Duration::from_secs(240),
+        "the benchmark to complete",
+        |s| matches!(s.phase, Some(Phase::Completed | Phase::Failed)),
+    )
+    .await;
+    assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
+    assert_eq!(status.progress.as_deref(), Some("4/4"), "{status:#?}");
+    assert!(
+        status.condition_is_true("Ready"),
+        "{:#?}",
+        status.conditions
+    );
+
+    // Every cell in status carries the figures of the result the runner wrote.
+    let results: Vec<CellResult> = Api::<ConfigMap>::namespaced(env.client.clone(), &env.namespace)
+        .list(&ListParams::default().labels("mongobench.io/benchmark=e2e"))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|cm| cm.data?.remove("result.json"))
+        .map(|json| CellResult::from_json(&json).unwrap())
+        .collect();
+    assert_eq!(results.len(), 4, "one result per cell");
+    let cells = status.cells.clone();
+    assert_eq!(cells.len(), 4);
+    for result in &results {
+        assert!(result.is_complete(), "{:?}", result.status);
+        let measured = result.measured.as_ref().unwrap();
+        assert!(measured.overall.completed > 0);
+        assert_eq!(result.cell.target, "ferretdb");
+        assert_eq!(
+            result.server.version.as_deref(),
+            Some("7.0.42"),
+            "FerretDB reports 7.0.42"
+        );
+        let cell = cells
+            .iter()
+            .find(|c| c.size == result.cell.size && c.repetition == result.cell.repetition)
+            .unwrap_or_else(|| panic!("no status cell for {}", result.cell));
+        let ops = cell.ops_per_second.expect("ops/s in status");
+        assert!(
+            (ops - measured.overall.ops_per_sec).abs() < 0.01,
+            "status {ops} vs result {}",
+            measured.overall.ops_per_sec
+        );
+    }
+    // The runner really ran against the server: it holds the grown dataset.
+    let client = server.client().await;
+    let record = mongobench::runner::seed_flights::dataset_record(&client)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(record.documents, 200);
+}
