@@ -26,6 +26,11 @@ async fn main() {
         );
         std::process::exit(2);
     };
+    // The pod's process runs in a scratch directory: a relative binary path would not resolve.
+    let binary = std::fs::canonicalize(&binary).unwrap_or_else(|e| {
+        eprintln!("testenv-kubelet: --binary {}: {e}", binary.display());
+        std::process::exit(2);
+    });
     let kubeconfig = PathBuf::from(
         std::env::var("KUBECONFIG").expect("KUBECONFIG names the testenv kubeconfig"),
     );
