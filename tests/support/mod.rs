@@ -278,7 +278,17 @@ pub fn private_mongo(test: &str) -> PrivateMongo {
         .unwrap()
         .port();
     let log = std::fs::File::create(dir.join("ferretdb.log")).unwrap();
-    let child = Command::new(&bin)
+    let mut command = Command::new(&bin);
+    // SAFETY: prctl is async-signal-safe; the server dies with the test process even when the
+    // test binary is killed before its destructors run.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let child = command
         .arg(format!("--sqlite-url=file:{}/", dir.display()))
         .arg(format!("--listen-addr=127.0.0.1:{port}"))
         .arg("--log-level=warn")
