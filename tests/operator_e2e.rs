@@ -16,31 +16,13 @@ use mongobench::result::CellResult;
 use operator_common as common;
 use serde_json::json;
 
-#[tokio::test]
-async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() {
-    let env = common::setup("e2e").await;
-    let server = support::private_mongo("e2e");
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "db"},
-        "stringData": {"uri": server.uri}
-    }))
-    .unwrap();
-    Api::<Secret>::namespaced(env.client.clone(), &env.namespace)
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
-
-    let _operator = common::start(&env, common::options(&env.namespace));
-    let _kubelet = testenv_kubelet::start(
-        env.client.clone(),
-        &env.namespace,
-        &env.kubeconfig,
-        Path::new(env!("CARGO_BIN_EXE_mongobench")),
-    );
-    let bench = json!({
+/// The benchmark of both tests: one external target (a private FerretDB), 2 sizes × 2
+/// repetitions of a short flights run, the runner pinned to the client pool.
+fn benchmark(name: &str) -> serde_json::Value {
+    json!({
         "apiVersion": "mongobench.io/v1alpha1",
         "kind": "MongoBenchmark",
-        "metadata": {"name": "e2e"},
+        "metadata": {"name": name},
         "spec": {
             "targets": [{"name": "ferretdb", "external": {"uriSecretRef": {"name": "db", "key": "uri"}}}],
             "platforms": [{"name": "local"}],
@@ -50,8 +32,42 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
             "repetitions": 2,
             "cleanupPolicy": "Retain"
         }
-    });
-    common::apply(&env, &bench).await;
+    })
+}
+
+/// A test namespace with the Secret naming a private FerretDB, and the client-node kubelet.
+async fn environment(
+    test: &str,
+) -> (
+    common::TestEnv,
+    support::PrivateMongo,
+    testenv_kubelet::Kubelet,
+) {
+    let env = common::setup(test).await;
+    let server = support::private_mongo(test);
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "db"},
+        "stringData": {"uri": server.uri}
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(env.client.clone(), &env.namespace)
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    let kubelet = testenv_kubelet::start(
+        env.client.clone(),
+        &env.namespace,
+        &env.kubeconfig,
+        Path::new(env!("CARGO_BIN_EXE_mongobench")),
+    );
+    (env, server, kubelet)
+}
+
+#[tokio::test]
+async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() {
+    let (env, server, _kubelet) = environment("e2e").await;
+    let _operator = common::start(&env, common::options(&env.namespace));
+    common::apply(&env, &benchmark("e2e")).await;
 
     let status = common::status_until(
         &env,
@@ -110,4 +126,44 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
         .unwrap()
         .unwrap();
     assert_eq!(record.documents, 200);
+}
+
+#[tokio::test]
+async fn the_operator_killed_while_seeding_and_while_running_resumes_and_runs_every_cell_once() {
+    let (env, _server, kubelet) = environment("e2e-restart").await;
+    let mut operator = common::start(&env, common::options(&env.namespace));
+    common::apply(&env, &benchmark("restart")).await;
+
+    for phase in [Phase::Seeding, Phase::Running] {
+        let what = format!("phase {phase:?}");
+        common::status_until(&env, "restart", Duration::from_secs(120), &what, |s| {
+            s.phase == Some(phase)
+        })
+        .await;
+        operator.kill().await;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        operator = common::start(&env, common::options(&env.namespace));
+    }
+
+    let status = common::status_until(
+        &env,
+        "restart",
+        Duration::from_secs(240),
+        "the benchmark to complete",
+        |s| matches!(s.phase, Some(Phase::Completed | Phase::Failed)),
+    )
+    .await;
+    assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
+    let mut ids: Vec<&str> = status.cells.iter().map(|c| c.id.as_str()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(
+        ids.len(),
+        4,
+        "every cell exactly once in status: {:?}",
+        status.cells
+    );
+    // The runner was never started twice: no cell ran again after a restart.
+    let started = kubelet.started.lock().unwrap().clone();
+    assert_eq!(started.len(), 1, "runner pods started: {started:?}");
 }
