@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
+use mongodb::Client;
 use mongodb::bson::{Document, doc};
 use mongodb::options::ClientOptions;
-use mongodb::{Client, Database};
 use serde::{Deserialize, Serialize};
 
 /// Why a target could not be used.
@@ -53,12 +53,6 @@ pub struct Target {
     pub name: String,
     pub client: Client,
     pub server: ServerInfo,
-}
-
-impl Target {
-    pub fn admin(&self) -> Database {
-        self.client.database("admin")
-    }
 }
 
 /// Client options for a benchmark: a pool large enough for every worker plus the runner's own

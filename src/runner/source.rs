@@ -2,8 +2,6 @@
 //! needs to judge each reply (YCSB's status rules, flights' hit targets) and to fingerprint
 //! exactly what was sent.
 
-use std::sync::Arc;
-
 use crate::measure::ErrorKind;
 use crate::workload::Operation;
 use crate::workload::flights;
@@ -138,9 +136,6 @@ pub fn judge(call: Option<Call>, reply: &Reply) -> Result<(), ErrorKind> {
         _ => Ok(()),
     }
 }
-
-/// Shared state of one YCSB phase's workers (the insert counter and acknowledged frontier).
-pub type YcsbShared = Arc<ycsb::SharedState>;
 
 #[cfg(test)]
 mod tests {
