@@ -295,7 +295,6 @@ mod tests {
     //! its own generation (not from command documents) with its own BSON encoder.
     use super::*;
     use crate::workload::flights::document::bson_bytes;
-    use crate::workload::flights::params::{AggregateSplit, FindSplit, WriteSplit};
 
     fn small(workers: u32) -> Params {
         Params {
@@ -306,35 +305,7 @@ mod tests {
     }
 
     fn all_shapes() -> Params {
-        let third = WriteSplit {
-            one_by_flight_id: 34,
-            one_by_id: 33,
-            many_by_flight_id: 33,
-        };
-        Params {
-            workers: 3,
-            seed: 7,
-            find_percent: 20,
-            update_percent: 20,
-            delete_percent: 20,
-            insert_percent: 10,
-            aggregate_percent: 15,
-            transaction_percent: 15,
-            find_split: FindSplit {
-                by_flight_id: 34,
-                by_route: 33,
-                by_status: 33,
-            },
-            update_split: third,
-            delete_split: third,
-            aggregate_split: AggregateSplit {
-                aircraft_window: 50,
-                route_summary: 50,
-            },
-            insert_batch_size: 2,
-            documents: Some(1000),
-            ..Params::default()
-        }
+        Params::all_shapes()
     }
 
     #[test]

@@ -428,6 +428,42 @@ impl Params {
 }
 
 #[cfg(test)]
+impl Params {
+    /// Test knobs with every operation shape, as in testdata/reference.py's `all_kw`.
+    pub(crate) fn all_shapes() -> Params {
+        let third = WriteSplit {
+            one_by_flight_id: 34,
+            one_by_id: 33,
+            many_by_flight_id: 33,
+        };
+        Params {
+            workers: 3,
+            seed: 7,
+            find_percent: 20,
+            update_percent: 20,
+            delete_percent: 20,
+            insert_percent: 10,
+            aggregate_percent: 15,
+            transaction_percent: 15,
+            find_split: FindSplit {
+                by_flight_id: 34,
+                by_route: 33,
+                by_status: 33,
+            },
+            update_split: third,
+            delete_split: third,
+            aggregate_split: AggregateSplit {
+                aircraft_window: 50,
+                route_summary: 50,
+            },
+            insert_batch_size: 2,
+            documents: Some(1000),
+            ..Params::default()
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

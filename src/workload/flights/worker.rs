@@ -450,7 +450,6 @@ impl ThinkTime {
 mod tests {
     //! Exact expected values come from testdata/reference.py (independent Python implementation).
     use super::*;
-    use crate::workload::flights::params::{AggregateSplit, FindSplit, WriteSplit};
     use crate::workload::flights::target::{FilterTarget, classify_filter, operation_filter};
     use crate::workload::flights::{COLLECTION, ids::insert_base};
     use std::collections::{BTreeMap, HashSet};
@@ -462,37 +461,8 @@ mod tests {
         }
     }
 
-    /// The mix with every shape, as in reference.py's `all_kw`.
     fn all_shapes() -> Params {
-        let third = WriteSplit {
-            one_by_flight_id: 34,
-            one_by_id: 33,
-            many_by_flight_id: 33,
-        };
-        Params {
-            workers: 3,
-            seed: 7,
-            find_percent: 20,
-            update_percent: 20,
-            delete_percent: 20,
-            insert_percent: 10,
-            aggregate_percent: 15,
-            transaction_percent: 15,
-            find_split: FindSplit {
-                by_flight_id: 34,
-                by_route: 33,
-                by_status: 33,
-            },
-            update_split: third,
-            delete_split: third,
-            aggregate_split: AggregateSplit {
-                aircraft_window: 50,
-                route_summary: 50,
-            },
-            insert_batch_size: 2,
-            documents: Some(1000),
-            ..Params::default()
-        }
+        Params::all_shapes()
     }
 
     fn codes(worker: &mut Worker, n: usize) -> Vec<&'static str> {
