@@ -21,5 +21,6 @@ fn main() -> anyhow::Result<ExitCode> {
             mongobench::cli::validate::run(&args, &mut std::io::stdout().lock())
         }
         Command::Run(args) => mongobench::cli::run::run(&args),
+        Command::Report(args) => mongobench::cli::report::run(&args),
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod crd;
 pub mod operator;
+pub mod report;
 pub mod run;
 pub mod validate;
 pub mod yaml_lines;
@@ -32,4 +33,6 @@ pub enum Command {
     Run(run::RunArgs),
     /// Run the MongoBenchmark operator (reconciles benchmarks in the cluster).
     Operator(operator::OperatorArgs),
+    /// Render a benchmark's results (from the cluster, or from `run --out` files).
+    Report(report::ReportArgs),
 }

@@ -19,7 +19,7 @@ use serde::Deserialize;
 use super::validate::{EXIT_INVALID, check_text};
 use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec, RunLength};
 use crate::plan::{self, CONNECT_TIMEOUT, Cell, JobPlan, LOCAL_PLATFORM};
-use crate::report::{CompareOptions, compare, render_comparison, render_csv, render_table};
+use crate::report::{CompareOptions, render_csv};
 use crate::result::{CellId, CellResult, CellStatus};
 use crate::runner::cell::{CellProgress, RunSettings, WorkloadPlan, run_cell};
 use crate::runner::connect::{Target, connect};
@@ -297,7 +297,7 @@ async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
-    let report = final_report(&results, spec, &connected);
+    let report = final_report(&results, spec, &connected)?;
     println!("{report}");
     if let Some(dir) = &args.out {
         std::fs::write(dir.join("results.csv"), render_csv(&results))
@@ -318,32 +318,23 @@ async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The table of every cell and, with two or more targets, the comparison with the baseline.
+/// The table of every cell and, with two or more targets, the comparison with the baseline:
+/// the spec's if it is one of the targets, else the first target.
 fn final_report(
     results: &[CellResult],
     spec: &MongoBenchmarkSpec,
     connected: &[(Target, String)],
-) -> String {
-    let mut out = render_table(results);
-    if connected.len() > 1 {
-        let baseline = if connected.iter().any(|(t, _)| t.name == spec.baseline()) {
-            spec.baseline().to_owned()
-        } else {
-            connected[0].0.name.clone()
-        };
-        let options = CompareOptions {
-            baseline,
-            price_per_node_hour: Default::default(),
-        };
-        match compare(results, &options) {
-            Ok(c) => {
-                out.push('\n');
-                out.push_str(&render_comparison(&c));
-            }
-            Err(e) => out.push_str(&format!("\nno comparison: {e}\n")),
-        }
-    }
-    out
+) -> anyhow::Result<String> {
+    let baseline = if connected.iter().any(|(t, _)| t.name == spec.baseline()) {
+        spec.baseline().to_owned()
+    } else {
+        connected[0].0.name.clone()
+    };
+    let options = CompareOptions {
+        baseline,
+        price_per_node_hour: Default::default(),
+    };
+    super::report::render(results, &options, super::report::Format::Table)
 }
 
 fn summary(cell: &Cell, result: &CellResult) -> String {

@@ -11,7 +11,7 @@ use crate::api::{
     Verdict,
 };
 use crate::plan::Cell;
-use crate::report::{self, CompareOptions};
+use crate::report;
 use crate::result::CellResult;
 
 use super::names::RESULT_KEY;
@@ -123,14 +123,7 @@ pub fn cell_status(cell: &Cell, outcome: CellOutcome<'_>) -> CellStatus {
 /// (in plan order). Empty when the baseline has no result yet or there is one target.
 pub fn comparisons(spec: &MongoBenchmarkSpec, results: &[&CellResult]) -> Vec<Comparison> {
     let owned: Vec<CellResult> = results.iter().map(|r| (*r).clone()).collect();
-    let options = CompareOptions {
-        baseline: spec.baseline().to_owned(),
-        price_per_node_hour: spec
-            .platforms
-            .iter()
-            .filter_map(|p| Some((p.name.clone(), p.price_per_node_hour?)))
-            .collect(),
-    };
+    let options = report::compare_options(spec);
     let Ok(comparison) = report::compare(&owned, &options) else {
         return Vec::new();
     };

@@ -170,6 +170,18 @@ fn cpu_per_op(c: &CellResult) -> Option<f64> {
     c.server_stats.as_ref().and_then(|s| s.cpu_us_per_op)
 }
 
+/// The comparison options a benchmark spec implies: its baseline and its platforms' prices.
+pub fn compare_options(spec: &crate::api::MongoBenchmarkSpec) -> CompareOptions {
+    CompareOptions {
+        baseline: spec.baseline().to_owned(),
+        price_per_node_hour: spec
+            .platforms
+            .iter()
+            .filter_map(|p| Some((p.name.clone(), p.price_per_node_hour?)))
+            .collect(),
+    }
+}
+
 /// Compares every target with the baseline in each (workload, platform, size) group.
 ///
 /// # Errors

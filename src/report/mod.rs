@@ -18,7 +18,7 @@ mod ycsb_text;
 
 pub use compare::{
     CompareError, CompareOptions, Comparison, ComparisonGroup, ComparisonRow, Verdict, compare,
-    render_comparison,
+    compare_options, render_comparison,
 };
 pub use csv::{CSV_COLUMNS, OVERALL, render_csv};
 pub use json::render_json;

@@ -1,0 +1,155 @@
+//! `mongobench report`: renders the results of a benchmark, from the cluster (the result
+//! ConfigMaps of a MongoBenchmark) or from a directory written by `mongobench run --out`:
+//! a table of every cell and, with two or more targets, the comparison with the baseline; or
+//! CSV, JSON, or YCSB 0.17.0 text per cell.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ListParams};
+
+use super::validate::EXIT_INVALID;
+use crate::api::MongoBenchmark;
+use crate::plan::sanitize;
+use crate::report::{
+    CompareOptions, compare, compare_options, render_comparison, render_csv, render_json,
+    render_table, render_ycsb,
+};
+use crate::result::CellResult;
+use crate::runner::sink::{BENCHMARK_LABEL, RESULT_KEY};
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Table of every cell plus the comparison with the baseline.
+    Table,
+    Csv,
+    Json,
+    /// YCSB 0.17.0 text, one block per complete cell.
+    Ycsb,
+}
+
+/// Arguments of `mongobench report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The MongoBenchmark whose results to render.
+    #[arg(
+        value_name = "NAME",
+        required_unless_present = "dir",
+        conflicts_with = "dir"
+    )]
+    pub name: Option<String>,
+    /// Namespace of the MongoBenchmark (default: the kubeconfig's namespace).
+    #[arg(short = 'n', long)]
+    pub namespace: Option<String>,
+    /// Render the result files a local run wrote (`mongobench run --out DIR`) instead.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    #[arg(short = 'o', long, value_enum, default_value_t = Format::Table)]
+    pub output: Format,
+}
+
+pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    let (mut results, options) = match (&args.dir, &args.name) {
+        (Some(dir), _) => from_dir(dir)?,
+        (None, Some(name)) => runtime.block_on(from_cluster(name, args.namespace.as_deref()))?,
+        (None, None) => unreachable!("clap requires NAME or --dir"),
+    };
+    if results.is_empty() {
+        eprintln!("mongobench report: no results yet");
+        return Ok(ExitCode::from(EXIT_INVALID));
+    }
+    results.sort_by(|a, b| a.cell.cmp(&b.cell));
+    print!("{}", render(&results, &options, args.output)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Renders `results` in `format`; the comparison is left out (with the reason) when it cannot
+/// be made, e.g. because a cell is incomplete.
+pub fn render(
+    results: &[CellResult],
+    options: &CompareOptions,
+    format: Format,
+) -> anyhow::Result<String> {
+    Ok(match format {
+        Format::Table => {
+            let mut out = render_table(results);
+            let targets: std::collections::BTreeSet<&str> =
+                results.iter().map(|r| r.cell.target.as_str()).collect();
+            if targets.len() > 1 {
+                out.push('\n');
+                match compare(results, options) {
+                    Ok(c) => out.push_str(&render_comparison(&c)),
+                    Err(e) => out.push_str(&format!("no comparison: {e}\n")),
+                }
+            }
+            out
+        }
+        Format::Csv => render_csv(results),
+        Format::Json => render_json(results)?,
+        Format::Ycsb => {
+            let mut out = String::new();
+            for r in results.iter().filter(|r| r.is_complete()) {
+                out.push_str(&format!("# {}\n", r.cell));
+                out.push_str(&render_ycsb(r, &Default::default())?);
+            }
+            out
+        }
+    })
+}
+
+fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {
+    let mut results = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(&path)?;
+            results
+                .push(CellResult::from_json(&text).with_context(|| format!("{}", path.display()))?);
+        }
+    }
+    // A local run compares with its first target, as `mongobench run` does.
+    let baseline = results
+        .first()
+        .map(|r| r.cell.target.clone())
+        .unwrap_or_default();
+    Ok((
+        results,
+        CompareOptions {
+            baseline,
+            price_per_node_hour: Default::default(),
+        },
+    ))
+}
+
+async fn from_cluster(
+    name: &str,
+    namespace: Option<&str>,
+) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {
+    let client = kube::Client::try_default()
+        .await
+        .context("connecting to the Kubernetes API")?;
+    let namespace = namespace.unwrap_or(client.default_namespace()).to_owned();
+    let bench = Api::<MongoBenchmark>::namespaced(client.clone(), &namespace)
+        .get(name)
+        .await
+        .with_context(|| format!("MongoBenchmark {namespace}/{name}"))?;
+    let configmaps = Api::<ConfigMap>::namespaced(client, &namespace)
+        .list(&ListParams::default().labels(&format!("{BENCHMARK_LABEL}={}", sanitize(name))))
+        .await
+        .with_context(|| format!("listing the result ConfigMaps of {namespace}/{name}"))?;
+    let mut results = Vec::new();
+    for cm in configmaps.items {
+        let cm_name = cm.metadata.name.clone().unwrap_or_default();
+        if let Some(json) = cm.data.and_then(|mut d| d.remove(RESULT_KEY)) {
+            results.push(
+                CellResult::from_json(&json)
+                    .with_context(|| format!("ConfigMap {namespace}/{cm_name}"))?,
+            );
+        }
+    }
+    Ok((results, compare_options(&bench.spec)))
+}

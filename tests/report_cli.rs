@@ -1,0 +1,148 @@
+//! `mongobench report` renders what a run left: result files of a local run, or the result
+//! ConfigMaps of a MongoBenchmark on the real API server, with the spec's baseline.
+mod operator_common;
+mod support;
+
+use std::process::Command;
+
+use mongobench::operator::testing::result;
+use mongobench::plan::JobPlan;
+use operator_common as common;
+use serde_json::json;
+
+fn report(args: &[&str], kubeconfig: Option<&std::path::Path>) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mongobench"));
+    cmd.arg("report").args(args);
+    if let Some(k) = kubeconfig {
+        cmd.env("KUBECONFIG", k);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Two targets, two repetitions each; `fast` does 30 % more finds per second than `slow`.
+fn results(benchmark: &str) -> Vec<mongobench::result::CellResult> {
+    let mut out = Vec::new();
+    for (target, finds) in [("slow", 1000), ("fast", 1300)] {
+        for rep in 1..=2 {
+            out.push(result(
+                benchmark,
+                target,
+                "local",
+                "1k",
+                rep,
+                10,
+                &[("find", finds + rep as u64, 150)],
+                Some(40),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn results_of_a_local_run_render_as_table_csv_json_and_ycsb_text() {
+    let dir = std::env::temp_dir().join(format!("mongobench-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, r) in results("local").iter().enumerate() {
+        std::fs::write(dir.join(format!("{i}.json")), r.to_json().unwrap()).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let (code, table, err) = report(&["--dir", d], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(table.contains("slow") && table.contains("fast"), "{table}");
+    assert!(
+        table.contains("baseline fast"),
+        "a local run compares with its first target (sorted: fast): {table}"
+    );
+    let (_, csv, _) = report(&["--dir", d, "-o", "csv"], None);
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        mongobench::report::CSV_COLUMNS.join(",")
+    );
+    let (_, ycsb, _) = report(&["--dir", d, "-o", "ycsb"], None);
+    assert_eq!(
+        ycsb.matches("[OVERALL], RunTime(ms), ").count(),
+        4,
+        "{ycsb}"
+    );
+    let (_, json, _) = report(&["--dir", d, "-o", "json"], None);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&json)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let (code, _, err) = report(&["--dir", "/nonexistent/results"], None);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("/nonexistent/results"), "{err}");
+}
+
+#[tokio::test]
+async fn results_in_the_cluster_render_with_the_specs_baseline() {
+    let env = common::setup("report").await;
+    let bench = common::apply(
+        &env,
+        &json!({
+            "apiVersion": "mongobench.io/v1alpha1",
+            "kind": "MongoBenchmark",
+            "metadata": {"name": "study"},
+            "spec": {
+                "targets": [
+                    {"name": "fast", "external": {"uriSecretRef": {"name": "a", "key": "uri"}}},
+                    {"name": "slow", "external": {"uriSecretRef": {"name": "b", "key": "uri"}}}
+                ],
+                "platforms": [{"name": "local"}],
+                "dataset": {"sizes": ["1k"]},
+                "workload": {"type": "flights"},
+                "repetitions": 2,
+                "baseline": "slow"
+            }
+        }),
+    )
+    .await;
+    let plan = JobPlan {
+        benchmark: "study".into(),
+        namespace: Some(env.namespace.clone()),
+        uid: bench.metadata.uid.clone(),
+        run_id: "run".into(),
+        target: String::new(),
+        platform: "local".into(),
+        initiate_members: Vec::new(),
+        replica_set_name: None,
+        completed_cells: Vec::new(),
+        spec: bench.spec.clone(),
+    };
+    for r in results("study") {
+        let id = mongobench::plan::cell_id(
+            &r.cell.target,
+            &r.cell.platform,
+            &r.cell.size,
+            r.cell.repetition,
+        );
+        common::write_result(&env, &plan, &id, &r).await;
+    }
+    let (code, table, err) = report(&["study", "-n", &env.namespace], Some(&env.kubeconfig));
+    assert_eq!(code, 0, "{err}");
+    assert!(table.contains("baseline slow"), "{table}");
+    let fast_row = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("fast") && l.contains('%'))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        fast_row.contains("+30."),
+        "fast is ~30 % faster than the baseline: {fast_row}"
+    );
+
+    let (code, _, err) = report(&["missing", "-n", &env.namespace], Some(&env.kubeconfig));
+    assert_ne!(code, 0);
+    assert!(err.contains("missing"), "{err}");
+}
