@@ -3,17 +3,14 @@
 //! naming its field (the same verdicts as `mongobench validate`), the experiment is immutable
 //! after create, printer columns show what the operator writes into status, and a Ready status
 //! at the current generation is what kstatus calls Current.
+mod operator_common;
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, Patch, PatchParams};
 use mongobench::api::{self, KStatus, MongoBenchmark};
 use serde_json::{Value, json};
-use support::wait;
-use tokio::sync::OnceCell;
 
 const MANAGER: &str = "mongobench-api-tests";
 
@@ -26,43 +23,9 @@ fn read_yaml(path: &Path) -> Value {
     serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Installs the generated CRD once per test binary (server-side apply, so reruns and other
-/// test binaries converge on the same object) and waits until it is Established.
-async fn install_crd(client: &kube::Client) {
-    static INSTALLED: OnceCell<()> = OnceCell::const_new();
-    INSTALLED
-        .get_or_init(|| async {
-            let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-            let crd = api::crd();
-            let name = crd.metadata.name.clone().unwrap();
-            crds.patch(
-                &name,
-                &PatchParams::apply(MANAGER).force(),
-                &Patch::Apply(&crd),
-            )
-            .await
-            .unwrap_or_else(|e| panic!("the API server refused the generated CRD: {e}"));
-            wait::until(Duration::from_secs(60), "the CRD to be Established", || {
-                let crds = crds.clone();
-                let name = name.clone();
-                async move {
-                    let crd = crds.get(&name).await.ok()?;
-                    let established = crd
-                        .status?
-                        .conditions?
-                        .into_iter()
-                        .any(|c| c.type_ == "Established" && c.status == "True");
-                    established.then_some(())
-                }
-            })
-            .await;
-        })
-        .await;
-}
-
 async fn setup(test: &str) -> (support::KubeEnv, Api<MongoBenchmark>) {
     let env = support::kube(test).await;
-    install_crd(&env.client).await;
+    operator_common::install_crd(&env.client).await;
     let api = Api::namespaced(env.client.clone(), &env.namespace);
     (env, api)
 }
