@@ -22,5 +22,6 @@ fn main() -> anyhow::Result<ExitCode> {
         }
         Command::Run(args) => mongobench::cli::run::run(&args),
         Command::Report(args) => mongobench::cli::report::run(&args),
+        Command::Verify(args) => mongobench::cli::verify::run(&args, &mut std::io::stdout().lock()),
     }
 }

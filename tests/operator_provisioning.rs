@@ -176,12 +176,16 @@ async fn assert_runner(
                 "value": format!("mongodb://{}/?replicaSet={server}", hosts.join(","))}])
     );
     let plan = common::plan_of(env, &job).await;
+    assert_eq!(plan.targets.len(), 1);
     assert_eq!(
-        (plan.target.as_str(), plan.platform.as_str()),
+        (plan.targets[0].name.as_str(), plan.platform.as_str()),
         (target, platform)
     );
-    assert_eq!(plan.initiate_members, hosts);
-    assert_eq!(plan.replica_set_name.as_deref(), Some(server.as_str()));
+    assert_eq!(plan.targets[0].initiate_members, hosts);
+    assert_eq!(
+        plan.targets[0].replica_set_name.as_deref(),
+        Some(server.as_str())
+    );
     assert!(plan.completed_cells.is_empty());
     // Its pod is placed on the client pool.
     let pods: Api<Pod> = Api::namespaced(env.client.clone(), ns);

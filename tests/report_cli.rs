@@ -114,10 +114,8 @@ async fn results_in_the_cluster_render_with_the_specs_baseline() {
         namespace: Some(env.namespace.clone()),
         uid: bench.metadata.uid.clone(),
         run_id: "run".into(),
-        target: String::new(),
         platform: "local".into(),
-        initiate_members: Vec::new(),
-        replica_set_name: None,
+        targets: Vec::new(),
         completed_cells: Vec::new(),
         spec: bench.spec.clone(),
     };

@@ -8,9 +8,8 @@ use std::time::Duration;
 
 use mongobench::api::RunLength;
 use mongobench::result::CellStatus;
-use mongobench::runner::cell::{CellProgress, WorkloadPlan, run_cell};
+use mongobench::runner::cell::{CellProgress, run_cell};
 use mongobench::runner::connect::connect;
-use mongobench::runner::seed_ycsb::load;
 use support::runs;
 
 #[tokio::test]
@@ -20,10 +19,7 @@ async fn a_server_killed_mid_run_leaves_an_incomplete_result_naming_target_and_p
     let target = connect("victim", &server.uri, 2, Duration::from_secs(3))
         .await
         .unwrap();
-    let WorkloadPlan::Ycsb { raw, seed } = &plan else {
-        unreachable!()
-    };
-    load(&target.client, raw, *seed, 100, 2).await.unwrap();
+    let mut seeded = runs::seeded(&target, &plan, 100, 2).await;
 
     let settings = runs::settings(2, RunLength::Duration(Duration::from_secs(30)));
     let uri = server.uri.clone();
@@ -38,7 +34,7 @@ async fn a_server_killed_mid_run_leaves_an_incomplete_result_naming_target_and_p
         &plan,
         &settings,
         runs::cell("killed", "workloada"),
-        100,
+        &mut seeded,
         &progress,
     );
     let (result, ()) = tokio::join!(run, killer);

@@ -8,7 +8,6 @@ use std::time::Duration;
 use mongobench::result::{CellId, CellStatus};
 use mongobench::runner::cell::{CellProgress, RunLength, RunSettings, WorkloadPlan, run_cell};
 use mongobench::runner::connect::connect;
-use mongobench::runner::seed_flights::seed;
 use mongobench::workload::flights::{self, Params};
 
 fn cell(name: &str) -> CellId {
@@ -30,13 +29,9 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
         .await
         .unwrap();
     let params = Params::default();
-    let seeded = seed(&target.client, &params, 300)
-        .await
-        .expect("seeding 300");
-    eprintln!(
-        "seeded 300 documents at {:.0} docs/s",
-        seeded.docs_per_second
-    );
+    let plan = WorkloadPlan::Flights(Box::new(params.clone()));
+    let mut seeded = support::runs::seeded(&target, &plan, 300, 8).await;
+    eprintln!("seeded 300 documents in {:.1} s", seeded.seconds);
 
     let settings = RunSettings {
         workers: 8,
@@ -46,7 +41,6 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
         write_concern: None,
         read_preference: None,
     };
-    let plan = WorkloadPlan::Flights(Box::new(params));
     let progress = CellProgress::default();
     let result = run_cell(
         &target,
@@ -54,7 +48,7 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
         &plan,
         &settings,
         cell("mix"),
-        300,
+        &mut seeded,
         &progress,
     )
     .await;

@@ -10,7 +10,6 @@ use mongobench::result::OperationResult;
 use mongobench::result::{CellResult, CellStatus};
 use mongobench::runner::cell::{CellProgress, run_cell};
 use mongobench::runner::connect::connect;
-use mongobench::runner::seed_ycsb::load;
 use support::runs;
 
 const WORKERS: u32 = 4;
@@ -22,12 +21,7 @@ async fn stalled_run(name: &str, rate: Option<f64>) -> CellResult {
     let target = connect("ferretdb", &server.uri, WORKERS, Duration::from_secs(10))
         .await
         .unwrap();
-    let mongobench::runner::cell::WorkloadPlan::Ycsb { raw, seed } = &plan else {
-        unreachable!()
-    };
-    load(&target.client, raw, *seed, 200, WORKERS)
-        .await
-        .unwrap();
+    let mut seeded = runs::seeded(&target, &plan, 200, WORKERS).await;
 
     let pid = server.pid().to_string();
     let stopper = tokio::spawn(async move {
@@ -56,7 +50,7 @@ async fn stalled_run(name: &str, rate: Option<f64>) -> CellResult {
         &plan,
         &settings,
         runs::cell(name, "workloadc"),
-        200,
+        &mut seeded,
         &CellProgress::default(),
     )
     .await;

@@ -1,5 +1,6 @@
 //! YCSB load and run phases against the real MongoDB-wire server: each core workload's
-//! operations in its proportions, and run-phase inserts that never collide across runs.
+//! operations in its proportions, and run-phase inserts that never collide across runs
+//! (every run starts from the restored load).
 mod support;
 
 use std::time::Duration;
@@ -8,23 +9,18 @@ use mongobench::api::RunLength;
 use mongobench::result::{CellResult, CellStatus};
 use mongobench::runner::cell::{CellProgress, WorkloadPlan, run_cell};
 use mongobench::runner::connect::{Target, connect};
-use mongobench::runner::seed_ycsb::load;
+use mongobench::runner::dataset::Seeded;
 use mongodb::bson::{Document, doc};
 use support::runs;
 
 const RECORDS: u64 = 500;
 
-async fn loaded(server: &support::PrivateMongo, plan: &WorkloadPlan) -> Target {
+async fn loaded(server: &support::PrivateMongo, plan: &WorkloadPlan) -> (Target, Seeded) {
     let target = connect("ferretdb", &server.uri, 4, Duration::from_secs(10))
         .await
         .unwrap();
-    let WorkloadPlan::Ycsb { raw, seed } = plan else {
-        unreachable!()
-    };
-    let report = load(&target.client, raw, *seed, RECORDS, 4)
-        .await
-        .expect("YCSB load");
-    assert_eq!((report.from, report.to), (0, RECORDS));
+    let seeded = runs::seeded(&target, plan, RECORDS, 4).await;
+    assert_eq!((seeded.action, seeded.documents), ("fresh", RECORDS));
     let count = target
         .client
         .database("ycsb")
@@ -36,11 +32,11 @@ async fn loaded(server: &support::PrivateMongo, plan: &WorkloadPlan) -> Target {
         count, RECORDS,
         "the load phase inserts exactly recordcount records"
     );
-    target
+    (target, seeded)
 }
 
 async fn run(
-    target: &Target,
+    (target, seeded): &mut (Target, Seeded),
     uri: &str,
     plan: &WorkloadPlan,
     name: &str,
@@ -53,7 +49,7 @@ async fn run(
         plan,
         &settings,
         runs::cell(name, name),
-        RECORDS,
+        seeded,
         &CellProgress::default(),
     )
     .await;
@@ -77,8 +73,8 @@ fn errors(result: &CellResult) -> u64 {
 async fn workload_a_reads_and_updates_half_and_half() {
     let server = support::private_mongo("ycsb-a");
     let plan = runs::ycsb("workloada");
-    let target = loaded(&server, &plan).await;
-    let r = run(&target, &server.uri, &plan, "workloada", 2_000).await;
+    let mut target = loaded(&server, &plan).await;
+    let r = run(&mut target, &server.uri, &plan, "workloada", 2_000).await;
     assert_eq!(r.measured.as_ref().unwrap().overall.completed, 2_000);
     assert!(
         (share(&r, "READ") - 50.0).abs() < 5.0,
@@ -102,8 +98,8 @@ async fn workload_a_reads_and_updates_half_and_half() {
 async fn workload_c_only_reads() {
     let server = support::private_mongo("ycsb-c");
     let plan = runs::ycsb("workloadc");
-    let target = loaded(&server, &plan).await;
-    let r = run(&target, &server.uri, &plan, "workloadc", 1_000).await;
+    let mut target = loaded(&server, &plan).await;
+    let r = run(&mut target, &server.uri, &plan, "workloadc", 1_000).await;
     assert_eq!(share(&r, "READ"), 100.0);
     assert_eq!(errors(&r), 0);
 }
@@ -112,12 +108,13 @@ async fn workload_c_only_reads() {
 async fn workload_d_inserts_new_keys_and_a_second_run_never_collides() {
     let server = support::private_mongo("ycsb-d");
     let plan = runs::ycsb("workloadd");
-    let target = loaded(&server, &plan).await;
+    let mut target = loaded(&server, &plan).await;
     let coll = target
+        .0
         .client
         .database("ycsb")
         .collection::<Document>("usertable");
-    let first = run(&target, &server.uri, &plan, "workloadd", 1_000).await;
+    let first = run(&mut target, &server.uri, &plan, "workloadd", 1_000).await;
     assert!(
         (share(&first, "READ") - 95.0).abs() < 3.0,
         "READ {}",
@@ -134,12 +131,16 @@ async fn workload_d_inserts_new_keys_and_a_second_run_never_collides() {
         "no duplicate key and no read of a missing record"
     );
     let inserted = first.measured.as_ref().unwrap().operations["INSERT"].completed;
+    let restore = &first.dataset.restores[0];
     assert_eq!(
-        coll.count_documents(doc! {}).await.unwrap(),
-        RECORDS + inserted
+        (restore.removed, restore.reseeded.as_deref()),
+        (inserted, None),
+        "the restore removed exactly the inserted records and the digest verified"
     );
+    assert_eq!(coll.count_documents(doc! {}).await.unwrap(), RECORDS);
 
-    let second = run(&target, &server.uri, &plan, "workloadd", 1_000).await;
+    // The second run inserts the same keys again, into the restored table: no collision.
+    let second = run(&mut target, &server.uri, &plan, "workloadd", 1_000).await;
     let dup = second
         .measured
         .as_ref()
@@ -149,19 +150,15 @@ async fn workload_d_inserts_new_keys_and_a_second_run_never_collides() {
         .duplicate_key;
     assert_eq!(dup, 0, "the second run re-used keys of the first");
     assert_eq!(errors(&second), 0);
-    let inserted2 = second.measured.as_ref().unwrap().operations["INSERT"].completed;
-    assert_eq!(
-        coll.count_documents(doc! {}).await.unwrap(),
-        RECORDS + inserted + inserted2
-    );
+    assert_eq!(coll.count_documents(doc! {}).await.unwrap(), RECORDS);
 }
 
 #[tokio::test]
 async fn workload_e_scans_short_ranges_and_inserts() {
     let server = support::private_mongo("ycsb-e");
     let plan = runs::ycsb("workloade");
-    let target = loaded(&server, &plan).await;
-    let r = run(&target, &server.uri, &plan, "workloade", 300).await;
+    let mut target = loaded(&server, &plan).await;
+    let r = run(&mut target, &server.uri, &plan, "workloade", 300).await;
     assert!(
         (share(&r, "SCAN") - 95.0).abs() < 4.0,
         "SCAN {}",
@@ -179,8 +176,8 @@ async fn workload_e_scans_short_ranges_and_inserts() {
 async fn workload_f_read_modify_writes_record_their_read_and_update() {
     let server = support::private_mongo("ycsb-f");
     let plan = runs::ycsb("workloadf");
-    let target = loaded(&server, &plan).await;
-    let r = run(&target, &server.uri, &plan, "workloadf", 1_000).await;
+    let mut target = loaded(&server, &plan).await;
+    let r = run(&mut target, &server.uri, &plan, "workloadf", 1_000).await;
     let m = r.measured.as_ref().unwrap();
     let rmw = m.operations["READ-MODIFY-WRITE"].completed;
     let reads = m.operations["READ"].completed;

@@ -167,8 +167,11 @@ pub struct CellCounts {
     pub pending: u32,
     /// Cells being seeded or measured.
     pub running: u32,
-    /// Cells with a result.
+    /// Cells with a complete and valid result.
     pub completed: u32,
+    /// Cells with a complete result that failed a validity gate (left out of comparisons).
+    #[serde(default)]
+    pub invalid: u32,
     /// Cells that failed.
     pub failed: u32,
 }
@@ -268,6 +271,9 @@ pub enum CellPhase {
     Running,
     /// Measured; the result is referenced.
     Completed,
+    /// Measured, but a validity gate failed (see `message`): the result is kept and referenced
+    /// and left out of comparisons.
+    Invalid,
     /// Failed; see `message`.
     Failed,
 }
@@ -323,9 +329,28 @@ pub struct Comparison {
     pub target: String,
     /// The baseline target.
     pub baseline: String,
+    /// Valid repetitions of the target behind the figures.
+    #[serde(default)]
+    pub repetitions: u32,
+    /// Valid repetitions of the baseline.
+    #[serde(default)]
+    pub baseline_repetitions: u32,
     /// Throughput change against the baseline, in percent (+ is faster).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throughput_delta_percent: Option<f64>,
+    /// Lower end of the 95 % interval of the throughput change, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_ci95_low_percent: Option<f64>,
+    /// Upper end of the 95 % interval of the throughput change, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_ci95_high_percent: Option<f64>,
+    /// p-value of Welch's test on throughput after Holm–Bonferroni over the benchmark's
+    /// comparisons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjusted_p_value: Option<f64>,
+    /// The smallest throughput change, in percent, these repetitions detect with 80 % power.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum_detectable_effect_percent: Option<f64>,
     /// Change of server CPU per operation, in percent (− is cheaper).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_per_op_delta_percent: Option<f64>,
@@ -339,20 +364,25 @@ pub struct Comparison {
     /// The verdict, taking the spread of the repetitions into account.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
+    /// Why the verdict is Inconclusive or NotComparable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// Outcome of a comparison.
 #[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[schemars(transform = crate::api::drop_description)]
 pub enum Verdict {
-    /// Significantly better than the baseline.
-    Better,
-    /// Significantly worse than the baseline.
-    Worse,
-    /// No significant difference.
-    Equivalent,
-    /// Not enough evidence (too few repetitions, client-bound, failed cells).
+    /// Throughput significantly higher than the baseline's.
+    Faster,
+    /// Throughput significantly lower than the baseline's.
+    Slower,
+    /// Tested; the difference is not significant.
+    NoSignificantDifference,
+    /// Too few valid repetitions for a test.
     Inconclusive,
+    /// The workload identities differ: not the same experiment.
+    NotComparable,
 }
 
 impl MongoBenchmarkStatus {

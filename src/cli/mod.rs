@@ -7,6 +7,7 @@ pub mod operator;
 pub mod report;
 pub mod run;
 pub mod validate;
+pub mod verify;
 pub mod yaml_lines;
 
 use clap::{Parser, Subcommand};
@@ -35,4 +36,6 @@ pub enum Command {
     Operator(operator::OperatorArgs),
     /// Render a benchmark's results (from the cluster, or from `run --out` files).
     Report(report::ReportArgs),
+    /// Check the traffic fingerprints of `run --out` files by generating the traffic again.
+    Verify(verify::VerifyArgs),
 }

@@ -49,15 +49,22 @@ pub struct ReportArgs {
     pub dir: Option<PathBuf>,
     #[arg(short = 'o', long, value_enum, default_value_t = Format::Table)]
     pub output: Format,
+    /// The target to compare the others with (default: the benchmark's baseline; with
+    /// --dir, the first target in name order).
+    #[arg(long, value_name = "TARGET")]
+    pub baseline: Option<String>,
 }
 
 pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let (mut results, options) = match (&args.dir, &args.name) {
+    let (mut results, mut options) = match (&args.dir, &args.name) {
         (Some(dir), _) => from_dir(dir)?,
         (None, Some(name)) => runtime.block_on(from_cluster(name, args.namespace.as_deref()))?,
         (None, None) => unreachable!("clap requires NAME or --dir"),
     };
+    if let Some(baseline) = &args.baseline {
+        options.baseline = baseline.clone();
+    }
     if results.is_empty() {
         eprintln!("mongobench report: no results yet");
         return Ok(ExitCode::from(EXIT_INVALID));
@@ -101,17 +108,25 @@ pub fn render(
     })
 }
 
-fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {
+/// The result documents (`*.json`) in `dir`, in cell order.
+pub fn read_results(dir: &std::path::Path) -> anyhow::Result<Vec<CellResult>> {
     let mut results = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == "json") {
-            let text = std::fs::read_to_string(&path)?;
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
             results
                 .push(CellResult::from_json(&text).with_context(|| format!("{}", path.display()))?);
         }
     }
-    // A local run compares with its first target, as `mongobench run` does.
+    results.sort_by(|a, b| a.cell.cmp(&b.cell));
+    Ok(results)
+}
+
+fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {
+    let results = read_results(dir)?;
+    // Without --baseline, the first target in name order.
     let baseline = results
         .first()
         .map(|r| r.cell.target.clone())

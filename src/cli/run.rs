@@ -20,10 +20,12 @@ use super::validate::{EXIT_INVALID, check_text};
 use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec, RunLength};
 use crate::plan::{self, CONNECT_TIMEOUT, Cell, JobPlan, LOCAL_PLATFORM};
 use crate::report::{CompareOptions, render_csv};
-use crate::result::{CellId, CellResult, CellStatus};
-use crate::runner::cell::{CellProgress, RunSettings, WorkloadPlan, run_cell};
-use crate::runner::connect::{Target, connect};
-use crate::runner::{rs_init, seed_flights, seed_ycsb, sink};
+use crate::result::{CellResult, CellStatus};
+use crate::runner::benchmark::{self, Benchmark, Connected, Events};
+use crate::runner::cell::{CellProgress, RunSettings};
+use crate::runner::connect::connect;
+use crate::runner::dataset::Seeded;
+use crate::runner::{rs_init, sink};
 
 /// Arguments of `mongobench run`.
 #[derive(Debug, clap::Args)]
@@ -143,66 +145,53 @@ pub fn parse_targets(args: &[String]) -> anyhow::Result<Vec<(String, String)>> {
     Ok(out)
 }
 
-/// What a run needs from a spec, derived once.
-struct Prepared {
-    plan: WorkloadPlan,
-    settings: RunSettings,
-}
-
-fn prepare(spec: &MongoBenchmarkSpec) -> anyhow::Result<Prepared> {
+/// The run of `spec` on `platform`, everything derived from the spec once.
+fn benchmark(
+    spec: &MongoBenchmarkSpec,
+    name: &str,
+    run_id: &str,
+    platform: &str,
+    completed: &[String],
+) -> anyhow::Result<Benchmark> {
     let plan = plan::workload_plan(spec).map_err(|e| invalid(e.to_string()))?;
     let settings = plan::run_settings(spec).map_err(|e| invalid(e.to_string()))?;
     settings
         .exec_options()
         .map_err(|e| invalid(e.to_string()))?;
-    Ok(Prepared { plan, settings })
+    let sizes = spec
+        .dataset
+        .parsed_sizes()
+        .map_err(|e| invalid(e.to_string()))?;
+    Ok(Benchmark {
+        name: name.to_owned(),
+        run_id: run_id.to_owned(),
+        platform: platform.to_owned(),
+        plan,
+        settings,
+        reuse_dataset: spec.dataset.reuse_dataset(),
+        sizes: spec.dataset.sizes.iter().cloned().zip(sizes).collect(),
+        repetitions: spec.repetitions(),
+        completed: completed.iter().cloned().collect(),
+    })
 }
 
 async fn connect_all(
     targets: &[(String, String)],
     workers: u32,
     timeout: Duration,
-) -> anyhow::Result<Vec<(Target, String)>> {
+) -> anyhow::Result<Vec<Connected>> {
     let mut out = Vec::new();
     for (name, uri) in targets {
         let target = connect(name, uri, workers, timeout)
             .await
             .map_err(|e| invalid(e.to_string()))?;
         tracing::info!(target = %name, version = %target.server.version, topology = %target.server.topology, "connected");
-        out.push((target, uri.clone()));
+        out.push(Connected {
+            target,
+            uri: uri.clone(),
+        });
     }
     Ok(out)
-}
-
-/// Seeds `target` to the cell's size.
-async fn seed(target: &Target, prepared: &Prepared, documents: u64) -> Result<(), String> {
-    match &prepared.plan {
-        WorkloadPlan::Flights(params) => seed_flights::seed(&target.client, params, documents)
-            .await
-            .map(|r| tracing::info!(target = %target.name, action = %r.action, documents, docs_per_second = r.docs_per_second as u64, "seeded"))
-            .map_err(|e| e.to_string()),
-        WorkloadPlan::Ycsb { raw, seed } => seed_ycsb::load(&target.client, raw, *seed, documents, prepared.settings.workers)
-            .await
-            .map(|r| tracing::info!(target = %target.name, documents, docs_per_second = r.docs_per_second as u64, "loaded"))
-            .map_err(|e| e.to_string()),
-    }
-}
-
-fn cell_id(benchmark: &str, run_id: &str, workload: &str, cell: &Cell) -> CellId {
-    CellId {
-        benchmark: benchmark.to_owned(),
-        run_id: run_id.to_owned(),
-        workload: workload.to_owned(),
-        target: cell.target.clone(),
-        platform: cell.platform.clone(),
-        size: cell.size.clone(),
-        repetition: cell.repetition,
-    }
-}
-
-/// The result of a cell that never started: incomplete, with why.
-fn not_run(cell: CellId, reason: String) -> CellResult {
-    CellResult::empty(cell, CellStatus::Incomplete { reason })
 }
 
 /// A default run id: the start time, `YYYYMMDD-HHMMSS` in UTC.
@@ -212,90 +201,73 @@ fn new_run_id() -> String {
         .to_string()
 }
 
+fn seeded_line(target: &str, size: &str, seeded: &Seeded) -> String {
+    format!(
+        "{target}: {} {size} ({} documents) in {:.1} s, digest {} {}",
+        seeded.action,
+        seeded.documents,
+        seeded.seconds,
+        seeded.digest.method,
+        &seeded.digest.value[..seeded.digest.value.len().min(16)]
+    )
+}
+
+/// A local run's progress on the terminal and its result files.
+struct LocalEvents<'a> {
+    display: Display,
+    out: Option<&'a std::path::Path>,
+    ticker: Option<Ticker>,
+}
+
+impl Events for LocalEvents<'_> {
+    fn seeding(&mut self, target: &str, size: &str, documents: u64) {
+        self.display
+            .line(&format!("{target}: seeding to {size} ({documents} documents)"));
+    }
+
+    fn seeded(&mut self, target: &str, size: &str, seeded: &Seeded) {
+        self.display.line(&seeded_line(target, size, seeded));
+    }
+
+    fn started(&mut self, cell: &Cell, progress: &CellProgress) {
+        self.ticker = Some(self.display.track(cell, progress));
+    }
+
+    async fn finished(&mut self, cell: &Cell, result: &CellResult) -> anyhow::Result<()> {
+        if let Some(ticker) = self.ticker.take() {
+            ticker.finish();
+        }
+        self.display.line(&summary(cell, result));
+        if let Some(dir) = self.out {
+            sink::write_file(dir, &cell.id, result)?;
+        }
+        Ok(())
+    }
+}
+
 async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let file = args.file.as_ref().expect("clap requires -f without --plan");
-    let benchmark = read_spec(file)?;
-    let spec = &benchmark.spec;
-    let name = benchmark
+    let definition = read_spec(file)?;
+    let spec = &definition.spec;
+    let name = definition
         .metadata
         .name
         .clone()
         .unwrap_or_else(|| "local".to_owned());
     let targets = parse_targets(&args.targets)?;
-    let prepared = prepare(spec)?;
+    let bench = benchmark(spec, &name, &new_run_id(), LOCAL_PLATFORM, &[])?;
     let connected = connect_all(
         &targets,
-        prepared.settings.workers,
+        bench.settings.workers,
         Duration::from_secs(args.connect_timeout),
     )
     .await?;
-    let run_id = new_run_id();
-    let workload = prepared.plan.name();
-    let sizes = spec
-        .dataset
-        .parsed_sizes()
-        .map_err(|e| invalid(e.to_string()))?;
-    let display = Display::new(&prepared.settings);
-
-    let mut results: Vec<CellResult> = Vec::new();
-    let mut broken: Vec<(String, String)> = Vec::new();
-    for (label, size) in spec.dataset.sizes.iter().zip(sizes) {
-        let documents = plan::documents(&prepared.plan, size);
-        for (target, _) in &connected {
-            if broken.iter().any(|(t, _)| t == &target.name) {
-                continue;
-            }
-            display.line(&format!(
-                "{}: seeding to {label} ({documents} documents)",
-                target.name
-            ));
-            if let Err(e) = seed(target, &prepared, documents).await {
-                broken.push((
-                    target.name.clone(),
-                    format!("target {}: seeding to {label}: {e}", target.name),
-                ));
-            }
-        }
-        // Repetitions interleave the targets (A B A B ...) so slow drift of the client machine
-        // does not favour one of them.
-        for repetition in 1..=spec.repetitions() {
-            for (target, uri) in &connected {
-                let cell = Cell {
-                    id: plan::cell_id(&target.name, LOCAL_PLATFORM, label, repetition),
-                    target: target.name.clone(),
-                    platform: LOCAL_PLATFORM.to_owned(),
-                    size: label.clone(),
-                    dataset: size,
-                    repetition,
-                };
-                let id = cell_id(&name, &run_id, &workload, &cell);
-                let result = match broken.iter().find(|(t, _)| t == &target.name) {
-                    Some((_, reason)) => not_run(id, reason.clone()),
-                    None => {
-                        let progress = CellProgress::default();
-                        let ticker = display.track(&cell, &progress);
-                        let result = run_cell(
-                            target,
-                            uri,
-                            &prepared.plan,
-                            &prepared.settings,
-                            id,
-                            documents,
-                            &progress,
-                        )
-                        .await;
-                        ticker.finish();
-                        result
-                    }
-                };
-                display.line(&summary(&cell, &result));
-                if let Some(dir) = &args.out {
-                    sink::write_file(dir, &cell.id, &result)?;
-                }
-                results.push(result);
-            }
-        }
-    }
+    let mut events = LocalEvents {
+        display: Display::new(&bench.settings),
+        out: args.out.as_deref(),
+        ticker: None,
+    };
+    let results = benchmark::run(&bench, &connected, &mut events).await?;
 
     let report = final_report(&results, spec, &connected)?;
     println!("{report}");
@@ -305,13 +277,20 @@ async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
         std::fs::write(dir.join("report.txt"), &report)
             .with_context(|| format!("writing {}/report.txt", dir.display()))?;
     }
-    let incomplete: Vec<&CellResult> = results.iter().filter(|r| !r.is_complete()).collect();
-    for r in &incomplete {
-        if let CellStatus::Incomplete { reason } = &r.status {
-            eprintln!("mongobench run: cell {} is INCOMPLETE: {reason}", r.cell);
+    for r in &results {
+        match &r.status {
+            CellStatus::Incomplete { reason } => {
+                eprintln!("mongobench run: cell {} is INCOMPLETE: {reason}", r.cell);
+            }
+            CellStatus::Complete if !r.is_valid() => eprintln!(
+                "mongobench run: cell {} is INVALID (left out of the comparison): {}",
+                r.cell,
+                r.invalid_reasons.join("; ")
+            ),
+            CellStatus::Complete => {}
         }
     }
-    Ok(if incomplete.is_empty() {
+    Ok(if results.iter().all(CellResult::is_complete) {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -323,12 +302,12 @@ async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
 fn final_report(
     results: &[CellResult],
     spec: &MongoBenchmarkSpec,
-    connected: &[(Target, String)],
+    connected: &[Connected],
 ) -> anyhow::Result<String> {
-    let baseline = if connected.iter().any(|(t, _)| t.name == spec.baseline()) {
+    let baseline = if connected.iter().any(|c| c.target.name == spec.baseline()) {
         spec.baseline().to_owned()
     } else {
-        connected[0].0.name.clone()
+        connected[0].target.name.clone()
     };
     let options = CompareOptions {
         baseline,
@@ -341,8 +320,14 @@ fn summary(cell: &Cell, result: &CellResult) -> String {
     match (&result.status, &result.measured) {
         (CellStatus::Complete, Some(m)) => {
             let p99 = m.overall.latency_us.as_ref().map(|l| l.p99).unwrap_or(0);
+            let restore: f64 = result.dataset.restores.iter().map(|r| r.seconds).sum();
+            let invalid = if result.invalid_reasons.is_empty() {
+                String::new()
+            } else {
+                format!(", INVALID: {}", result.invalid_reasons.join("; "))
+            };
             format!(
-                "{}: {:.0} ops/s, p99 {} µs, {} operations",
+                "{}: {:.0} ops/s, p99 {} µs, {} operations, restored in {restore:.1} s{invalid}",
                 cell.id, m.overall.ops_per_sec, p99, m.overall.completed
             )
         }
@@ -434,90 +419,85 @@ impl Ticker {
     }
 }
 
+/// The runner Job's results: each written to its ConfigMap as it lands.
+struct JobEvents<'a> {
+    client: kube::Client,
+    job: &'a JobPlan,
+    failures: Vec<String>,
+}
+
+impl Events for JobEvents<'_> {
+    fn seeding(&mut self, target: &str, size: &str, documents: u64) {
+        eprintln!("{target}: seeding to {size} ({documents} documents)");
+    }
+
+    fn seeded(&mut self, target: &str, size: &str, seeded: &Seeded) {
+        eprintln!("{}", seeded_line(target, size, seeded));
+    }
+
+    fn started(&mut self, cell: &Cell, _progress: &CellProgress) {
+        eprintln!("{}: running", cell.id);
+    }
+
+    async fn finished(&mut self, cell: &Cell, result: &CellResult) -> anyhow::Result<()> {
+        eprintln!("{}", summary(cell, result));
+        sink::write_configmap(&self.client, self.job, &cell.id, result).await?;
+        if let CellStatus::Incomplete { reason } = &result.status {
+            self.failures.push(reason.clone());
+        }
+        Ok(())
+    }
+}
+
 /// Runs a plan file inside the runner Job.
 async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| invalid(format!("{}: cannot read: {e}", path.display())))?;
     let job: JobPlan = serde_yaml::from_str(&text)
         .map_err(|e| invalid(format!("{}: not a plan file: {e}", path.display())))?;
-    let uri = std::env::var("MONGOBENCH_TARGET_URI").map_err(|_| {
-        invalid("MONGOBENCH_TARGET_URI is not set: the Job passes the target's URI in it")
-    })?;
-    let prepared = prepare(&job.spec)?;
-    let timeout = Duration::from_secs(args.connect_timeout);
-    if !job.initiate_members.is_empty() {
-        let set = job
-            .replica_set_name
-            .clone()
-            .unwrap_or_else(|| "rs0".to_owned());
-        if let Err(e) =
-            rs_init::initiate(&set, &job.initiate_members, &uri, Duration::from_secs(300)).await
-        {
-            return fail(&format!(
-                "target {}: replica-set initiation: {e}",
-                job.target
-            ));
+    let bench = benchmark(
+        &job.spec,
+        &job.benchmark,
+        &job.run_id,
+        &job.platform,
+        &job.completed_cells,
+    )?;
+    let mut targets = Vec::new();
+    for t in &job.targets {
+        let uri = std::env::var(&t.uri_env).map_err(|_| {
+            invalid(format!(
+                "{} is not set: the Job passes target {}'s URI in it",
+                t.uri_env, t.name
+            ))
+        })?;
+        if !t.initiate_members.is_empty() {
+            let set = t.replica_set_name.clone().unwrap_or_else(|| "rs0".to_owned());
+            if let Err(e) =
+                rs_init::initiate(&set, &t.initiate_members, &uri, Duration::from_secs(300)).await
+            {
+                return fail(&format!("target {}: replica-set initiation: {e}", t.name));
+            }
         }
+        targets.push((t.name.clone(), uri));
     }
-    let targets = vec![(job.target.clone(), uri)];
-    let connected = match connect_all(&targets, prepared.settings.workers, timeout).await {
+    let timeout = Duration::from_secs(args.connect_timeout);
+    let connected = match connect_all(&targets, bench.settings.workers, timeout).await {
         Ok(c) => c,
         Err(e) => return fail(&e.to_string()),
     };
-    let (target, uri) = &connected[0];
     let client = kube::Client::try_default()
         .await
         .context("connecting to the Kubernetes API for results")?;
-    let cells = plan::cells_of(&job.spec, &job.target, &job.platform)
-        .map_err(|e| invalid(e.to_string()))?;
-    let workload = prepared.plan.name();
-    let mut seeded: Option<String> = None;
-    let mut failures = Vec::new();
-    for cell in cells
-        .iter()
-        .filter(|c| !job.completed_cells.contains(&c.id))
-    {
-        let id = cell_id(&job.benchmark, &job.run_id, &workload, cell);
-        let documents = plan::documents(&prepared.plan, cell.dataset);
-        let result = if seeded.as_deref() != Some(cell.size.as_str()) {
-            match seed(target, &prepared, documents).await {
-                Ok(()) => {
-                    seeded = Some(cell.size.clone());
-                    None
-                }
-                Err(e) => Some(not_run(
-                    id.clone(),
-                    format!("target {}: seeding to {}: {e}", target.name, cell.size),
-                )),
-            }
-        } else {
-            None
-        };
-        let result = match result {
-            Some(r) => r,
-            None => {
-                run_cell(
-                    target,
-                    uri,
-                    &prepared.plan,
-                    &prepared.settings,
-                    id,
-                    documents,
-                    &CellProgress::default(),
-                )
-                .await
-            }
-        };
-        eprintln!("{}", summary(cell, &result));
-        sink::write_configmap(&client, &job, &cell.id, &result).await?;
-        if let CellStatus::Incomplete { reason } = &result.status {
-            failures.push(reason.clone());
-        }
-    }
-    if failures.is_empty() {
+    let mut events = JobEvents {
+        client,
+        job: &job,
+        failures: Vec::new(),
+    };
+    benchmark::run(&bench, &connected, &mut events).await?;
+    if events.failures.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        fail(&failures.join("; "))
+        fail(&events.failures.join("; "))
     }
 }
 

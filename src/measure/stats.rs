@@ -1,41 +1,152 @@
 //! Statistics across repetitions of a cell: mean, sample standard deviation, a 95 % confidence
 //! interval from Student's t, the coefficient of variation, and the percent difference of two
-//! means with a Welch confidence interval.
+//! means with Welch's test: its 95 % interval, its p-value and the minimum detectable effect.
+//! Holm–Bonferroni adjusts the p-values of one benchmark's comparisons together.
 //!
-//! The t quantiles come from a table (two-sided 95 %, i.e. t₀.₉₇₅, df 1–30, 40, 60, 120).
-//! Degrees of freedom between table entries, including Welch's fractional ones, use the entry
-//! at or below them: a slightly wider interval, never a narrower one.
+//! Student's t distribution is computed (regularized incomplete beta), not tabulated, so
+//! Welch's fractional degrees of freedom get their exact quantiles. The rules built on these
+//! functions (how many repetitions a verdict needs, the significance level) are in
+//! docs/results.md.
 
 use serde::{Deserialize, Serialize};
 
-/// t₀.₉₇₅ for df = 1..=30.
-const T975_SMALL: [f64; 30] = [
-    12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004, 2.262157,
-    2.228139, 2.200985, 2.178813, 2.160369, 2.144787, 2.131450, 2.119905, 2.109816, 2.100922,
-    2.093024, 2.085963, 2.079614, 2.073873, 2.068658, 2.063899, 2.059539, 2.055529, 2.051831,
-    2.048407, 2.045230, 2.042272,
-];
-/// t₀.₉₇₅ for larger df, ascending.
-const T975_LARGE: [(u32, f64); 3] = [(40, 2.021075), (60, 2.000298), (120, 1.979930)];
+/// Significance level of every test: a difference is significant when its (Holm-adjusted)
+/// p-value is below it.
+pub const ALPHA: f64 = 0.05;
+/// Power at which the minimum detectable effect is stated.
+pub const POWER: f64 = 0.8;
+/// Measurement resolution as a fraction of the mean: a group whose repetitions vary less than
+/// this is taken to vary this much, so identical repetitions never give a point interval.
+pub const RESOLUTION: f64 = 1e-3;
 
-/// Two-sided 95 % critical value of Student's t with `df` degrees of freedom (df rounded down
-/// to a table entry); `None` for df < 1.
-pub fn t_critical_95(df: f64) -> Option<f64> {
-    if df.is_nan() || df < 1.0 {
-        return None;
+/// ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; about 15 significant digits).
+fn ln_gamma(x: f64) -> f64 {
+    const G: f64 = 7.0;
+    const C: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        // Reflection: Γ(x) Γ(1 − x) = π / sin(πx).
+        return (std::f64::consts::PI / (std::f64::consts::PI * x).sin()).ln() - ln_gamma(1.0 - x);
     }
-    let df = df.floor();
-    if df <= 30.0 {
-        // df is an integer in 1..=30 here.
-        return Some(T975_SMALL[df as usize - 1]);
+    let x = x - 1.0;
+    let mut a = C[0];
+    let t = x + G + 0.5;
+    for (i, c) in C.iter().enumerate().skip(1) {
+        a += c / (x + i as f64);
     }
-    let mut t = T975_SMALL[29];
-    for (entry, value) in T975_LARGE {
-        if df >= f64::from(entry) {
-            t = value;
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
+/// The continued fraction of the incomplete beta function (modified Lentz).
+fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    let mut c = 1.0;
+    let mut d = 1.0 - (a + b) * x / (a + 1.0);
+    if d.abs() < TINY {
+        d = TINY;
+    }
+    d = 1.0 / d;
+    let mut h = d;
+    for m in 1..=300 {
+        let m = f64::from(m);
+        let m2 = 2.0 * m;
+        let even = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+        let odd = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+        for step in [even, odd] {
+            d = 1.0 + step * d;
+            if d.abs() < TINY {
+                d = TINY;
+            }
+            c = 1.0 + step / c;
+            if c.abs() < TINY {
+                c = TINY;
+            }
+            d = 1.0 / d;
+            h *= d * c;
+        }
+        if (d * c - 1.0).abs() < 1e-16 {
+            break;
         }
     }
-    Some(t)
+    h
+}
+
+/// The regularized incomplete beta function I_x(a, b), for a, b > 0 and x in [0, 1].
+fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    let front =
+        (ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln()).exp();
+    // The fraction converges fast below the mean of the distribution; use symmetry above it.
+    if x < (a + 1.0) / (a + b + 2.0) {
+        front * beta_fraction(a, b, x) / a
+    } else {
+        1.0 - front * beta_fraction(b, a, 1.0 - x) / b
+    }
+}
+
+/// P(T ≤ t) for Student's t with `df` > 0 degrees of freedom (fractional allowed).
+pub fn t_cdf(t: f64, df: f64) -> f64 {
+    let tail = 0.5 * incomplete_beta(df / 2.0, 0.5, df / (df + t * t));
+    if t > 0.0 { 1.0 - tail } else { tail }
+}
+
+/// The `p` quantile of Student's t with `df` > 0 degrees of freedom, for p in (0, 1).
+pub fn t_quantile(p: f64, df: f64) -> f64 {
+    if p < 0.5 {
+        return -t_quantile(1.0 - p, df);
+    }
+    let (mut low, mut high) = (0.0_f64, 1.0_f64);
+    while t_cdf(high, df) < p {
+        low = high;
+        high *= 2.0;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        if t_cdf(mid, df) < p {
+            low = mid;
+        } else {
+            high = mid;
+        }
+        if high - low <= 1e-13 * high.max(1.0) {
+            break;
+        }
+    }
+    0.5 * (low + high)
+}
+
+/// Two-sided 95 % critical value of Student's t with `df` degrees of freedom; `None` for
+/// df < 1 (or NaN).
+pub fn t_critical_95(df: f64) -> Option<f64> {
+    (df >= 1.0).then(|| t_quantile(0.975, df))
+}
+
+/// Holm–Bonferroni: the adjusted p-values of `p_values`, in the same order. The i-th smallest
+/// of m values becomes max over j ≤ i of min(1, (m − j + 1) · p₍ⱼ₎).
+pub fn holm(p_values: &[f64]) -> Vec<f64> {
+    let m = p_values.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| p_values[a].total_cmp(&p_values[b]));
+    let mut adjusted = vec![0.0; m];
+    let mut running = 0.0_f64;
+    for (rank, &i) in order.iter().enumerate() {
+        running = running.max(((m - rank) as f64 * p_values[i]).min(1.0));
+        adjusted[i] = running;
+    }
+    adjusted
 }
 
 /// Why statistics could not be computed.
@@ -67,8 +178,8 @@ pub struct Summary {
     pub mean: f64,
     /// Sample standard deviation (n − 1 in the denominator); `None` for one sample.
     pub std_dev: Option<f64>,
-    /// Half width of the 95 % confidence interval of the mean, t₀.₉₇₅(n − 1) · s / √n; `None`
-    /// for one sample.
+    /// Half width of the 95 % confidence interval of the mean, t₀.₉₇₅(n − 1) · s / √n, with s
+    /// at least [`RESOLUTION`] of the mean; `None` for one sample.
     pub ci95_half_width: Option<f64>,
     /// Coefficient of variation s / mean (a fraction, not a percentage); `None` for one sample
     /// or a zero mean.
@@ -101,12 +212,12 @@ impl Summary {
         let variance =
             samples.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1) as f64;
         let std_dev = variance.sqrt();
-        let t = t_critical_95((n - 1) as f64).expect("n ≥ 2 gives df ≥ 1");
+        let t = t_quantile(0.975, (n - 1) as f64);
         Ok(Summary {
             n,
             mean,
             std_dev: Some(std_dev),
-            ci95_half_width: Some(t * std_dev / (n as f64).sqrt()),
+            ci95_half_width: Some(t * floored(std_dev, mean) / (n as f64).sqrt()),
             cv: (mean != 0.0).then(|| std_dev / mean),
         })
     }
@@ -117,21 +228,12 @@ impl Summary {
     }
 }
 
-/// Where a candidate stands against a baseline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Direction {
-    /// The whole confidence interval of the difference lies above 0.
-    Higher,
-    /// The whole confidence interval lies below 0.
-    Lower,
-    /// The confidence interval contains 0.
-    NoSignificantDifference,
-    /// No interval: one side has a single repetition.
-    Unknown,
+/// A standard deviation no smaller than the measurement resolution of `mean`.
+fn floored(std_dev: f64, mean: f64) -> f64 {
+    std_dev.max(RESOLUTION * mean.abs())
 }
 
-/// Percent difference of a candidate mean from a baseline mean, with its 95 % interval.
+/// Percent difference of a candidate mean from a baseline mean, with Welch's test.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Delta {
@@ -141,13 +243,18 @@ pub struct Delta {
     /// The baseline mean is treated as exact in the division, which understates the width a
     /// little when the baseline itself varies a lot. `None` when a side has one sample.
     pub ci95_percent: Option<(f64, f64)>,
-    /// Welch–Satterthwaite degrees of freedom; `None` without an interval or when both sides
-    /// have zero variance (the interval is then the point itself).
+    /// Welch–Satterthwaite degrees of freedom; `None` without an interval.
     pub welch_df: Option<f64>,
+    /// Two-sided p-value of Welch's test, before any multiple-comparison adjustment.
+    pub p_value: Option<f64>,
+    /// The smallest difference (percent of the baseline mean) this pair of groups detects with
+    /// [`POWER`] at level [`ALPHA`]: (t₁₋α/₂ + t_power) · se / baseline mean × 100.
+    pub mde_percent: Option<f64>,
 }
 
 impl Delta {
-    /// Percent difference of `candidate` from `baseline`.
+    /// Percent difference of `candidate` from `baseline`. Standard deviations below the
+    /// [`RESOLUTION`] of their mean count as that resolution.
     ///
     /// # Errors
     /// [`StatsError::ZeroBaseline`] when the baseline mean is 0.
@@ -161,38 +268,32 @@ impl Delta {
                 percent,
                 ci95_percent: None,
                 welch_df: None,
+                p_value: None,
+                mde_percent: None,
             });
         };
+        let (sb, sc) = (floored(sb, baseline.mean), floored(sc, candidate.mean));
         let vb = sb * sb / baseline.n as f64;
         let vc = sc * sc / candidate.n as f64;
         let se = (vb + vc).sqrt();
-        if se == 0.0 {
-            return Ok(Delta {
-                percent,
-                ci95_percent: Some((percent, percent)),
-                welch_df: None,
-            });
-        }
         let df = (vb + vc) * (vb + vc)
             / (vb * vb / (baseline.n - 1) as f64 + vc * vc / (candidate.n - 1) as f64);
-        let t = t_critical_95(df).expect("Welch df is at least min(n) − 1 ≥ 1");
+        let t = t_quantile(1.0 - ALPHA / 2.0, df);
         let diff = candidate.mean - baseline.mean;
         let to_percent = |d: f64| d / baseline.mean * 100.0;
+        let statistic = diff.abs() / se;
         Ok(Delta {
             percent,
             ci95_percent: Some((to_percent(diff - t * se), to_percent(diff + t * se))),
             welch_df: Some(df),
+            p_value: Some((2.0 * (1.0 - t_cdf(statistic, df))).clamp(0.0, 1.0)),
+            mde_percent: Some(to_percent((t + t_quantile(POWER, df)) * se).abs()),
         })
     }
 
-    /// Whether the candidate is significantly higher, lower, or neither.
-    pub fn direction(&self) -> Direction {
-        match self.ci95_percent {
-            None => Direction::Unknown,
-            Some((low, _)) if low > 0.0 => Direction::Higher,
-            Some((_, high)) if high < 0.0 => Direction::Lower,
-            Some(_) => Direction::NoSignificantDifference,
-        }
+    /// Half the width of the 95 % interval, in percentage points.
+    pub fn ci95_half_width_percent(&self) -> Option<f64> {
+        self.ci95_percent.map(|(low, high)| (high - low) / 2.0)
     }
 }
 
@@ -204,32 +305,43 @@ mod tests {
         (a - b).abs() <= 1e-9 * b.abs().max(1.0)
     }
 
+    // Reference values: mpmath (30 digits), Student's t through the regularized incomplete
+    // beta function, quantiles by root finding.
     #[test]
-    fn t_table_lookups_round_the_degrees_of_freedom_down() {
-        assert_eq!(t_critical_95(1.0), Some(12.706205));
-        assert_eq!(t_critical_95(4.0), Some(2.776445));
-        assert_eq!(t_critical_95(8.7), Some(2.306004));
-        assert_eq!(t_critical_95(30.0), Some(2.042272));
-        assert_eq!(t_critical_95(39.0), Some(2.042272));
-        assert_eq!(t_critical_95(45.0), Some(2.021075));
-        assert_eq!(t_critical_95(1000.0), Some(1.979930));
+    fn t_distribution_matches_an_independent_computation() {
+        for (df, q975, q80) in [
+            (1.0, 12.706204736174693, 1.3763819204711739),
+            (2.0, 4.302652729749462, 1.0606601717798215),
+            (4.0, 2.776445105197793, 0.9409645772351814),
+            (5.5, 2.5018586175892397, 0.9119511921290531),
+            (30.0, 2.042272456301238, 0.8537672614712978),
+            (120.0, 1.9799304050824405, 0.8446268377431312),
+        ] {
+            assert!(close(t_quantile(0.975, df), q975), "df {df}");
+            assert!(close(t_quantile(0.8, df), q80), "df {df}");
+            assert!(close(t_quantile(0.025, df), -q975), "df {df}");
+        }
+        assert!(close(t_cdf(2.5, 4.0), 0.9666167275940059));
+        assert!(close(t_cdf(1.0, 8.0), 0.8267032464563329));
+        assert!(close(t_cdf(-3.0, 5.5), 0.013361740330922957));
+        assert_eq!(t_cdf(0.0, 3.0), 0.5);
         assert_eq!(t_critical_95(0.5), None);
+        assert!(close(t_critical_95(8.0).unwrap(), 2.306004135204166));
     }
 
     #[test]
     fn summary_of_five_samples() {
-        // 10, 12, 14, 16, 18: mean 14, squared deviations 16+4+0+4+16 = 40, s² = 40/4 = 10.
-        // Independent Python: statistics.stdev = 3.1622776601683795;
-        // 2.776445 * 3.1622776601683795 / math.sqrt(5) = 3.9264861741829677.
+        // 10, 12, 14, 16, 18: mean 14, squared deviations 16+4+0+4+16 = 40, s² = 40/4 = 10;
+        // t₀.₉₇₅(4) · √10 / √5 = 3.926486322955114.
         let s = Summary::of(&[10.0, 12.0, 14.0, 16.0, 18.0]).unwrap();
         assert_eq!(s.n, 5);
         assert_eq!(s.mean, 14.0);
         assert!(close(s.std_dev.unwrap(), 3.1622776601683795));
-        assert!(close(s.ci95_half_width.unwrap(), 3.9264861741829677));
+        assert!(close(s.ci95_half_width.unwrap(), 3.926486322955114));
         assert!(close(s.cv.unwrap(), 0.22587697572631282));
         let (low, high) = s.ci95().unwrap();
-        assert!(close(low, 14.0 - 3.9264861741829677));
-        assert!(close(high, 14.0 + 3.9264861741829677));
+        assert!(close(low, 14.0 - 3.926486322955114));
+        assert!(close(high, 14.0 + 3.926486322955114));
     }
 
     #[test]
@@ -257,54 +369,78 @@ mod tests {
     }
 
     #[test]
-    fn welch_delta_of_two_known_samples() {
+    fn welch_test_of_two_known_samples() {
         // Baseline 98..102 (mean 100, s² 2.5), candidate 108..112 (mean 110, s² 2.5), n = 5:
-        // se = √(0.5 + 0.5) = 1, df = 1² / (0.25/4 + 0.25/4) = 8, t(8) = 2.306004.
+        // se = √(0.5 + 0.5) = 1, df = 1² / (0.25/4 + 0.25/4) = 8.
         let baseline = Summary::of(&[100.0, 102.0, 98.0, 101.0, 99.0]).unwrap();
         let candidate = Summary::of(&[110.0, 108.0, 112.0, 111.0, 109.0]).unwrap();
         let d = Delta::between(&baseline, &candidate).unwrap();
         assert_eq!(d.percent, 10.0);
         assert!(close(d.welch_df.unwrap(), 8.0));
         let (low, high) = d.ci95_percent.unwrap();
-        assert!(close(low, 7.693996), "{low}");
-        assert!(close(high, 12.306004), "{high}");
-        assert_eq!(d.direction(), Direction::Higher);
-        // And the other way round: −9.0909…%, significantly lower.
+        assert!(close(low, 7.693995864795834), "{low}");
+        assert!(close(high, 12.306004135204166), "{high}");
+        assert!(close(d.ci95_half_width_percent().unwrap(), 2.306004135204166));
+        // p = 2 · (1 − F₈(10)); MDE = t₀.₉₇₅(8) + t₀.₈(8) = 3.194893652971186 (se = 1 = 1 %).
+        assert!((d.p_value.unwrap() - 8.48818152762849e-6).abs() < 1e-15);
+        assert!(close(d.mde_percent.unwrap(), 3.194893652971186));
         let back = Delta::between(&candidate, &baseline).unwrap();
         assert!(close(back.percent, -100.0 / 11.0));
-        assert_eq!(back.direction(), Direction::Lower);
+        assert!(close(back.p_value.unwrap(), d.p_value.unwrap()));
     }
 
     #[test]
-    fn overlapping_samples_are_no_significant_difference() {
-        // Means 100 and 101, s² = 2.5 each: CI of the difference 1 ± 2.306 crosses 0.
+    fn overlapping_samples_have_a_large_p_value() {
+        // Means 100 and 101, s² = 2.5 each: t = 1 with 8 degrees of freedom.
         let baseline = Summary::of(&[100.0, 102.0, 98.0, 101.0, 99.0]).unwrap();
         let candidate = Summary::of(&[101.0, 103.0, 99.0, 102.0, 100.0]).unwrap();
         let d = Delta::between(&baseline, &candidate).unwrap();
-        assert_eq!(d.direction(), Direction::NoSignificantDifference);
+        assert!(close(d.p_value.unwrap(), 0.34659350708733425));
+        let (low, high) = d.ci95_percent.unwrap();
+        assert!(low < 0.0 && high > 0.0);
     }
 
     #[test]
-    fn single_repetitions_give_a_delta_without_interval() {
+    fn single_repetitions_give_a_delta_without_interval_or_test() {
         let d = Delta::between(
             &Summary::of(&[200.0]).unwrap(),
             &Summary::of(&[150.0]).unwrap(),
         )
         .unwrap();
         assert_eq!(d.percent, -25.0);
-        assert_eq!(d.ci95_percent, None);
-        assert_eq!(d.direction(), Direction::Unknown);
+        assert_eq!(
+            (d.ci95_percent, d.p_value, d.mde_percent),
+            (None, None, None)
+        );
     }
 
     #[test]
-    fn zero_variance_on_both_sides_gives_a_point_interval() {
+    fn zero_variance_never_gives_a_point_interval() {
+        // Both sides identical across repetitions: each counts as varying by 0.1 % of its mean
+        // (s = 0.05 and 0.075), se = √(0.00125 + 0.0028125), df = 1.7422680412371134.
         let d = Delta::between(
             &Summary::of(&[50.0, 50.0]).unwrap(),
             &Summary::of(&[75.0, 75.0]).unwrap(),
         )
         .unwrap();
-        assert_eq!(d.ci95_percent, Some((50.0, 50.0)));
-        assert_eq!(d.direction(), Direction::Higher);
+        assert!(close(d.welch_df.unwrap(), 1.7422680412371134));
+        let (low, high) = d.ci95_percent.unwrap();
+        assert!(close(low, 49.365932981647104), "{low}");
+        assert!(close(high, 50.634067018352896), "{high}");
+        let s = Summary::of(&[50.0, 50.0, 50.0]).unwrap();
+        assert!(s.ci95_half_width.unwrap() > 0.0);
+    }
+
+    #[test]
+    fn holm_adjusts_in_rank_order_and_stays_monotone() {
+        // Ranks: 0.01 × 4 = 0.04; 0.03 × 3 = 0.09; 0.04 × 2 = 0.08 → 0.09; 0.5 × 1 = 0.5.
+        let adjusted = holm(&[0.01, 0.04, 0.03, 0.5]);
+        let expected = [0.04, 0.09, 0.09, 0.5];
+        for (a, e) in adjusted.iter().zip(expected) {
+            assert!(close(*a, e), "{adjusted:?}");
+        }
+        assert_eq!(holm(&[0.6, 0.7]), vec![1.0, 1.0]);
+        assert!(holm(&[]).is_empty());
     }
 
     #[test]

@@ -112,7 +112,7 @@ pub fn transitions(
     let seeded = |s: &MongoBenchmarkStatus| -> BTreeSet<(String, String, String)> {
         s.cells
             .iter()
-            .filter(|c| c.phase == CellPhase::Completed)
+            .filter(|c| matches!(c.phase, CellPhase::Completed | CellPhase::Invalid))
             .map(|c| (c.target.clone(), c.platform.clone(), c.size.clone()))
             .collect()
     };
@@ -120,7 +120,8 @@ pub fn transitions(
     let mut announced = BTreeSet::new();
     for c in &new.cells {
         let key = (c.target.clone(), c.platform.clone(), c.size.clone());
-        if c.phase == CellPhase::Completed && !before.contains(&key) && announced.insert(key) {
+        let measured = matches!(c.phase, CellPhase::Completed | CellPhase::Invalid);
+        if measured && !before.contains(&key) && announced.insert(key) {
             out.push(
                 normal(
                     "DataSeeded",
@@ -148,6 +149,17 @@ pub fn transitions(
                         Some(ops) => format!("cell {}: {ops:.1} ops/s", c.id),
                         None => format!("cell {}: completed", c.id),
                     },
+                )
+                .about(result_of(&c.id)),
+            ),
+            CellPhase::Invalid => out.push(
+                warning(
+                    "CellInvalid",
+                    format!(
+                        "cell {}: {}",
+                        c.id,
+                        c.message.as_deref().unwrap_or("invalid")
+                    ),
                 )
                 .about(result_of(&c.id)),
             ),

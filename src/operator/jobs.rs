@@ -12,12 +12,22 @@ use serde_json::json;
 use super::Error;
 use super::names::{self, Component, PLAN_DIR, PLAN_KEY};
 use crate::api::{MongoBenchmark, Platform, Target};
-use crate::plan::JobPlan;
+use crate::plan::{JobPlan, JobTarget};
 
 /// Retries of a failed runner pod before its Job counts as failed.
 pub const BACKOFF_LIMIT: i32 = 1;
-/// Environment variable with the target's connection string.
+/// Environment variable with the connection string of a runner's first target; the i-th
+/// target's is this with `_<i>` appended after the first.
 pub const TARGET_URI_ENV: &str = "MONGOBENCH_TARGET_URI";
+
+/// The environment variable of a runner's `index`-th target.
+pub fn target_uri_env(index: usize) -> String {
+    if index == 0 {
+        TARGET_URI_ENV.to_owned()
+    } else {
+        format!("{TARGET_URI_ENV}_{index}")
+    }
+}
 
 /// The plan ConfigMap and the Job of one slot.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,10 +101,13 @@ pub fn job_plan(
         namespace: Some(namespace),
         uid: bench.metadata.uid.clone(),
         run_id: run_id(bench),
-        target: target.name.clone(),
         platform: platform.name.clone(),
-        initiate_members,
-        replica_set_name,
+        targets: vec![JobTarget {
+            name: target.name.clone(),
+            uri_env: target_uri_env(0),
+            initiate_members,
+            replica_set_name,
+        }],
         completed_cells,
         spec: bench.spec.clone(),
     }
@@ -299,12 +312,18 @@ mod tests {
             Some("0f3c9a52-7d1e-4c55-9b0e-6a1d2f3e4b5c")
         );
         assert_eq!(plan.run_id, "0f3c9a527d1e");
+        assert_eq!(plan.targets.len(), 1);
+        let target = &plan.targets[0];
         assert_eq!(
-            (plan.target.as_str(), plan.platform.as_str()),
-            ("psmdb-8.0", "axion")
+            (
+                target.name.as_str(),
+                target.uri_env.as_str(),
+                plan.platform.as_str()
+            ),
+            ("psmdb-8.0", "MONGOBENCH_TARGET_URI", "axion")
         );
         assert_eq!(
-            plan.initiate_members,
+            target.initiate_members,
             [
                 "study-psmdb-8-0-axion-0.study-psmdb-8-0-axion.lab.svc.cluster.local:27017",
                 "study-psmdb-8-0-axion-1.study-psmdb-8-0-axion.lab.svc.cluster.local:27017",
@@ -312,7 +331,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            plan.replica_set_name.as_deref(),
+            target.replica_set_name.as_deref(),
             Some("study-psmdb-8-0-axion")
         );
         assert_eq!(plan.completed_cells, ["psmdb-8.0.axion.1m.r1"]);
@@ -355,8 +374,8 @@ mod tests {
         );
         let plan: JobPlan =
             serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()["plan.yaml"]).unwrap();
-        assert!(plan.initiate_members.is_empty());
-        assert_eq!(plan.replica_set_name, None);
+        assert!(plan.targets[0].initiate_members.is_empty());
+        assert_eq!(plan.targets[0].replica_set_name, None);
         assert!(plan.completed_cells.is_empty());
     }
 

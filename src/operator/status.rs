@@ -23,7 +23,7 @@ pub enum CellOutcome<'a> {
     Pending,
     /// Its runner is working on it.
     Running,
-    /// A complete result.
+    /// A complete result (valid or not).
     Completed {
         /// The result.
         result: &'a CellResult,
@@ -83,7 +83,12 @@ pub fn cell_status(cell: &Cell, outcome: CellOutcome<'_>) -> CellStatus {
             status.result_ref = config_map.map(result_ref);
         }
         CellOutcome::Completed { result, config_map } => {
-            status.phase = CellPhase::Completed;
+            status.phase = if result.is_valid() {
+                CellPhase::Completed
+            } else {
+                status.message = Some(format!("invalid: {}", result.invalid_reasons.join("; ")));
+                CellPhase::Invalid
+            };
             status.result_ref = Some(result_ref(config_map));
             if let Some(m) = &result.measured {
                 status.ops_per_second = Some(round3(m.overall.ops_per_sec));
@@ -119,73 +124,66 @@ pub fn cell_status(cell: &Cell, outcome: CellOutcome<'_>) -> CellStatus {
     status
 }
 
-/// Every target against the baseline per platform and size, from the complete results
-/// (in plan order). Empty when the baseline has no result yet or there is one target.
-pub fn comparisons(spec: &MongoBenchmarkSpec, results: &[&CellResult]) -> Vec<Comparison> {
+/// The comparison of `results` (complete ones; invalid ones are left out and counted there),
+/// or `None` when there is nothing to compare yet.
+pub fn compare(spec: &MongoBenchmarkSpec, results: &[&CellResult]) -> Option<report::Comparison> {
     let owned: Vec<CellResult> = results.iter().map(|r| (*r).clone()).collect();
-    let options = report::compare_options(spec);
-    let Ok(comparison) = report::compare(&owned, &options) else {
+    report::compare(&owned, &report::compare_options(spec)).ok()
+}
+
+/// Every target against the baseline per platform and size, in plan order.
+pub fn comparisons(comparison: Option<&report::Comparison>) -> Vec<Comparison> {
+    let Some(comparison) = comparison else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for group in comparison.groups {
-        for row in group.rows {
-            if row.verdict == report::Verdict::Baseline {
-                continue;
-            }
+    for group in &comparison.groups {
+        let baseline_repetitions = group
+            .rows
+            .first()
+            .filter(|r| r.verdict == report::Verdict::Baseline)
+            .map_or(0, |r| r.repetitions as u32);
+        for row in &group.rows {
+            let verdict = match row.verdict {
+                report::Verdict::Baseline | report::Verdict::NoBaseline => continue,
+                report::Verdict::Faster => Verdict::Faster,
+                report::Verdict::Slower => Verdict::Slower,
+                report::Verdict::NoSignificantDifference => Verdict::NoSignificantDifference,
+                report::Verdict::Inconclusive => Verdict::Inconclusive,
+                report::Verdict::NotComparable => Verdict::NotComparable,
+            };
+            let delta = row.throughput_delta;
+            let interval = delta.and_then(|d| d.ci95_percent);
             out.push(Comparison {
                 platform: group.platform.clone(),
                 size: group.size.clone(),
                 target: row.target.clone(),
                 baseline: comparison.baseline.clone(),
-                throughput_delta_percent: row.throughput_delta.map(|d| round3(d.percent)),
+                repetitions: row.repetitions as u32,
+                baseline_repetitions,
+                throughput_delta_percent: delta.map(|d| round3(d.percent)),
+                throughput_ci95_low_percent: interval.map(|(low, _)| round3(low)),
+                throughput_ci95_high_percent: interval.map(|(_, high)| round3(high)),
+                adjusted_p_value: row.adjusted_p_value.map(|p| (p * 1e6).round() / 1e6),
+                minimum_detectable_effect_percent: delta
+                    .and_then(|d| d.mde_percent)
+                    .map(round3),
                 cpu_per_op_delta_percent: row.cpu_delta.map(|d| round3(d.percent)),
                 p99_delta_percent: row.p99_delta.map(|d| round3(d.percent)),
                 cost_per_million_ops: row.cost_per_million_ops.map(round3),
-                verdict: Some(match row.verdict {
-                    report::Verdict::Faster => Verdict::Better,
-                    report::Verdict::Slower => Verdict::Worse,
-                    report::Verdict::NoSignificantDifference => Verdict::Equivalent,
-                    _ => Verdict::Inconclusive,
-                }),
+                verdict: Some(verdict),
+                reason: row.reason.clone(),
             });
         }
     }
     out
 }
 
-/// The main finding in one line: the comparison with the largest significant throughput
-/// change (else the largest change), e.g. `mongodb-9.0: +6.1% ops/s vs psmdb-8.0 (4M,
-/// x86-icelake)`; with a single target, its mean ops/s per platform at the largest size
-/// measured so far.
-pub fn headline(comparisons: &[Comparison], cells: &[CellStatus]) -> Option<String> {
-    // The first comparison (in plan order) with the largest absolute throughput change,
-    // among the significant ones when there are any.
-    let largest = |significant_only: bool| {
-        let mut best: Option<(&Comparison, f64)> = None;
-        for c in comparisons {
-            let Some(delta) = c.throughput_delta_percent else {
-                continue;
-            };
-            if significant_only && !matches!(c.verdict, Some(Verdict::Better | Verdict::Worse)) {
-                continue;
-            }
-            if best.is_none_or(|(_, b)| delta.abs() > b) {
-                best = Some((c, delta.abs()));
-            }
-        }
-        best.map(|(c, _)| c)
-    };
-    let pick = largest(true).or_else(|| largest(false));
-    if let Some(c) = pick {
-        return Some(format!(
-            "{}: {:+.1}% ops/s vs {} ({}, {})",
-            c.target,
-            c.throughput_delta_percent.expect("filtered"),
-            c.baseline,
-            c.size,
-            c.platform
-        ));
+/// The main finding in one line: the comparison's headline (docs/results.md, "Headline");
+/// with a single target, its mean ops/s per platform at the largest size measured so far.
+pub fn headline(comparison: Option<&report::Comparison>, cells: &[CellStatus]) -> Option<String> {
+    if let Some(line) = comparison.and_then(report::headline) {
+        return Some(line);
     }
     // One target (or no baseline result yet): mean ops/s per platform at the last size
     // that has results.
@@ -348,62 +346,60 @@ mod tests {
              platforms: [{name: x86, pricePerNodeHour: 0.36}]\ndataset: {sizes: [1k]}\nworkload: {type: flights}\n",
         )
         .unwrap();
-        // Baseline 100 and 110 ops/s; candidate 120 and 130: +20/105 = +19.048 %.
-        let results = [
-            result(
-                "b",
-                "base",
-                "x86",
-                "1k",
-                1,
-                10,
-                &[("find", 1000, 100)],
-                Some(10),
-            ),
-            result(
-                "b",
-                "base",
-                "x86",
-                "1k",
-                2,
-                10,
-                &[("find", 1100, 100)],
-                Some(10),
-            ),
-            result(
-                "b",
-                "new",
-                "x86",
-                "1k",
-                1,
-                10,
-                &[("find", 1200, 100)],
-                Some(10),
-            ),
-            result(
-                "b",
-                "new",
-                "x86",
-                "1k",
-                2,
-                10,
-                &[("find", 1300, 100)],
-                Some(10),
-            ),
-        ];
+        // Baseline 100, 110 and 105 ops/s; candidate 120, 130 and 125: +20/105 = +19.048 %,
+        // 95 % interval ±t₀.₉₇₅(4)·√(2·25/3)/105 = ±10.795 points.
+        let mut results = Vec::new();
+        for (rep, base, new) in [(1, 1000, 1200), (2, 1100, 1300), (3, 1050, 1250)] {
+            for (target, finds) in [("base", base), ("new", new)] {
+                results.push(result(
+                    "b",
+                    target,
+                    "x86",
+                    "1k",
+                    rep,
+                    10,
+                    &[("find", finds, 100)],
+                    Some(10),
+                ));
+            }
+        }
         let refs: Vec<&CellResult> = results.iter().collect();
-        let c = comparisons(&spec, &refs);
+        let compared = compare(&spec, &refs);
+        let c = comparisons(compared.as_ref());
         assert_eq!(c.len(), 1);
         assert_eq!(
             (c[0].target.as_str(), c[0].baseline.as_str()),
             ("new", "base")
         );
+        assert_eq!((c[0].repetitions, c[0].baseline_repetitions), (3, 3));
         assert_eq!(c[0].throughput_delta_percent, Some(19.048));
+        assert_eq!(c[0].throughput_ci95_low_percent, Some(8.253));
+        assert_eq!(c[0].throughput_ci95_high_percent, Some(29.843));
         // 0.36 per node hour × 3 nodes ÷ (125 ops/s × 3600) × 1e6 = 2.4.
         assert_eq!(c[0].cost_per_million_ops, Some(2.4));
-        assert!(c[0].verdict.is_some());
-        let line = headline(&c, &[]).unwrap();
-        assert_eq!(line, "new: +19.0% ops/s vs base (1k, x86)");
+        assert_eq!(c[0].verdict, Some(Verdict::Faster));
+        assert!(c[0].adjusted_p_value.unwrap() < 0.05);
+        let line = headline(compared.as_ref(), &[]).unwrap();
+        assert_eq!(line, "new +19.0% ±10.8% ops/s vs base at 1k, 3 reps");
+    }
+
+    #[test]
+    fn an_invalid_result_shows_why_and_is_left_out() {
+        let mut r = result("b", "a", "x86", "1k", 1, 10, &[("find", 100, 100)], None);
+        r.invalid_reasons = vec!["client saturated: 0.97 of 1 core".into()];
+        let s = cell_status(
+            &cell("a", "1k", 1),
+            CellOutcome::Completed {
+                result: &r,
+                config_map: "b-a.x86.1k.r1",
+            },
+        );
+        assert_eq!(s.phase, CellPhase::Invalid);
+        assert_eq!(
+            s.message.as_deref(),
+            Some("invalid: client saturated: 0.97 of 1 core")
+        );
+        assert!(s.result_ref.is_some());
     }
 
     #[test]
@@ -420,10 +416,10 @@ mod tests {
             });
         }
         assert_eq!(
-            headline(&[], &cells).unwrap(),
+            headline(None, &cells).unwrap(),
             "m at 10M: x86 110 ops/s, arm 90 ops/s"
         );
-        assert_eq!(headline(&[], &[]), None);
+        assert_eq!(headline(None, &[]), None);
     }
 
     #[test]

@@ -8,16 +8,24 @@ use std::time::{Duration, Instant};
 use crate::measure::{LatencyMode, Recorder, Timing};
 use crate::result::{
     CellId, CellResult, CellStatus, DatasetInfo, LoopMode, MeasuredPhase, NodeInfo, SCHEMA_VERSION,
-    ServerInfo, ServerStats,
+    ServerInfo, ServerStats, WorkloadIdentity,
 };
 
-/// Fingerprint of every document built here (20 characters).
-pub const FINGERPRINT: &str = "0123456789abcdef0123";
+/// The workload identity of every document built here: time-bounded runs of one experiment
+/// share it, whatever their speed.
+pub fn identity() -> WorkloadIdentity {
+    WorkloadIdentity::new(BTreeMap::from([
+        ("seed".to_string(), "1".to_string()),
+        ("workers".to_string(), "16".to_string()),
+        ("workload".to_string(), "flights/v1".to_string()),
+    ]))
+}
 
 /// A complete result of one cell: for each `(label, count, latency µs)`, `count` successful
 /// operations of that latency spread evenly over `window_secs` seconds; server CPU of
 /// `cpu_us_per_op` µs per operation when given (none, as on FerretDB, otherwise); three
-/// members on nodes `<platform>-node-<i>`.
+/// members on nodes `<platform>-node-<i>`; the fingerprint is `0123456789abcdef` and the
+/// operation count in 8 digits.
 #[allow(clippy::too_many_arguments)]
 pub fn result(
     benchmark: &str,
@@ -87,8 +95,13 @@ pub fn result(
         }),
         client_cpu: None,
         explain: BTreeMap::new(),
-        fingerprint: FINGERPRINT.into(),
-        worker_operations: Vec::new(),
+        // The fingerprint covers the operation counts, as a real one does: runs of different
+        // speed differ in it.
+        fingerprint: format!("0123456789abcdef{total:08}"),
+        identity: identity(),
+        invalid_reasons: Vec::new(),
+        settle_seconds: Some(0.0),
+        worker_operations: vec![total],
         targeting: BTreeMap::new(),
     }
 }

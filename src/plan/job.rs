@@ -8,7 +8,7 @@ use crate::api::MongoBenchmarkSpec;
 /// Platform name of a local run (no Kubernetes).
 pub const LOCAL_PLATFORM: &str = "local";
 
-/// One runner's assignment.
+/// One runner's assignment: the targets it benchmarks on one platform, side by side.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JobPlan {
@@ -22,20 +22,30 @@ pub struct JobPlan {
     pub uid: Option<String>,
     /// Identifier of this execution of the benchmark.
     pub run_id: String,
-    /// The target to benchmark.
-    pub target: String,
-    /// The platform it runs on.
+    /// The platform the targets run on.
     pub platform: String,
-    /// Initiate the replica set before seeding (provisioned targets): the member addresses.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub initiate_members: Vec<String>,
-    /// Replica-set name for initiation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub replica_set_name: Option<String>,
+    /// The targets, in spec order; their repetitions run interleaved.
+    pub targets: Vec<JobTarget>,
     /// Cell ids already done (their results exist); the runner skips them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub completed_cells: Vec<String>,
     /// The whole spec: the runner derives the workload and cells from it with the same code
     /// as the operator.
     pub spec: MongoBenchmarkSpec,
+}
+
+/// One target of a runner.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobTarget {
+    /// The target's name.
+    pub name: String,
+    /// The environment variable holding its connection string.
+    pub uri_env: String,
+    /// Initiate the replica set before seeding (provisioned targets): the member addresses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub initiate_members: Vec<String>,
+    /// Replica-set name for initiation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica_set_name: Option<String>,
 }

@@ -1,19 +1,26 @@
 //! Targets against a baseline, per (workload, platform, size), with statistics across
 //! repetitions: throughput, p99 and server CPU per operation, their percent differences with
-//! 95 % Welch intervals, cost per million operations, and a verdict.
+//! 95 % Welch intervals, Welch's test with Holm–Bonferroni correction across the whole
+//! comparison, the minimum detectable effect, cost per million operations, and a verdict.
 //!
-//! Only complete results are compared: any incomplete one is refused with its reason. The
-//! verdict is the throughput's, and is withheld when the comparison would mislead: a saturated
-//! client (the client was measured, not the server) or different traffic fingerprints (the
-//! targets did not receive the same operations).
+//! The rules (docs/results.md, "Verdicts"):
+//! - only valid results count: incomplete and invalid cells are left out, and each row says
+//!   how many and why;
+//! - results are comparable only when their workload identities are equal; otherwise the row
+//!   is `not comparable` and names the differing parameters;
+//! - a verdict needs [`MIN_REPETITIONS`] valid repetitions on each side;
+//! - a difference is significant when its Holm-adjusted p-value is below [`ALPHA`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use super::layout::fixed_width;
-use crate::measure::stats::{Delta, Direction, Summary};
-use crate::result::{CellResult, ResultError};
+use crate::measure::stats::{ALPHA, Delta, Summary, holm};
+use crate::result::{CellResult, WorkloadIdentity};
+
+/// Valid repetitions each side needs before a comparison gets a verdict.
+pub const MIN_REPETITIONS: usize = 3;
 
 /// What to compare against and how to price it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -35,14 +42,12 @@ pub enum Verdict {
     Faster,
     /// Throughput significantly lower.
     Slower,
-    /// The 95 % interval of the throughput difference contains 0.
+    /// Tested, and the difference is not significant.
     NoSignificantDifference,
-    /// A side has a single repetition: no interval, no verdict.
-    TooFewRepetitions,
-    /// A cell of this target or of the baseline had a saturated client.
-    ClientSaturated,
-    /// The target and the baseline received different traffic.
-    TrafficDiffers,
+    /// Not enough valid repetitions on a side for a test.
+    Inconclusive,
+    /// The workload identities differ: the targets did not run the same experiment.
+    NotComparable,
     /// The baseline has no result in this group.
     NoBaseline,
 }
@@ -55,9 +60,8 @@ impl Verdict {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
             Verdict::NoSignificantDifference => "no significant difference",
-            Verdict::TooFewRepetitions => "too few repetitions for a confidence interval",
-            Verdict::ClientSaturated => "client saturated: not a server result",
-            Verdict::TrafficDiffers => "traffic fingerprints differ: not comparable",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::NotComparable => "not comparable",
             Verdict::NoBaseline => "no baseline result in this group",
         }
     }
@@ -69,16 +73,22 @@ impl Verdict {
 pub struct ComparisonRow {
     /// Target name.
     pub target: String,
-    /// Repetitions (cells) behind the figures.
+    /// Valid repetitions behind the figures.
     pub repetitions: usize,
-    /// Overall operations per second.
-    pub ops_per_sec: Summary,
+    /// Cells left out of the figures, each with why (incomplete or invalid).
+    pub excluded: Vec<String>,
+    /// Successful operations per second; `None` without a valid repetition.
+    pub ops_per_sec: Option<Summary>,
+    /// Mean share of failed operations over the valid repetitions.
+    pub error_rate: Option<f64>,
     /// Overall p99 latency of successful operations (µs); `None` if a repetition had none.
     pub p99_us: Option<Summary>,
     /// Server CPU µs per operation; `None` if a repetition lacks it.
     pub cpu_us_per_op: Option<Summary>,
-    /// Throughput difference from the baseline.
+    /// Throughput difference from the baseline, with Welch's test.
     pub throughput_delta: Option<Delta>,
+    /// The throughput test's p-value after Holm–Bonferroni over every test of the comparison.
+    pub adjusted_p_value: Option<f64>,
     /// p99 difference from the baseline (negative is better).
     pub p99_delta: Option<Delta>,
     /// CPU per operation difference from the baseline (negative is better).
@@ -87,6 +97,8 @@ pub struct ComparisonRow {
     pub cost_per_million_ops: Option<f64>,
     /// The verdict.
     pub verdict: Verdict,
+    /// Why the verdict is `inconclusive` or `not comparable`.
+    pub reason: Option<String>,
 }
 
 /// All targets of one (workload, platform, size).
@@ -116,9 +128,6 @@ pub struct Comparison {
 /// Why results could not be compared.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
-    /// A result is incomplete (or otherwise invalid).
-    #[error("cannot compare: {0}")]
-    Invalid(#[from] ResultError),
     /// No results at all.
     #[error("cannot compare: no results were given")]
     Empty,
@@ -139,24 +148,47 @@ struct TargetCells<'r> {
 }
 
 impl TargetCells<'_> {
+    fn valid(&self) -> impl Iterator<Item = &CellResult> {
+        self.cells.iter().copied().filter(|c| c.is_valid())
+    }
+
     fn summary(&self, f: impl Fn(&CellResult) -> Option<f64>) -> Option<Summary> {
-        let samples: Option<Vec<f64>> = self.cells.iter().map(|c| f(c)).collect();
+        let samples: Option<Vec<f64>> = self.valid().map(f).collect();
         Summary::of(&samples?).ok()
     }
 
-    fn client_saturated(&self) -> bool {
+    fn excluded(&self) -> Vec<String> {
         self.cells
             .iter()
-            .any(|c| c.client_cpu.is_some_and(|u| u.client_saturated))
+            .filter_map(|c| {
+                c.exclusion()
+                    .map(|why| format!("repetition {}: {why}", c.cell.repetition))
+            })
+            .collect()
     }
 
-    fn fingerprints(&self) -> BTreeSet<&str> {
-        self.cells.iter().map(|c| c.fingerprint.as_str()).collect()
+    /// The identity of the valid cells, or the differences between them.
+    fn identity(&self) -> Result<Option<&WorkloadIdentity>, Vec<String>> {
+        let mut valid = self.valid();
+        let Some(first) = valid.next() else {
+            return Ok(None);
+        };
+        for other in valid {
+            let differences = first.identity.differences(&other.identity);
+            if !differences.is_empty() {
+                return Err(differences);
+            }
+        }
+        Ok(Some(&first.identity))
     }
 }
 
 fn ops_per_sec(c: &CellResult) -> Option<f64> {
     c.measured.as_ref().map(|m| m.overall.ops_per_sec)
+}
+
+fn error_rate(c: &CellResult) -> Option<f64> {
+    c.measured.as_ref().map(|m| m.overall.error_rate)
 }
 
 fn p99(c: &CellResult) -> Option<f64> {
@@ -185,17 +217,14 @@ pub fn compare_options(spec: &crate::api::MongoBenchmarkSpec) -> CompareOptions 
 /// Compares every target with the baseline in each (workload, platform, size) group.
 ///
 /// # Errors
-/// [`CompareError::Invalid`] if any result is incomplete, [`CompareError::Empty`] for no
-/// results, [`CompareError::BaselineMissing`] if the baseline target has no result.
+/// [`CompareError::Empty`] for no results, [`CompareError::BaselineMissing`] if the baseline
+/// target has no result at all.
 pub fn compare(
     results: &[CellResult],
     options: &CompareOptions,
 ) -> Result<Comparison, CompareError> {
     if results.is_empty() {
         return Err(CompareError::Empty);
-    }
-    for result in results {
-        result.require_complete()?;
     }
     if !results.iter().any(|r| r.cell.target == options.baseline) {
         let available: BTreeSet<&str> = results.iter().map(|r| r.cell.target.as_str()).collect();
@@ -226,7 +255,7 @@ pub fn compare(
         }
     }
 
-    let groups = groups
+    let mut groups: Vec<ComparisonGroup> = groups
         .into_iter()
         .map(|((workload, platform, size), mut targets)| {
             // Baseline first; the sort is stable, so the others keep their order.
@@ -242,25 +271,62 @@ pub fn compare(
             }
         })
         .collect();
+    adjust_and_decide(&mut groups);
     Ok(Comparison {
         baseline: options.baseline.clone(),
         groups,
     })
 }
 
+/// Holm–Bonferroni over every throughput test of the comparison, then the verdicts of the
+/// tested rows.
+fn adjust_and_decide(groups: &mut [ComparisonGroup]) {
+    let tested: Vec<&mut ComparisonRow> = groups
+        .iter_mut()
+        .flat_map(|g| g.rows.iter_mut())
+        .filter(|r| r.verdict == Verdict::NoSignificantDifference)
+        .collect();
+    let p: Vec<f64> = tested
+        .iter()
+        .map(|r| {
+            r.throughput_delta
+                .and_then(|d| d.p_value)
+                .expect("tested rows have a p-value")
+        })
+        .collect();
+    for (row, adjusted) in tested.into_iter().zip(holm(&p)) {
+        row.adjusted_p_value = Some(adjusted);
+        let percent = row.throughput_delta.expect("tested").percent;
+        row.verdict = match () {
+            _ if adjusted >= ALPHA => Verdict::NoSignificantDifference,
+            _ if percent > 0.0 => Verdict::Faster,
+            _ => Verdict::Slower,
+        };
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// A row with its figures; tested rows are left `NoSignificantDifference` for
+/// [`adjust_and_decide`].
 fn row(
     t: &TargetCells<'_>,
     baseline: Option<&TargetCells<'_>>,
     price: Option<f64>,
 ) -> ComparisonRow {
-    let ops = t
-        .summary(ops_per_sec)
-        .expect("complete results always have a measured phase");
+    let ops = t.summary(ops_per_sec);
     let p99_us = t.summary(p99);
     let cpu = t.summary(cpu_per_op);
+    let errors = t.summary(error_rate).map(|s| s.mean);
     let nodes = t.cells.iter().map(|c| c.nodes.len()).max().unwrap_or(0);
-    let cost_per_million_ops = match price {
-        Some(price) if nodes > 0 && ops.mean > 0.0 => {
+    let cost_per_million_ops = match (price, ops) {
+        (Some(price), Some(ops)) if nodes > 0 && ops.mean > 0.0 => {
             Some(price * nodes as f64 / (ops.mean * 3600.0) * 1e6)
         }
         _ => None,
@@ -270,56 +336,178 @@ fn row(
         let base = baseline.filter(|_| !is_baseline)?.summary(f)?;
         Delta::between(&base, &mine?).ok()
     };
-    let throughput_delta = delta(Some(ops), ops_per_sec);
-    let verdict = match baseline {
-        _ if is_baseline => Verdict::Baseline,
-        None => Verdict::NoBaseline,
-        Some(b) if t.client_saturated() || b.client_saturated() => Verdict::ClientSaturated,
-        Some(b) if t.fingerprints() != b.fingerprints() => Verdict::TrafficDiffers,
-        Some(_) => match throughput_delta.map(|d| d.direction()) {
-            Some(Direction::Higher) => Verdict::Faster,
-            Some(Direction::Lower) => Verdict::Slower,
-            Some(Direction::NoSignificantDifference) => Verdict::NoSignificantDifference,
-            Some(Direction::Unknown) | None => Verdict::TooFewRepetitions,
+    let repetitions = t.valid().count();
+    let (verdict, reason) = match baseline {
+        _ if is_baseline => match t.identity() {
+            Err(differences) => (
+                Verdict::NotComparable,
+                Some(format!(
+                    "the baseline's repetitions differ in {}",
+                    differences.join(", ")
+                )),
+            ),
+            Ok(_) => (Verdict::Baseline, None),
         },
+        None => (Verdict::NoBaseline, None),
+        Some(b) => decide(t, b, repetitions),
     };
     ComparisonRow {
         target: t.target.clone(),
-        repetitions: t.cells.len(),
-        ops_per_sec: ops,
+        repetitions,
+        excluded: t.excluded(),
+        throughput_delta: delta(ops, ops_per_sec),
         p99_delta: delta(p99_us, p99),
         cpu_delta: delta(cpu, cpu_per_op),
+        ops_per_sec: ops,
+        error_rate: errors,
         p99_us,
         cpu_us_per_op: cpu,
-        throughput_delta,
+        adjusted_p_value: None,
         cost_per_million_ops,
         verdict,
+        reason,
     }
 }
 
-const HEADERS: [&str; 12] = [
+fn decide(t: &TargetCells<'_>, b: &TargetCells<'_>, repetitions: usize) -> (Verdict, Option<String>) {
+    let not_comparable = |why: String| (Verdict::NotComparable, Some(why));
+    let identities = (t.identity(), b.identity());
+    match identities {
+        (Err(d), _) => {
+            return not_comparable(format!(
+                "the repetitions of {} differ in {}",
+                t.target,
+                d.join(", ")
+            ));
+        }
+        (_, Err(d)) => {
+            return not_comparable(format!(
+                "the baseline's repetitions differ in {}",
+                d.join(", ")
+            ));
+        }
+        (Ok(Some(mine)), Ok(Some(base))) => {
+            let d = base.differences(mine);
+            if !d.is_empty() {
+                return not_comparable(format!(
+                    "workload identities differ in {} ({} vs {})",
+                    d.join(", "),
+                    b.target,
+                    t.target
+                ));
+            }
+        }
+        _ => {}
+    }
+    let base_reps = b.valid().count();
+    if repetitions < MIN_REPETITIONS || base_reps < MIN_REPETITIONS {
+        return (
+            Verdict::Inconclusive,
+            Some(format!(
+                "{} of {} and {} of {}; a verdict needs {MIN_REPETITIONS} valid repetitions \
+                 on each side",
+                plural(repetitions, "valid repetition"),
+                t.target,
+                base_reps,
+                b.target
+            )),
+        );
+    }
+    (Verdict::NoSignificantDifference, None)
+}
+
+/// The main finding in one line (docs/results.md, "Headline"): the largest significant
+/// throughput difference with its interval; else the largest tested one, saying it is not
+/// significant; else why nothing could be concluded. `None` when nothing was compared (one
+/// target).
+pub fn headline(comparison: &Comparison) -> Option<String> {
+    let platforms: BTreeSet<&str> = comparison
+        .groups
+        .iter()
+        .map(|g| g.platform.as_str())
+        .collect();
+    let rows: Vec<(&ComparisonGroup, &ComparisonRow)> = comparison
+        .groups
+        .iter()
+        .flat_map(|g| g.rows.iter().map(move |r| (g, r)))
+        .filter(|(_, r)| !matches!(r.verdict, Verdict::Baseline | Verdict::NoBaseline))
+        .collect();
+    let targets: BTreeSet<&str> = rows.iter().map(|(_, r)| r.target.as_str()).collect();
+    let place = |g: &ComparisonGroup| {
+        if platforms.len() > 1 {
+            format!("{} on {}", g.size, g.platform)
+        } else {
+            g.size.clone()
+        }
+    };
+    let largest = |verdicts: &[Verdict]| {
+        rows.iter()
+            .filter(|(_, r)| verdicts.contains(&r.verdict))
+            .filter_map(|&(g, r)| Some((g, r, r.throughput_delta?)))
+            .max_by(|a, b| a.2.percent.abs().total_cmp(&b.2.percent.abs()))
+    };
+    let baseline_reps = |g: &ComparisonGroup| g.rows.first().map_or(0, |b| b.repetitions);
+    if let Some((g, r, d)) = largest(&[Verdict::Faster, Verdict::Slower]) {
+        return Some(format!(
+            "{} {:+.1}% ±{:.1}% ops/s vs {} at {}, {} reps",
+            r.target,
+            d.percent,
+            d.ci95_half_width_percent().unwrap_or(0.0),
+            comparison.baseline,
+            place(g),
+            r.repetitions.min(baseline_reps(g))
+        ));
+    }
+    if let Some((g, r, d)) = largest(&[Verdict::NoSignificantDifference]) {
+        let who = if targets.len() > 1 {
+            format!("{} vs {}: ", r.target, comparison.baseline)
+        } else {
+            String::new()
+        };
+        return Some(format!(
+            "{who}no significant difference at {} (±{:.1}%)",
+            place(g),
+            d.ci95_half_width_percent().unwrap_or(0.0)
+        ));
+    }
+    if let Some((_, r)) = rows.iter().find(|(_, r)| r.verdict == Verdict::NotComparable) {
+        return Some(format!(
+            "not comparable: {}",
+            r.reason.as_deref().unwrap_or("workload identities differ")
+        ));
+    }
+    let fewest = rows
+        .iter()
+        .map(|(g, r)| r.repetitions.min(baseline_reps(g)))
+        .min()?;
+    Some(format!("inconclusive: {}", plural(fewest, "repetition")))
+}
+
+const HEADERS: [&str; 13] = [
     "TARGET",
     "REPS",
     "OPS/S",
     "±95% CI",
+    "ERRORS",
     "Δ OPS/S",
     "Δ OPS/S 95% CI",
+    "P (HOLM)",
+    "MDE",
     "P99 µs",
     "Δ P99",
     "CPU µs/OP",
-    "Δ CPU/OP",
-    "COST/M OPS",
     "VERDICT",
 ];
-const RIGHT: [bool; 12] = [
-    false, true, true, true, true, false, true, true, true, true, true, false,
+const RIGHT: [bool; 13] = [
+    false, true, true, true, true, true, false, true, true, true, true, true, false,
 ];
 
 fn percent(d: Option<Delta>) -> String {
     d.map_or("-".into(), |d| format!("{:+.1}%", d.percent))
 }
 
-/// The comparison as text: one titled table per group, a blank line between groups.
+/// The comparison as text: one titled table per group, notes (left-out cells, reasons, cost)
+/// under it, a blank line between groups, and the headline last.
 pub fn render_comparison(comparison: &Comparison) -> String {
     let mut out = String::new();
     for (i, group) in comparison.groups.iter().enumerate() {
@@ -337,26 +525,45 @@ pub fn render_comparison(comparison: &Comparison) -> String {
                 vec![
                     r.target.clone(),
                     r.repetitions.to_string(),
-                    format!("{:.1}", r.ops_per_sec.mean),
                     r.ops_per_sec
-                        .ci95_half_width
+                        .map_or("-".into(), |s| format!("{:.1}", s.mean)),
+                    r.ops_per_sec
+                        .and_then(|s| s.ci95_half_width)
                         .map_or("-".into(), |h| format!("{h:.1}")),
+                    r.error_rate
+                        .map_or("-".into(), |e| format!("{:.2}%", e * 100.0)),
                     percent(r.throughput_delta),
                     r.throughput_delta
                         .and_then(|d| d.ci95_percent)
                         .map_or("-".into(), |(lo, hi)| format!("[{lo:+.1}%, {hi:+.1}%]")),
+                    r.adjusted_p_value
+                        .map_or("-".into(), |p| format!("{p:.3}")),
+                    r.throughput_delta
+                        .and_then(|d| d.mde_percent)
+                        .map_or("-".into(), |m| format!("{m:.1}%")),
                     r.p99_us.map_or("-".into(), |s| format!("{:.1}", s.mean)),
                     percent(r.p99_delta),
                     r.cpu_us_per_op
                         .map_or("-".into(), |s| format!("{:.1}", s.mean)),
-                    percent(r.cpu_delta),
-                    r.cost_per_million_ops
-                        .map_or("-".into(), |c| format!("{c:.4}")),
                     r.verdict.text().to_string(),
                 ]
             })
             .collect();
         out.push_str(&fixed_width(&HEADERS, &RIGHT, &rows));
+        for r in &group.rows {
+            if let Some(reason) = &r.reason {
+                out.push_str(&format!("  {}: {}\n", r.target, reason));
+            }
+            for why in &r.excluded {
+                out.push_str(&format!("  {} left out, {why}\n", r.target));
+            }
+            if let Some(cost) = r.cost_per_million_ops {
+                out.push_str(&format!("  {}: {cost:.4} per million operations\n", r.target));
+            }
+        }
+    }
+    if let Some(line) = headline(comparison) {
+        out.push_str(&format!("\n{line}\n"));
     }
     out
 }
@@ -366,12 +573,12 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::measure::ClientCpuUsage;
+    use crate::measure::ErrorKind;
     use crate::result::CellStatus;
-    use crate::result::testing::{cell, result_from};
+    use crate::result::testing::{cell, identity, result_from};
 
     /// A 1-second cell of `n` finds of `latency_us` each, `cpu_per_op` µs of server CPU per
-    /// operation (none if `None`), on platform n2, size 1M.
+    /// operation (none if `None`), on platform n2, size 1M, the study's identity.
     fn res(
         target: &str,
         rep: u32,
@@ -410,8 +617,17 @@ mod tests {
         (a - b).abs() <= 1e-9 * b.abs().max(1.0)
     }
 
+    fn verdict_of(c: &Comparison, target: &str) -> Verdict {
+        c.groups[0]
+            .rows
+            .iter()
+            .find(|r| r.target == target)
+            .unwrap()
+            .verdict
+    }
+
     #[test]
-    fn deltas_and_intervals_across_three_repetitions() {
+    fn deltas_intervals_and_tests_across_three_repetitions() {
         let c = compare(&study(), &options()).unwrap();
         assert_eq!(c.groups.len(), 1);
         let rows = &c.groups[0].rows;
@@ -420,84 +636,182 @@ mod tests {
         assert_eq!(rows[0].throughput_delta, None);
         let m = &rows[1];
         assert_eq!((m.target.as_str(), m.repetitions), ("mongo-9.0", 3));
-        // Independent Python (statistics module, Welch df = 4, t = 2.776445):
-        // ops +10 % [5.4660843007322395, 14.53391569926776];
-        // p99 −10 % [−21.3347892481694, 1.3347892481694021];
-        // CPU −10 % [−19.06783139853552, −0.932168601464479].
+        // Independent mpmath computation (Welch df = 4):
+        // ops +10 % [5.466084128944962, 14.533915871055038], p = 0.003602232609104004,
+        // MDE 6.070504591228296 %; p99 −10 % [−21.334789677637595, 1.3347896776375951];
+        // CPU −10 % [−19.067831742110076, −0.9321682578899240].
         let d = m.throughput_delta.unwrap();
         assert!(close(d.percent, 10.0));
         let (lo, hi) = d.ci95_percent.unwrap();
-        assert!(close(lo, 5.4660843007322395) && close(hi, 14.53391569926776));
+        assert!(close(lo, 5.466084128944962) && close(hi, 14.533915871055038));
         assert!(close(d.welch_df.unwrap(), 4.0));
+        assert!(close(d.p_value.unwrap(), 0.003602232609104004));
+        assert!(close(d.mde_percent.unwrap(), 6.070504591228296));
+        // One test: Holm leaves its p-value as it is.
+        assert!(close(m.adjusted_p_value.unwrap(), 0.003602232609104004));
         let (lo, hi) = m.p99_delta.unwrap().ci95_percent.unwrap();
-        assert!(close(lo, -21.3347892481694) && close(hi, 1.3347892481694021));
+        assert!(close(lo, -21.334789677637595) && close(hi, 1.3347896776375951));
         let (lo, hi) = m.cpu_delta.unwrap().ci95_percent.unwrap();
-        assert!(close(lo, -19.06783139853552) && close(hi, -0.932168601464479));
+        assert!(close(lo, -19.067831742110076) && close(hi, -0.932168257889924));
         assert!(close(m.cpu_us_per_op.unwrap().mean, 45.0));
         // 0.5 $/node-hour × 3 nodes / (1100 ops/s × 3600 s) × 10⁶ = 0.3787878…
         assert!(close(m.cost_per_million_ops.unwrap(), 0.3787878787878788));
-        assert!(close(
-            rows[0].cost_per_million_ops.unwrap(),
-            0.4166666666666667
-        ));
         assert_eq!(m.verdict, Verdict::Faster);
+        assert_eq!(m.error_rate, Some(0.0));
     }
 
     #[test]
     fn comparison_text_is_exact() {
         let c = compare(&study(), &options()).unwrap();
-        // ±95 % CI of the means: 4.302653 · 20 / √3 = 49.68… for both targets.
+        // ±95 % CI of the means: t₀.₉₇₅(2) · 20 / √3 = 49.68… for both targets.
         let expected = "\
 flights/v1, platform n2, size 1M: baseline psmdb-8.0
-TARGET     REPS   OPS/S  ±95% CI  Δ OPS/S  Δ OPS/S 95% CI   P99 µs   Δ P99  CPU µs/OP  Δ CPU/OP  COST/M OPS  VERDICT
-psmdb-8.0     3  1000.0     49.7        -  -                 200.0       -       50.0         -      0.4167  baseline
-mongo-9.0     3  1100.0     49.7   +10.0%  [+5.5%, +14.5%]   180.0  -10.0%       45.0    -10.0%      0.3788  faster
+TARGET     REPS   OPS/S  ±95% CI  ERRORS  Δ OPS/S  Δ OPS/S 95% CI   P (HOLM)   MDE  P99 µs   Δ P99  CPU µs/OP  VERDICT
+psmdb-8.0     3  1000.0     49.7   0.00%        -  -                       -     -   200.0       -       50.0  baseline
+mongo-9.0     3  1100.0     49.7   0.00%   +10.0%  [+5.5%, +14.5%]     0.004  6.1%   180.0  -10.0%       45.0  faster
+  psmdb-8.0: 0.4167 per million operations
+  mongo-9.0: 0.3788 per million operations
+
+mongo-9.0 +10.0% ±4.5% ops/s vs psmdb-8.0 at 1M, 3 reps
 ";
         assert_eq!(render_comparison(&c), expected);
     }
 
     #[test]
-    fn verdicts_for_slower_equal_single_saturated_and_different_traffic() {
+    fn verdicts_for_slower_equal_few_and_different_identities() {
         let mut results = study();
-        // slower: 900 ± 10; equal: 1000 ± 10 (CI crosses 0); single: one repetition.
+        // slower: 900 ± 10; equal: 1000 ± 10 (not significant); two: two repetitions only.
         for (rep, n) in [(1, 890), (2, 900), (3, 910)] {
             results.push(res("slow", rep, n, 200, Some(50)));
         }
         for (rep, n) in [(1, 990), (2, 1000), (3, 1010)] {
             results.push(res("same", rep, n, 200, Some(50)));
         }
-        results.push(res("single", 1, 1500, 200, Some(50)));
-        let mut saturated = res("saturated", 1, 2000, 200, Some(50));
-        saturated.client_cpu = Some(ClientCpuUsage {
-            user_us: 990_000,
-            system_us: 0,
-            wall_us: 1_000_000,
-            cores: 1,
-            utilization: 0.99,
-            client_saturated: true,
-        });
-        results.push(saturated);
-        let mut other = res("other-traffic", 1, 1500, 200, Some(50));
-        other.fingerprint = "fp-9999".into();
-        results.push(other);
+        for (rep, n) in [(1, 1500), (2, 1510)] {
+            results.push(res("two", rep, n, 200, Some(50)));
+        }
+        for rep in 1..=3 {
+            let mut other = res("other-seed", rep, 1500 + rep as usize, 200, Some(50));
+            other.identity = identity(&[("seed", "2")]);
+            results.push(other);
+        }
         let c = compare(&results, &options()).unwrap();
-        let verdict = |t: &str| {
-            c.groups[0]
-                .rows
-                .iter()
-                .find(|r| r.target == t)
-                .unwrap()
-                .verdict
-        };
-        assert_eq!(verdict("slow"), Verdict::Slower);
-        assert_eq!(verdict("same"), Verdict::NoSignificantDifference);
-        assert_eq!(verdict("single"), Verdict::TooFewRepetitions);
-        assert_eq!(verdict("saturated"), Verdict::ClientSaturated);
-        assert_eq!(verdict("other-traffic"), Verdict::TrafficDiffers);
+        assert_eq!(verdict_of(&c, "mongo-9.0"), Verdict::Faster);
+        assert_eq!(verdict_of(&c, "slow"), Verdict::Slower);
+        assert_eq!(verdict_of(&c, "same"), Verdict::NoSignificantDifference);
+        assert_eq!(verdict_of(&c, "two"), Verdict::Inconclusive);
+        assert_eq!(verdict_of(&c, "other-seed"), Verdict::NotComparable);
+        let rows = &c.groups[0].rows;
+        let reason = |t: &str| rows.iter().find(|r| r.target == t).unwrap().reason.clone();
         assert_eq!(
-            Verdict::NoSignificantDifference.text(),
-            "no significant difference"
+            reason("two").unwrap(),
+            "2 valid repetitions of two and 3 of psmdb-8.0; a verdict needs 3 valid \
+             repetitions on each side"
         );
+        assert_eq!(
+            reason("other-seed").unwrap(),
+            "workload identities differ in seed (1 vs 2) (psmdb-8.0 vs other-seed)"
+        );
+        // Holm over the three tested rows of the whole comparison (mongo-9.0, slow, same).
+        let tested: Vec<&ComparisonRow> =
+            rows.iter().filter(|r| r.adjusted_p_value.is_some()).collect();
+        let raw: Vec<f64> = tested
+            .iter()
+            .map(|r| r.throughput_delta.unwrap().p_value.unwrap())
+            .collect();
+        let adjusted: Vec<f64> = tested.iter().map(|r| r.adjusted_p_value.unwrap()).collect();
+        assert_eq!(tested.len(), 3);
+        assert_eq!(adjusted, holm(&raw));
+    }
+
+    #[test]
+    fn holm_correction_can_withdraw_a_marginal_verdict() {
+        // A marginal difference is significant alone (p ≈ 0.02) and not once four other
+        // tests share the level.
+        let mut results = Vec::new();
+        for (rep, n) in [(1, 1000), (2, 1010), (3, 990)] {
+            results.push(res("base", rep, n, 200, None));
+        }
+        for (rep, n) in [(1, 1020), (2, 1030), (3, 1025)] {
+            results.push(res("marginal", rep, n, 200, None));
+        }
+        let options = CompareOptions {
+            baseline: "base".into(),
+            ..CompareOptions::default()
+        };
+        let alone = compare(&results, &options).unwrap();
+        let p = alone.groups[0].rows[1].throughput_delta.unwrap().p_value.unwrap();
+        assert!(p < ALPHA && p * 5.0 >= ALPHA, "{p}");
+        assert_eq!(verdict_of(&alone, "marginal"), Verdict::Faster);
+        for t in ["n1", "n2", "n3", "n4"] {
+            for (rep, n) in [(1, 1000), (2, 1010), (3, 990)] {
+                results.push(res(t, rep, n, 200, None));
+            }
+        }
+        let many = compare(&results, &options).unwrap();
+        assert_eq!(
+            verdict_of(&many, "marginal"),
+            Verdict::NoSignificantDifference
+        );
+    }
+
+    #[test]
+    fn throughput_counts_only_successful_operations() {
+        // The same completions, but half of the fast server's operations failed: its
+        // successful throughput is lower than the baseline's, not higher.
+        let mut results = Vec::new();
+        for rep in 1..=3u32 {
+            results.push(res("base", rep, 1000 + rep as usize, 200, None));
+            let ops: Vec<_> = (0..1500 + rep as usize)
+                .map(|i| {
+                    let outcome = if i % 2 == 0 {
+                        Ok(())
+                    } else {
+                        Err(ErrorKind::Network)
+                    };
+                    ("find", 100, outcome)
+                })
+                .collect();
+            results.push(result_from(
+                cell("failing", "n2", "1M", rep),
+                Duration::from_secs(1),
+                &ops,
+                None,
+            ));
+        }
+        let c = compare(
+            &results,
+            &CompareOptions {
+                baseline: "base".into(),
+                ..CompareOptions::default()
+            },
+        )
+        .unwrap();
+        let failing = &c.groups[0].rows[1];
+        assert_eq!(failing.verdict, Verdict::Slower);
+        assert!((failing.error_rate.unwrap() - 0.5).abs() < 0.001);
+    }
+
+    #[test]
+    fn invalid_and_incomplete_cells_are_left_out_and_named() {
+        let mut results = study();
+        results[3].status = CellStatus::Incomplete {
+            reason: "target mongo-9.0: server killed in phase measured".into(),
+        };
+        results[5].invalid_reasons = vec!["election: term 3 → 4".into()];
+        let c = compare(&results, &options()).unwrap();
+        let m = &c.groups[0].rows[1];
+        assert_eq!(m.repetitions, 1);
+        assert_eq!(
+            m.excluded,
+            [
+                "repetition 2: incomplete: target mongo-9.0: server killed in phase measured",
+                "repetition 3: invalid: election: term 3 → 4"
+            ]
+        );
+        assert_eq!(m.verdict, Verdict::Inconclusive);
+        assert_eq!(m.ops_per_sec.unwrap().mean, 1100.0);
+        assert_eq!(headline(&c).unwrap(), "inconclusive: 1 repetition");
     }
 
     #[test]
@@ -513,22 +827,39 @@ mongo-9.0     3  1100.0     49.7   +10.0%  [+5.5%, +14.5%]   180.0  -10.0%      
         assert_eq!(g.rows[0].verdict, Verdict::NoBaseline);
         assert_eq!(g.rows[0].cpu_us_per_op, None);
         assert_eq!(g.rows[0].cost_per_million_ops, None); // no price for c4a
+        // Two platforms: the headline names the platform.
+        assert_eq!(
+            headline(&c).unwrap(),
+            "mongo-9.0 +10.0% ±4.5% ops/s vs psmdb-8.0 at 1M on n2, 3 reps"
+        );
     }
 
     #[test]
-    fn incomplete_results_and_missing_baselines_are_refused() {
-        let mut results = study();
-        results[3].status = CellStatus::Incomplete {
-            reason: "target mongo-9.0: server killed in phase measured".into(),
+    fn headlines_say_only_what_was_tested() {
+        let mut same = Vec::new();
+        for (rep, a, b) in [(1, 1000, 1003), (2, 1010, 1004), (3, 990, 995)] {
+            same.push(res("base", rep, a, 200, None));
+            same.push(res("other", rep, b, 200, None));
+        }
+        let options = CompareOptions {
+            baseline: "base".into(),
+            ..CompareOptions::default()
         };
-        let e = compare(&results, &options()).unwrap_err();
+        let c = compare(&same, &options).unwrap();
+        let line = headline(&c).unwrap();
         assert!(
-            e.to_string().starts_with(
-                "cannot compare: result of cell study/r1 flights/v1 target=mongo-9.0 platform=n2 \
-                 size=1M repetition=2 is incomplete"
-            ),
-            "{e}"
+            line.starts_with("no significant difference at 1M (±"),
+            "{line}"
         );
+        let single = vec![res("base", 1, 1000, 200, None), res("other", 1, 1200, 200, None)];
+        let c = compare(&single, &options).unwrap();
+        assert_eq!(headline(&c).unwrap(), "inconclusive: 1 repetition");
+        let alone = vec![res("base", 1, 1000, 200, None)];
+        assert_eq!(headline(&compare(&alone, &options).unwrap()), None);
+    }
+
+    #[test]
+    fn missing_baselines_and_empty_input_are_refused() {
         let e = compare(
             &study(),
             &CompareOptions {

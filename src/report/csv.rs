@@ -9,7 +9,7 @@ use crate::measure::ErrorKind;
 use crate::result::{CellResult, CellStatus, OperationResult};
 
 /// Column names, in order.
-pub const CSV_COLUMNS: [&str; 30] = [
+pub const CSV_COLUMNS: [&str; 32] = [
     "benchmark",
     "runId",
     "workload",
@@ -19,10 +19,12 @@ pub const CSV_COLUMNS: [&str; 30] = [
     "repetition",
     "status",
     "incompleteReason",
+    "invalidReasons",
     "operation",
     "completed",
     "succeeded",
     "opsPerSec",
+    "errorRate",
     "meanUs",
     "p50Us",
     "p95Us",
@@ -95,10 +97,12 @@ fn row(result: &CellResult, label: &str, op: Option<&OperationResult>) -> Vec<St
         c.repetition.to_string(),
         status.to_string(),
         reason.to_string(),
+        result.invalid_reasons.join("; "),
         label.to_string(),
         op.map(|o| o.completed.to_string()).unwrap_or_default(),
         op.map(|o| o.succeeded.to_string()).unwrap_or_default(),
         op.map(|o| o.ops_per_sec.to_string()).unwrap_or_default(),
+        op.map(|o| o.error_rate.to_string()).unwrap_or_default(),
         lat(|l| l.mean.to_string()),
         lat(|l| l.p50.to_string()),
         lat(|l| l.p95.to_string()),
@@ -193,15 +197,16 @@ mod tests {
         incomplete.status = CellStatus::Incomplete {
             reason: "target mongo-9.0, phase seed: connection refused, \"retry\"".into(),
         };
-        // Overall: 4 completed, 3 succeeded, 2 ops/s; successes 50, 100, 300 µs: mean 150,
+        // Overall: 4 completed, 3 succeeded in 2 s: 1.5 ops/s, error rate 0.25; successes 50,
+        // 100, 300 µs: mean 150,
         // C(50) = trunc(1.5 + 0.5) = 2 → 100; C(95) = trunc(2.85 + 0.5) = 3 → 300.
         // Server CPU 400 µs / 4 operations = 100 µs per operation.
         let expected = "\
-benchmark,runId,workload,target,platform,size,repetition,status,incompleteReason,operation,completed,succeeded,opsPerSec,meanUs,p50Us,p95Us,p99Us,p999Us,maxUs,notFound,duplicateKey,timeout,network,otherErrors,latencyMode,serverCpuUsPerOp,regime,clientCpuUtilization,clientSaturated,fingerprint
-study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,OVERALL,4,3,2,150,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,fp-0001
-study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,find,3,2,1.5,200,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,fp-0001
-study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,insert,1,1,0.5,50,50,50,50,50,50,0,0,0,0,0,serviceTime,100,cache-resident,0.25,false,fp-0001
-study,r1,flights/v1,mongo-9.0,n2,1M,1,incomplete,\"target mongo-9.0, phase seed: connection refused, \"\"retry\"\"\",,,,,,,,,,,,,,,,,,,,,fp-0001
+benchmark,runId,workload,target,platform,size,repetition,status,incompleteReason,invalidReasons,operation,completed,succeeded,opsPerSec,errorRate,meanUs,p50Us,p95Us,p99Us,p999Us,maxUs,notFound,duplicateKey,timeout,network,otherErrors,latencyMode,serverCpuUsPerOp,regime,clientCpuUtilization,clientSaturated,fingerprint
+study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,OVERALL,4,3,1.5,0.25,150,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,fp-4
+study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,find,3,2,1,0.3333333333333333,200,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,fp-4
+study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,insert,1,1,0.5,0,50,50,50,50,50,50,0,0,0,0,0,serviceTime,100,cache-resident,0.25,false,fp-4
+study,r1,flights/v1,mongo-9.0,n2,1M,1,incomplete,\"target mongo-9.0, phase seed: connection refused, \"\"retry\"\"\",,,,,,,,,,,,,,,,,,,,,,,fp-0
 ";
         assert_eq!(render_csv(&[r, incomplete]), expected);
     }

@@ -17,8 +17,8 @@ mod ycsb_status;
 mod ycsb_text;
 
 pub use compare::{
-    CompareError, CompareOptions, Comparison, ComparisonGroup, ComparisonRow, Verdict, compare,
-    compare_options, render_comparison,
+    CompareError, CompareOptions, Comparison, ComparisonGroup, ComparisonRow, MIN_REPETITIONS,
+    Verdict, compare, compare_options, headline, render_comparison,
 };
 pub use csv::{CSV_COLUMNS, OVERALL, render_csv};
 pub use json::render_json;

@@ -2,7 +2,8 @@
 //!
 //! Results that are not valid server results are marked in a NOTE column and listed again
 //! under the table, so that nobody quotes them by accident: `INCOMPLETE` (the run stopped
-//! early) and `CLIENT-SATURATED` (the load generator, not the server, was the limit).
+//! early), `CLIENT-SATURATED` (the load generator, not the server, was the limit) and
+//! `INVALID` (another validity gate failed: an election, errors over the budget, …).
 
 use super::layout::fixed_width;
 use crate::result::{CellResult, CellStatus, OperationResult};
@@ -86,6 +87,11 @@ pub fn render_table(results: &[CellResult]) -> String {
                     r.cell
                 ))
             }
+            CellStatus::Complete if !r.invalid_reasons.is_empty() => Some(format!(
+                "!! INVALID, left out of comparisons: {}: {}",
+                r.cell,
+                r.invalid_reasons.join("; ")
+            )),
             CellStatus::Complete => None,
         })
         .collect();
@@ -102,6 +108,7 @@ fn note(result: &CellResult) -> &'static str {
         CellStatus::Complete if result.client_cpu.is_some_and(|c| c.client_saturated) => {
             "CLIENT-SATURATED"
         }
+        CellStatus::Complete if !result.invalid_reasons.is_empty() => "INVALID",
         CellStatus::Complete => "",
     }
 }
@@ -167,17 +174,30 @@ mod tests {
         incomplete.status = CellStatus::Incomplete {
             reason: "server closed the connection in phase measured".into(),
         };
+        let mut elected = result_from(
+            cell("mongo-9.0", "n2", "1M", 3),
+            Duration::from_secs(1),
+            &[("find", 80, Ok(()))],
+            None,
+        );
+        elected.invalid_reasons = vec!["election: term 2 → 3".into()];
         let expected = "\
 TARGET     PLATFORM  SIZE  REP  OPERATION  OPS/S  P50 µs  P95 µs  P99 µs  P99.9 µs  MAX µs  ERRORS  CPU µs/OP  REGIME          NOTE
-psmdb-8.0  n2        1M      1  all          1.5     100     300     300       300     300       1      100.0  cache-resident
+psmdb-8.0  n2        1M      1  all          1.0     100     300     300       300     300       1      100.0  cache-resident
 psmdb-8.0  n2        1M      1  find         1.0     100     300     300       300     300       0      100.0  cache-resident
-psmdb-8.0  n2        1M      1  insert       0.5       -       -       -         -       -       1      100.0  cache-resident
+psmdb-8.0  n2        1M      1  insert       0.0       -       -       -         -       -       1      100.0  cache-resident
 mongo-9.0  c4a       1M      1  all          1.0      90      90      90        90      90       0          -  -               CLIENT-SATURATED
 mongo-9.0  c4a       1M      1  find         1.0      90      90      90        90      90       0          -  -               CLIENT-SATURATED
 mongo-9.0  n2        4M      2  -              -       -       -       -         -       -       -          -  -               INCOMPLETE
+mongo-9.0  n2        1M      3  all          1.0      80      80      80        80      80       0          -  -               INVALID
+mongo-9.0  n2        1M      3  find         1.0      80      80      80        80      80       0          -  -               INVALID
 !! CLIENT-SATURATED, measures the client, not the server: study/r1 flights/v1 target=mongo-9.0 platform=c4a size=1M repetition=1
 !! INCOMPLETE, not a valid result: study/r1 flights/v1 target=mongo-9.0 platform=n2 size=4M repetition=2: server closed the connection in phase measured
+!! INVALID, left out of comparisons: study/r1 flights/v1 target=mongo-9.0 platform=n2 size=1M repetition=3: election: term 2 → 3
 ";
-        assert_eq!(render_table(&[ok, saturated, incomplete]), expected);
+        assert_eq!(
+            render_table(&[ok, saturated, incomplete, elected]),
+            expected
+        );
     }
 }

@@ -46,8 +46,11 @@ pub struct OperationResult {
     pub completed: u64,
     /// Successful operations.
     pub succeeded: u64,
-    /// Completed operations per second of the measured window.
+    /// Successful operations per second of the measured window: a server that fails fast
+    /// does not look faster.
     pub ops_per_sec: f64,
+    /// Failed ÷ completed operations (0 when none completed).
+    pub error_rate: f64,
     /// Latency of successful operations (µs); `None` when none succeeded.
     pub latency_us: Option<LatencySummary>,
     /// Service time of successful operations (µs), when latency is from the intended start.
@@ -75,7 +78,12 @@ impl OperationResult {
             completed: record.completed(),
             succeeded: record.succeeded(),
             ops_per_sec: if seconds > 0.0 {
-                record.completed() as f64 / seconds
+                record.succeeded() as f64 / seconds
+            } else {
+                0.0
+            },
+            error_rate: if record.completed() > 0 {
+                (record.completed() - record.succeeded()) as f64 / record.completed() as f64
             } else {
                 0.0
             },
@@ -176,7 +184,9 @@ mod tests {
         assert_eq!(phase.latency_mode, LatencyMode::Intended);
         assert_eq!(phase.overall.completed, 3);
         assert_eq!(phase.overall.succeeded, 2);
-        assert_eq!(phase.overall.ops_per_sec, 1.5);
+        // Two of the three succeeded within 2 s; one of three failed.
+        assert_eq!(phase.overall.ops_per_sec, 1.0);
+        assert_eq!(phase.overall.error_rate, 1.0 / 3.0);
         assert_eq!(phase.overall.per_second, [1, 2]);
         let find = &phase.operations["find"];
         assert_eq!(find.ops_per_sec, 1.0);
@@ -187,6 +197,7 @@ mod tests {
         assert_eq!((u.min, u.max), (200, 300));
         assert!(find.failed_latency_us.is_none() && find.histograms.failed.is_none());
         let insert = &phase.operations["insert"];
+        assert_eq!((insert.ops_per_sec, insert.error_rate), (0.0, 1.0));
         assert_eq!(insert.errors.duplicate_key, 1);
         assert_eq!(insert.latency_us, None);
         assert_eq!(insert.failed_latency_us.unwrap().max, 50);

@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 mod histogram_codec;
+mod identity;
 mod measured;
 
 use std::collections::BTreeMap;
@@ -19,6 +20,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use histogram_codec::{EncodedHistogram, HistogramCodecError};
+pub use identity::WorkloadIdentity;
 pub use measured::{Histograms, LoopMode, MeasuredPhase, OperationResult};
 
 use crate::measure::ClientCpuUsage;
@@ -28,7 +30,7 @@ use crate::measure::server::{
 };
 
 /// The schema version this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Whether a cell's result can be used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -123,6 +125,42 @@ pub struct DatasetInfo {
     pub namespace: Option<String>,
     /// `collStats` sizes after the measured phase.
     pub coll_stats: CollStatsSizes,
+    /// Digest of the seeded state S(size) the measured phase started from.
+    pub digest: Option<DatasetDigest>,
+    /// The restores of S(size) in this cell: after the warm-up and after the measured phase.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub restores: Vec<RestoreRecord>,
+}
+
+/// A digest of a collection's whole content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DatasetDigest {
+    /// `dbHash` (the server's MD5 of the collection in `_id` order) or `sha256-sum` (the
+    /// runner's: the wrapping sum of every document's SHA-256, see docs/results.md).
+    pub method: String,
+    /// The digest, hex.
+    pub value: String,
+    /// Documents in the collection when it was taken.
+    pub documents: u64,
+}
+
+/// One restore of the seeded state after a phase changed it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RestoreRecord {
+    /// The phase whose changes were undone: `warmup` or `measured`.
+    pub after: String,
+    /// Wall time of the restore and its verification, seconds.
+    pub seconds: f64,
+    /// Documents the phase inserted, removed again.
+    pub removed: u64,
+    /// Seeded documents the phase may have updated or deleted, written again as seeded.
+    pub rewritten: u64,
+    /// Why the collection had to be seeded again: the count or digest after restoring did not
+    /// match the seeded state. `null` when the restore verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reseeded: Option<String>,
 }
 
 /// One member's server figures over the measured phase.
@@ -190,7 +228,7 @@ impl ServerStats {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CellResult {
-    /// Always 1 ([`SCHEMA_VERSION`]); see docs/results.md for the version policy.
+    /// Always 2 ([`SCHEMA_VERSION`]); see docs/results.md for the version policy.
     pub schema_version: u32,
     /// Complete, or incomplete with the reason.
     #[serde(flatten)]
@@ -214,6 +252,18 @@ pub struct CellResult {
     pub explain: BTreeMap<String, ExplainSummary>,
     /// Traffic fingerprint: equal fingerprints mean the same operations were sent.
     pub fingerprint: String,
+    /// Workload identity: results are comparable only when these are equal.
+    #[serde(default)]
+    pub identity: WorkloadIdentity,
+    /// Why a complete cell is not valid evidence (an election, a restarted member, errors over
+    /// the budget, a duplicate key in flights, a saturated client, replication that did not
+    /// settle): its figures are kept and shown, and left out of statistics.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invalid_reasons: Vec<String>,
+    /// Seconds spent waiting, before the measured phase, until every secondary had applied the
+    /// primary's last write and no index build was running; `null` when not measured.
+    #[serde(default)]
+    pub settle_seconds: Option<f64>,
     /// Operations each worker generated in the measured phase, in worker order: with the seed,
     /// all that is needed to regenerate (and re-fingerprint) the traffic.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -241,7 +291,7 @@ pub struct TargetCounts {
 #[derive(Debug, thiserror::Error)]
 pub enum ResultError {
     /// Not JSON, or not the shape of a schema-1 result.
-    #[error("result document does not match schemaVersion 1: {0}")]
+    #[error("result document does not match schemaVersion {SCHEMA_VERSION}: {0}")]
     Json(#[from] serde_json::Error),
     /// `schemaVersion` missing or not an integer.
     #[error("result document has no integer `schemaVersion`; expected {SCHEMA_VERSION}")]
@@ -292,6 +342,9 @@ impl CellResult {
             client_cpu: None,
             explain: BTreeMap::new(),
             fingerprint: String::new(),
+            identity: WorkloadIdentity::default(),
+            invalid_reasons: Vec::new(),
+            settle_seconds: None,
             worker_operations: Vec::new(),
             targeting: BTreeMap::new(),
         }
@@ -307,6 +360,22 @@ impl CellResult {
     /// Whether the result is complete.
     pub fn is_complete(&self) -> bool {
         self.status == CellStatus::Complete
+    }
+
+    /// Whether the result is complete and passed every validity gate: only such results
+    /// enter statistics.
+    pub fn is_valid(&self) -> bool {
+        self.is_complete() && self.invalid_reasons.is_empty()
+    }
+
+    /// Why the result is left out of statistics: the incomplete reason, or the validity
+    /// gates it failed; `None` for a valid result.
+    pub fn exclusion(&self) -> Option<String> {
+        match &self.status {
+            CellStatus::Incomplete { reason } => Some(format!("incomplete: {reason}")),
+            CellStatus::Complete if self.invalid_reasons.is_empty() => None,
+            CellStatus::Complete => Some(format!("invalid: {}", self.invalid_reasons.join("; "))),
+        }
     }
 
     /// The measured phase of a complete result.
@@ -445,7 +514,7 @@ mod tests {
         let mut result = sample_result("psmdb-8.0", 1, 1000.0);
         let json: serde_json::Value = serde_json::from_str(&result.to_json().unwrap()).unwrap();
         assert_eq!(json["status"], "complete");
-        assert_eq!(json["schemaVersion"], 1);
+        assert_eq!(json["schemaVersion"], 2);
         assert!(json.get("incompleteReason").is_none());
         result.status = CellStatus::Incomplete {
             reason: "target psmdb-8.0: server closed the connection during the measured phase"
@@ -482,11 +551,11 @@ mod tests {
         let text = sample_result("psmdb-8.0", 1, 1000.0)
             .to_json()
             .unwrap()
-            .replacen("\"schemaVersion\": 1", "\"schemaVersion\": 2", 1);
+            .replacen("\"schemaVersion\": 2", "\"schemaVersion\": 1", 1);
         let e = CellResult::from_json(&text).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "result document has schemaVersion 2; this mongobench reads schemaVersion 1: report \
+            "result document has schemaVersion 1; this mongobench reads schemaVersion 2: report \
              it with the mongobench release that wrote it"
         );
         assert!(matches!(

@@ -10,6 +10,22 @@ use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
 /// One operation to record: label, latency (µs), outcome.
 pub(crate) type Op<'a> = (&'a str, u64, Result<(), ErrorKind>);
 
+/// The workload identity of the test study with `overrides` applied.
+pub(crate) fn identity(overrides: &[(&str, &str)]) -> WorkloadIdentity {
+    let mut parameters: BTreeMap<String, String> = [
+        ("seed", "1"),
+        ("workers", "16"),
+        ("workload", "flights/v1"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    for (k, v) in overrides {
+        parameters.insert(k.to_string(), v.to_string());
+    }
+    WorkloadIdentity::new(parameters)
+}
+
 /// The identity of a test cell.
 pub(crate) fn cell(target: &str, platform: &str, size: &str, repetition: u32) -> CellId {
     CellId {
@@ -120,6 +136,12 @@ pub(crate) fn with_measured(
                 size: Some(1_168_000_000),
                 ..CollStatsSizes::default()
             },
+            digest: Some(DatasetDigest {
+                method: "dbHash".into(),
+                value: "0123456789abcdef0123456789abcdef".into(),
+                documents: 1_000_000,
+            }),
+            restores: Vec::new(),
         },
         measured: Some(measured),
         server_stats: Some(server_stats),
@@ -135,8 +157,13 @@ pub(crate) fn with_measured(
                 execution_time_ms: Some(0),
             },
         )]),
-        fingerprint: "fp-0001".into(),
-        worker_operations: Vec::new(),
+        // Time-bounded runs of different speed send different operation counts, so their
+        // fingerprints differ while the identity stays the same.
+        fingerprint: format!("fp-{operations}"),
+        identity: identity(&[]),
+        invalid_reasons: Vec::new(),
+        settle_seconds: Some(0.0),
+        worker_operations: vec![operations],
         targeting: Default::default(),
         cell,
     }

@@ -1,26 +1,36 @@
-//! One cell of the matrix against one connected target: warm up, measure, take server figures
-//! and explain plans, and assemble the result. A cell that cannot finish still yields a
-//! result, marked incomplete with the target, the phase and the error: never a partial result
-//! that passes as valid.
+//! One cell of the matrix against one connected target whose collection is in its seeded
+//! state S(size): warm up, restore S(size), settle, measure, take server figures and explain
+//! plans, restore S(size) again, and assemble the result with its workload identity and the
+//! validity gates it passed or failed (docs/results.md). A cell that cannot finish still
+//! yields a result, marked incomplete with the target, the phase and the error: never a
+//! partial result that passes as valid.
 
 use std::sync::Arc;
+use std::time::Instant;
 
-use mongodb::bson::doc;
 use mongodb::options::{Acknowledgment, ReadPreference, WriteConcern};
 
 pub use crate::api::RunLength;
 use crate::measure::ClientCpuMeter;
-use crate::result::{self, CellId, CellResult, CellStatus, LoopMode, MeasuredPhase};
+use crate::result::{self, CellId, CellResult, CellStatus, LoopMode, MeasuredPhase, RestoreRecord};
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::{self, RawProperties, SharedState};
 
 use super::connect::Target;
+use super::dataset::{self, Seeded};
+use super::digest::digest;
 use super::execute::ExecOptions;
 use super::explain::{explain_all, flights_samples, ycsb_samples};
+use super::identity::{identity, measured_properties};
 use super::phase::{PhaseConfig, PhaseOutcome, Progress, Stop, run_phase};
-use super::seed_flights::dataset_info;
+use super::replication::{SETTLE_TIMEOUT, settle};
+use super::restore::{Changes, restore};
 use super::server_stats::{Members, coll_stats};
 use super::source::{Source, fingerprint};
+
+/// Share of failed operations above which a cell is invalid: a server that fails this often
+/// is not measured doing the workload.
+pub const ERROR_BUDGET: f64 = 0.01;
 
 /// The workload of a run, in the generators' own terms.
 #[derive(Debug, Clone)]
@@ -98,7 +108,7 @@ impl RunSettings {
 /// What a caller watches while a cell runs.
 #[derive(Debug, Default)]
 pub struct CellProgress {
-    /// `warmup`, `measuring`, `explaining`.
+    /// `warmup`, `restoring`, `settling`, `measuring`, `explaining`.
     pub phase: Arc<std::sync::Mutex<&'static str>>,
     pub ops: Arc<Progress>,
 }
@@ -154,19 +164,7 @@ impl CellInputs<'_> {
                 }
             }
             WorkloadPlan::Ycsb { raw, seed } => {
-                let mut raw = raw.clone();
-                raw.set("recordcount", self.records.to_string());
-                raw.set(
-                    "operationcount",
-                    counts
-                        .map(|c| c.iter().sum::<u64>())
-                        .unwrap_or(0)
-                        .to_string(),
-                );
-                if matches!(length, RunLength::Duration(_)) {
-                    // Unbounded by count: the phase's own deadline ends it.
-                    raw.set("maxexecutiontime", "1000000000");
-                }
+                let raw = measured_properties(raw, self.records, length);
                 let props = ycsb::Properties::from_raw(&raw).map_err(|e| e.to_string())?;
                 // Warm-up draws from its own stream so it never repeats the measured traffic.
                 let seed = if warmup {
@@ -186,18 +184,19 @@ impl CellInputs<'_> {
         Ok((sources, think))
     }
 
-    /// Runs one phase of `length` (`warmup` or the measured phase).
+    /// Runs one phase of `length` (`warmup` or the measured phase). YCSB run-phase inserts
+    /// start at the record count: the collection holds exactly the seeded records.
     async fn phase(
         &self,
         name: &'static str,
         target: &Target,
         exec: &ExecOptions,
-        ycsb_shared: &Arc<SharedState>,
         length: RunLength,
         progress: &CellProgress,
     ) -> Result<PhaseOutcome, (&'static str, String)> {
+        let shared = SharedState::new(self.records);
         let (src, think) = self
-            .sources(ycsb_shared, length, name == "warmup")
+            .sources(&shared, length, name == "warmup")
             .map_err(|e| (name, e))?;
         let config = PhaseConfig {
             stop: stop(length),
@@ -215,14 +214,25 @@ fn stop(length: RunLength) -> Stop {
     }
 }
 
-/// Runs one cell on `target` (already seeded to `records` documents).
+/// Everything the workers of a phase may have changed.
+fn changes_of(sources: &[Source]) -> Changes {
+    let mut all = Changes::default();
+    for s in sources {
+        all.merge(s.changes().clone());
+    }
+    all
+}
+
+/// Runs one cell on `target`, whose collection is in the seeded state `seeded`; leaves it in
+/// that state (updating `seeded` when it had to be seeded again).
+#[allow(clippy::too_many_arguments)]
 pub async fn run_cell(
     target: &Target,
     uri: &str,
     plan: &WorkloadPlan,
     settings: &RunSettings,
     cell: CellId,
-    records: u64,
+    seeded: &mut Seeded,
     progress: &CellProgress,
 ) -> CellResult {
     let mut result = CellResult::empty(cell, CellStatus::Complete);
@@ -231,9 +241,11 @@ pub async fn run_cell(
         topology: Some(target.server.topology.clone()),
         ..Default::default()
     };
-    result.dataset.seeded_documents = records;
+    result.dataset.seeded_documents = seeded.documents;
+    result.dataset.digest = Some(seeded.digest.clone());
+    result.identity = identity(plan, settings, seeded.documents);
     if let Err((phase, error)) =
-        fill(&mut result, target, uri, plan, settings, records, progress).await
+        fill(&mut result, target, uri, plan, settings, seeded, progress).await
     {
         result.status = CellStatus::Incomplete {
             reason: format!("target {}: {phase}: {error}", target.name),
@@ -248,41 +260,22 @@ async fn fill(
     uri: &str,
     plan: &WorkloadPlan,
     settings: &RunSettings,
-    records: u64,
+    seeded: &mut Seeded,
     progress: &CellProgress,
 ) -> Result<(), (&'static str, String)> {
     let exec = settings
         .exec_options()
         .map_err(|e| ("settings", e.to_string()))?;
-    let (database, collection) = match plan {
-        WorkloadPlan::Flights(_) => (flights::DATABASE.to_owned(), flights::COLLECTION.to_owned()),
-        WorkloadPlan::Ycsb { raw, .. } => {
-            let props = ycsb::Properties::from_raw(raw).map_err(|e| ("settings", e.to_string()))?;
-            (props.database, props.table)
-        }
-    };
+    let (database, collection) =
+        dataset::namespace(plan).map_err(|e| ("settings", e.to_string()))?;
     result.dataset.namespace = Some(format!("{database}.{collection}"));
 
     let prepare = "preparing";
+    let records = seeded.documents;
     let dataset = match plan {
-        WorkloadPlan::Flights(params) => dataset_info(&target.client, params)
-            .await
-            .map_err(|e| (prepare, e.to_string()))?,
+        WorkloadPlan::Flights(params) => flights::DatasetInfo::fresh(params.dataset_seed, records),
         WorkloadPlan::Ycsb { .. } => flights::DatasetInfo::fresh(0, records),
     };
-    // YCSB run-phase inserts continue after everything already in the table (earlier runs'
-    // inserts included), so a second run never inserts a duplicate key.
-    let existing = match plan {
-        WorkloadPlan::Ycsb { .. } => target
-            .client
-            .database(&database)
-            .collection::<mongodb::bson::Document>(&collection)
-            .count_documents(doc! {})
-            .await
-            .map_err(|e| (prepare, e.to_string()))?,
-        WorkloadPlan::Flights(_) => records,
-    };
-    let ycsb_shared = SharedState::new(existing.max(records));
     let members = Members::of(target, uri)
         .await
         .map_err(|e| (prepare, e.to_string()))?;
@@ -297,25 +290,31 @@ async fn fill(
         dataset,
         records,
     };
-    // Warm-up: its own streams and insert lane; nothing is recorded.
+    // Warm-up: its own streams and insert lane; nothing is recorded, and what it changed is
+    // undone before the measured phase.
     if !matches!(settings.warmup, RunLength::Duration(d) if d.is_zero())
         && settings.warmup != RunLength::Operations(0)
     {
         progress.set("warmup");
         let outcome = inputs
-            .phase(
-                "warmup",
-                target,
-                &exec,
-                &ycsb_shared,
-                settings.warmup,
-                progress,
-            )
+            .phase("warmup", target, &exec, settings.warmup, progress)
             .await?;
         if let Some(fatal) = outcome.fatal {
             return Err(("warmup", fatal));
         }
+        progress.set("restoring");
+        let record = restore_and_verify(target, plan, settings, seeded, &outcome.sources, "warmup")
+            .await
+            .map_err(|e| ("restoring after the warm-up", e))?;
+        result.dataset.restores.push(record);
     }
+
+    progress.set("settling");
+    let settled = settle(&target.client, SETTLE_TIMEOUT)
+        .await
+        .map_err(|e| ("settling", e.to_string()))?;
+    result.settle_seconds = Some(settled.seconds);
+    result.invalid_reasons.extend(settled.timed_out);
 
     progress.set("measuring");
     let measuring = "measured phase";
@@ -331,14 +330,7 @@ async fn fill(
         targeting,
         fatal,
     } = inputs
-        .phase(
-            measuring,
-            target,
-            &exec,
-            &ycsb_shared,
-            settings.measured,
-            progress,
-        )
+        .phase(measuring, target, &exec, settings.measured, progress)
         .await?;
     let client_cpu = cpu.finish().map_err(|e| (measuring, e.to_string()))?;
     let loop_mode = if settings.target_ops_per_sec.is_some() {
@@ -353,6 +345,7 @@ async fn fill(
     result.client_cpu = Some(client_cpu);
     result.targeting = targeting;
     result.worker_operations = used.iter().map(Source::generated).collect();
+    let changes = changes_of(&used);
     result.fingerprint = fingerprint(&plan.name(), used);
     if let Some(fatal) = fatal {
         return Err((measuring, fatal));
@@ -366,9 +359,21 @@ async fn fill(
             .stats(&before, &after, &result.nodes, wall, operations)
             .map_err(|e| (measuring, e.to_string()))?,
     );
+    let replica_after = super::replication::state(&target.client)
+        .await
+        .map_err(|e| (measuring, e.to_string()))?;
+    if let (Some(before), Some(after)) = (&settled.state, &replica_after) {
+        result.invalid_reasons.extend(before.changes(after));
+    }
     result.dataset.coll_stats = coll_stats(target, &database, &collection)
         .await
         .map_err(|e| ("collecting statistics", e.to_string()))?;
+
+    progress.set("restoring");
+    let record = restore_and_verify_changes(target, plan, settings, seeded, &changes, "measured")
+        .await
+        .map_err(|e| ("restoring after the measured phase", e))?;
+    result.dataset.restores.push(record);
 
     progress.set("explaining");
     let samples: Vec<(String, mongodb::bson::Document)> = match plan {
@@ -406,5 +411,96 @@ async fn fill(
         }
     };
     result.explain = explain_all(target, &database, samples).await;
+    let gates = validity_gates(result, plan);
+    result.invalid_reasons.extend(gates);
     Ok(())
+}
+
+/// The gates a measured result must pass besides replication (docs/results.md, "Validity").
+fn validity_gates(result: &CellResult, plan: &WorkloadPlan) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(m) = &result.measured {
+        let overall = &m.overall;
+        if overall.error_rate > ERROR_BUDGET {
+            out.push(format!(
+                "errors: {:.2}% of {} operations failed (budget {:.0}%)",
+                overall.error_rate * 100.0,
+                overall.completed,
+                ERROR_BUDGET * 100.0
+            ));
+        }
+        if matches!(plan, WorkloadPlan::Flights(_)) && overall.errors.duplicate_key > 0 {
+            out.push(format!(
+                "duplicate key: {} inserts collided, which flights never generates (specs/flights.md §6)",
+                overall.errors.duplicate_key
+            ));
+        }
+    }
+    if let Some(cpu) = &result.client_cpu
+        && cpu.client_saturated
+    {
+        out.push(format!(
+            "client saturated: it used {:.0}% of its {} cores, so the client was measured",
+            cpu.utilization * 100.0,
+            cpu.cores
+        ));
+    }
+    out
+}
+
+/// Undoes what `sources` changed and checks the collection against the seeded digest.
+async fn restore_and_verify(
+    target: &Target,
+    plan: &WorkloadPlan,
+    settings: &RunSettings,
+    seeded: &mut Seeded,
+    sources: &[Source],
+    after: &str,
+) -> Result<RestoreRecord, String> {
+    restore_and_verify_changes(target, plan, settings, seeded, &changes_of(sources), after).await
+}
+
+/// Undoes `changes` and checks the collection against the seeded digest; seeds the size
+/// again when they differ, and says so.
+async fn restore_and_verify_changes(
+    target: &Target,
+    plan: &WorkloadPlan,
+    settings: &RunSettings,
+    seeded: &mut Seeded,
+    changes: &Changes,
+    after: &str,
+) -> Result<RestoreRecord, String> {
+    let started = Instant::now();
+    let client = &target.client;
+    let restored = restore(client, plan, seeded.documents, changes)
+        .await
+        .map_err(|e| e.to_string())?;
+    let (database, collection) = dataset::namespace(plan).map_err(|e| e.to_string())?;
+    let now = digest(client, &database, &collection)
+        .await
+        .map_err(|e| e.to_string())?;
+    let reseeded = if now == seeded.digest {
+        None
+    } else {
+        let why = format!(
+            "after restoring, the collection held {} documents with {} {} instead of {} with {}; \
+             seeded again",
+            now.documents,
+            now.method,
+            now.value,
+            seeded.digest.documents,
+            seeded.digest.value
+        );
+        *seeded = dataset::prepare(client, plan, settings.workers, seeded.documents, None, false)
+            .await
+            .map_err(|e| format!("{why}, which failed: {e}"))?;
+        Some(why)
+    };
+    Ok(RestoreRecord {
+        after: after.to_owned(),
+        seconds: started.elapsed().as_secs_f64(),
+        removed: restored.removed,
+        rewritten: restored.rewritten,
+        reseeded,
+    })
 }

@@ -1,12 +1,19 @@
-//! Executes a benchmark against real servers: connect, seed, warm up, measure, explain, collect
-//! server statistics, and write one result per cell. The same code runs locally
-//! (`mongobench run --target NAME=URI`) and inside the operator's Job.
+//! Executes a benchmark against real servers: connect, seed, warm up, restore, settle,
+//! measure, explain, collect server statistics, restore, and write one result per cell. The
+//! same code (`benchmark.rs`) runs locally (`mongobench run --target NAME=URI`) and inside the
+//! operator's Job.
 
+pub mod benchmark;
 pub mod cell;
 pub mod connect;
+pub mod dataset;
+pub mod digest;
 pub mod execute;
 pub mod explain;
+pub mod identity;
 pub mod phase;
+pub mod replication;
+pub mod restore;
 pub mod rs_init;
 pub mod seed_flights;
 pub mod seed_ycsb;

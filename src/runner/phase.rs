@@ -1,10 +1,14 @@
 //! Running one phase (warm-up or measured) with N workers, each with one operation in flight.
 //!
 //! Closed loop: a worker sends its next operation as soon as the previous one returns (plus
-//! think time). Open loop (`target_ops_per_sec`): worker w's i-th operation is due at
-//! `start + i × tick`, tick = workers / rate; its latency is measured from that intended start,
-//! so a server stall shows as the backlog it causes (no coordinated omission). A late worker
-//! fires back to back to catch up.
+//! think time). Open loop (`target_ops_per_sec`): worker w of W sends its i-th operation at
+//! `start + (i + w/W) × tick`, tick = W / rate, so the workers' operations are spread evenly
+//! over each tick instead of all firing at once; its latency is measured from that intended
+//! start, so a server stall shows as the backlog it causes (no coordinated omission). A late
+//! worker fires back to back to catch up. Workers sleep on the runtime's timer until their
+//! operation is due (up to 1 ms late, its resolution, which the intended-start latency
+//! includes) rather than spinning, which would cost client CPU. No operation is sent once the
+//! window has ended.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -90,13 +94,14 @@ pub async fn run_phase(
     };
 
     let mut handles = Vec::new();
-    for (source, think) in sources.into_iter().zip(think) {
+    for (w, (source, think)) in sources.into_iter().zip(think).enumerate() {
         let ctx = WorkerContext {
             client: client.clone(),
             exec: config.exec.clone(),
             start,
             deadline,
             tick,
+            offset: w as f64 / f64::from(workers),
             mode,
             stop: stop_flag.clone(),
             progress: progress.clone(),
@@ -140,6 +145,8 @@ struct WorkerContext {
     start: Instant,
     deadline: Option<Instant>,
     tick: Option<Duration>,
+    /// This worker's share of a tick before its operations are due: w / W.
+    offset: f64,
     mode: LatencyMode,
     stop: Arc<AtomicBool>,
     progress: Arc<Progress>,
@@ -166,8 +173,13 @@ impl WorkerContext {
             }
             let intended = match self.tick {
                 Some(tick) => {
-                    let due = self.start + tick * i;
-                    sleep_until_precisely(due).await;
+                    let due = self.start + tick.mul_f64(f64::from(i) + self.offset);
+                    if self.deadline.is_some_and(|d| due >= d) {
+                        break;
+                    }
+                    if due > Instant::now() {
+                        tokio::time::sleep_until(due.into()).await;
+                    }
                     Some(due)
                 }
                 None => None,
@@ -293,20 +305,5 @@ fn classify(
             kind => Ok(Err(kind)),
         },
         Err(Failure::Write { code, .. }) => Ok(Err(ErrorKind::from_server_code(*code))),
-    }
-}
-
-/// Sleeps until `due` with sub-millisecond accuracy: the timer wheel has 1 ms granularity, so
-/// the last stretch yields instead of sleeping.
-async fn sleep_until_precisely(due: Instant) {
-    let now = Instant::now();
-    if due <= now {
-        return;
-    }
-    if due - now > Duration::from_millis(2) {
-        tokio::time::sleep_until((due - Duration::from_millis(1)).into()).await;
-    }
-    while Instant::now() < due {
-        tokio::task::yield_now().await;
     }
 }

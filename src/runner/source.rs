@@ -8,6 +8,7 @@ use crate::workload::flights;
 use crate::workload::ycsb::{self, Call};
 
 use super::execute::Reply;
+use super::restore::Changes;
 
 /// The next operation of a worker.
 pub struct Step {
@@ -22,16 +23,19 @@ pub struct Step {
     pub variant: Option<flights::Variant>,
 }
 
-/// A generator plus the fingerprint of what it has produced.
+/// A generator plus the fingerprint of what it has produced and the seeded documents it may
+/// have changed.
 pub enum Source {
     Flights {
         worker: Box<flights::Worker>,
         fingerprint: flights::Fingerprint,
         remaining: Option<u64>,
+        changes: Changes,
     },
     Ycsb {
         worker: Box<ycsb::Worker>,
         fingerprint: ycsb::WorkerDigest,
+        changes: Changes,
     },
 }
 
@@ -41,6 +45,7 @@ impl Source {
             worker: Box::new(worker),
             fingerprint: flights::Fingerprint::new(),
             remaining,
+            changes: Changes::default(),
         }
     }
 
@@ -48,6 +53,7 @@ impl Source {
         Source::Ycsb {
             worker: Box::new(worker),
             fingerprint: ycsb::WorkerDigest::new(),
+            changes: Changes::default(),
         }
     }
 
@@ -58,6 +64,7 @@ impl Source {
                 worker,
                 fingerprint,
                 remaining,
+                changes,
             } => {
                 if let Some(left) = remaining {
                     if *left == 0 {
@@ -69,6 +76,7 @@ impl Source {
                 fingerprint
                     .record(&planned.operation)
                     .expect("generated commands serialize to BSON");
+                changes.flights(planned.writes, planned.variant == flights::Variant::Insert);
                 Some(Step {
                     operation: planned.operation,
                     calls: Vec::new(),
@@ -80,9 +88,11 @@ impl Source {
             Source::Ycsb {
                 worker,
                 fingerprint,
+                changes,
             } => {
                 let op = worker.next()?;
                 fingerprint.record(&op);
+                changes.ycsb(&op);
                 Some(Step {
                     calls: op.calls,
                     buffered: op.buffered,
@@ -98,6 +108,13 @@ impl Source {
     pub fn complete(&mut self) {
         if let Source::Ycsb { worker, .. } = self {
             worker.complete();
+        }
+    }
+
+    /// The seeded documents this source's operations may have changed so far.
+    pub fn changes(&self) -> &Changes {
+        match self {
+            Source::Flights { changes, .. } | Source::Ycsb { changes, .. } => changes,
         }
     }
 

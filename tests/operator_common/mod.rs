@@ -243,7 +243,7 @@ pub async fn write_result(
 pub fn result_for(plan: &JobPlan, size: &str, repetition: u32, ops: u64) -> CellResult {
     let mut r = mongobench::operator::testing::result(
         &plan.benchmark,
-        &plan.target,
+        &plan.targets[0].name,
         &plan.platform,
         size,
         repetition,

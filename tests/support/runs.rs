@@ -4,6 +4,8 @@ use std::time::Duration;
 use mongobench::api::RunLength;
 use mongobench::result::CellId;
 use mongobench::runner::cell::{RunSettings, WorkloadPlan};
+use mongobench::runner::connect::Target;
+use mongobench::runner::dataset::{Seeded, prepare};
 use mongobench::workload::ycsb::RawProperties;
 
 pub fn cell(name: &str, workload: &str) -> CellId {
@@ -34,4 +36,77 @@ pub fn ycsb(workload: &str) -> WorkloadPlan {
         raw: RawProperties::preset(workload).expect("a YCSB preset"),
         seed: 7,
     }
+}
+
+/// Seeds `target` fresh to `documents` documents (records) of `plan`, as a run's first size.
+pub async fn seeded(target: &Target, plan: &WorkloadPlan, documents: u64, workers: u32) -> Seeded {
+    prepare(&target.client, plan, workers, documents, None, false)
+        .await
+        .unwrap_or_else(|e| panic!("seeding {documents} documents: {e}"))
+}
+
+/// Runs `bench` on `targets` and returns its results (progress is not shown).
+pub async fn run_benchmark(
+    bench: &mongobench::runner::benchmark::Benchmark,
+    targets: &[mongobench::runner::benchmark::Connected],
+) -> Vec<mongobench::result::CellResult> {
+    struct Quiet;
+    impl mongobench::runner::benchmark::Events for Quiet {
+        fn seeding(&mut self, _: &str, _: &str, _: u64) {}
+        fn seeded(&mut self, _: &str, _: &str, _: &Seeded) {}
+        fn started(&mut self, _: &mongobench::plan::Cell, _: &mongobench::runner::cell::CellProgress) {}
+        async fn finished(
+            &mut self,
+            _: &mongobench::plan::Cell,
+            _: &mongobench::result::CellResult,
+        ) -> anyhow::Result<()> {
+            Ok(())
+        }
+    }
+    mongobench::runner::benchmark::run(bench, targets, &mut Quiet)
+        .await
+        .expect("the run goes to its end")
+}
+
+/// A benchmark of `plan` on the local platform: `sizes` documents each, `repetitions`
+/// interleaved repetitions.
+pub fn benchmark(
+    name: &str,
+    plan: WorkloadPlan,
+    settings: RunSettings,
+    sizes: &[u64],
+    repetitions: u32,
+) -> mongobench::runner::benchmark::Benchmark {
+    mongobench::runner::benchmark::Benchmark {
+        name: name.to_owned(),
+        run_id: "test".to_owned(),
+        platform: "local".to_owned(),
+        plan,
+        settings,
+        reuse_dataset: false,
+        sizes: sizes
+            .iter()
+            .map(|&n| (n.to_string(), mongobench::api::DatasetSize::Documents(n)))
+            .collect(),
+        repetitions,
+        completed: Default::default(),
+    }
+}
+
+/// Connects to each `(name, uri)`.
+pub async fn connect_all(
+    targets: &[(&str, &str)],
+    workers: u32,
+) -> Vec<mongobench::runner::benchmark::Connected> {
+    let mut out = Vec::new();
+    for (name, uri) in targets {
+        let target = mongobench::runner::connect::connect(name, uri, workers, Duration::from_secs(10))
+            .await
+            .unwrap_or_else(|e| panic!("connecting to {name} at {uri}: {e}"));
+        out.push(mongobench::runner::benchmark::Connected {
+            target,
+            uri: (*uri).to_owned(),
+        });
+    }
+    out
 }

@@ -500,15 +500,16 @@ fn build_status(
     let now = input.now;
     let total = cells.len() as u32;
     let count = |f: fn(&CellOutcome<'_>) -> bool| outcomes.iter().filter(|o| f(o)).count() as u32;
-    let completed = count(|o| matches!(o, CellOutcome::Completed { .. }));
+    let completed = count(|o| matches!(o, CellOutcome::Completed { result, .. } if result.is_valid()));
+    let invalid = count(|o| matches!(o, CellOutcome::Completed { result, .. } if !result.is_valid()));
     let failed = count(|o| matches!(o, CellOutcome::Failed { .. }));
     let running = count(|o| matches!(o, CellOutcome::Running));
-    let finished = completed + failed;
+    let finished = completed + invalid + failed;
     let all_done = finished == total;
     let stall = input.issues.iter().find(|i| i.stalled);
 
     let phase = if all_done {
-        if completed > 0 {
+        if completed + invalid > 0 {
             Phase::Completed
         } else {
             Phase::Failed
@@ -525,7 +526,11 @@ fn build_status(
     };
 
     let progress = format!("{finished}/{total}");
-    let tally = format!("{completed} completed, {failed} failed of {total} cells");
+    let tally = if invalid > 0 {
+        format!("{completed} completed, {invalid} invalid, {failed} failed of {total} cells")
+    } else {
+        format!("{completed} completed, {failed} failed of {total} cells")
+    };
     let phase_name = format!("{phase:?}");
     let c = |type_: &str, status: bool, reason: &str, message: String| {
         condition(
@@ -617,7 +622,7 @@ fn build_status(
         )
     };
     let data_seeded = if all_done {
-        c(ct::DATA_SEEDED, completed > 0, "Finished", tally.clone())
+        c(ct::DATA_SEEDED, completed + invalid > 0, "Finished", tally.clone())
     } else if input.steps.contains(&Step::Provisioning) || input.steps.is_empty() {
         c(
             ct::DATA_SEEDED,
@@ -667,10 +672,11 @@ fn build_status(
             _ => None,
         })
         .collect();
-    let comparisons = status::comparisons(spec, &complete_results);
+    let compared = status::compare(spec, &complete_results);
+    let comparisons = status::comparisons(compared.as_ref());
     let headline = match stall {
         Some(issue) if !all_done => Some(format!("Stalled: {}", issue.message)),
-        _ => status::headline(&comparisons, &cell_statuses),
+        _ => status::headline(compared.as_ref(), &cell_statuses),
     };
 
     let started_at = old.started_at.clone().or_else(|| {
@@ -702,6 +708,7 @@ fn build_status(
             pending: total - finished - running,
             running,
             completed,
+            invalid,
             failed,
         }),
         started_at,

@@ -96,6 +96,7 @@ fn a_new_benchmark_provisions_the_first_target_of_every_platform() {
             pending: 8,
             running: 0,
             completed: 0,
+            invalid: 0,
             failed: 0
         })
     );
@@ -589,9 +590,10 @@ fn deciding_again_on_the_written_status_changes_nothing() {
     let end = decide(&written, &done, &settings(1000)).unwrap();
     assert_eq!(end.status.phase, Some(Phase::Completed));
     assert_eq!(end.status.comparisons.len(), 2);
+    // Two repetitions per side: no verdict, and the headline says why.
     assert_eq!(
         end.status.headline.as_deref(),
-        Some("b: +0.0% ops/s vs a (1k, p)")
+        Some("inconclusive: 2 repetitions")
     );
     let mut finished = b.clone();
     finished.status = Some(end.status.clone());

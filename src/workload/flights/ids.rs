@@ -64,6 +64,14 @@ pub fn first_seq_of_seeded_flight_id(flight_id: i64) -> Option<u64> {
     Some(shifted * SEEDED_ID_INVERSE % SEEDED_ID_RANGE)
 }
 
+/// Every seeded `seq` below `documents` whose flight_id equals that of `seq`: `seq mod 900000`
+/// plus multiples of 900,000.
+pub fn seqs_sharing_flight_id(seq: u64, documents: u64) -> Vec<u64> {
+    (seq % SEEDED_ID_RANGE..documents)
+        .step_by(SEEDED_ID_RANGE as usize)
+        .collect()
+}
+
 /// `flight_id` of a run-inserted document: `1000000 + ((seq − insertBase) mod 10^9)`, above the
 /// seeded range so id-based operations keep their per-id work while the collection grows.
 pub fn inserted_flight_id(seq: u64, insert_base: u64) -> i32 {
@@ -135,6 +143,19 @@ impl InsertLane {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn seqs_sharing_a_flight_id_repeat_every_900000() {
+        assert_eq!(seqs_sharing_flight_id(5, 1000), [5]);
+        assert_eq!(
+            seqs_sharing_flight_id(900_007, 2_000_000),
+            [7, 900_007, 1_800_007]
+        );
+        assert_eq!(seqs_sharing_flight_id(7, 900_007), [7]);
+        for s in seqs_sharing_flight_id(123, 3_000_000) {
+            assert_eq!(seeded_flight_id(s), seeded_flight_id(123));
+        }
+    }
+
     use super::*;
     use std::collections::HashSet;
 

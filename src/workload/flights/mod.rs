@@ -40,7 +40,7 @@ pub use seeding::{
     AVG_DOC_BYTES, SeedBatch, dataset_id, documents_for_data_bytes, seed_batch, seed_ranges,
 };
 pub use target::{FilterTarget, classify_filter, operation_filter};
-pub use worker::{PlannedOp, Target, ThinkTime, Worker, WorkerError};
+pub use worker::{PlannedOp, Target, ThinkTime, Worker, WorkerError, Writes};
 
 /// The version string; part of the dataset identity and of the traffic fingerprint.
 pub const VERSION: &str = "flights/v1";

@@ -62,8 +62,36 @@ pub enum Target {
     None,
 }
 
+/// Which seeded documents an operation may change (§6): what a restore writes again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writes {
+    /// Reads, planned misses, inserts (inserted documents lie above every seeded `seq` and are
+    /// removed by range).
+    Nothing,
+    /// The seeded document `seq` (filters by `_id`).
+    Document(u64),
+    /// Every seeded document sharing `flight_id(seq)` (filters by flight_id: which of them a
+    /// `*One` operation changes is the server's choice).
+    SharingFlightId(u64),
+    /// Two seeded documents (the seat transfer).
+    Pair(u64, u64),
+}
+
+impl Writes {
+    /// The seeded `seq`s (below `documents`) this may change.
+    pub fn seqs(self, documents: u64) -> Vec<u64> {
+        match self {
+            Writes::Nothing => Vec::new(),
+            Writes::Document(seq) => vec![seq],
+            Writes::Pair(a, b) => vec![a, b],
+            Writes::SharingFlightId(seq) => super::ids::seqs_sharing_flight_id(seq, documents),
+        }
+    }
+}
+
 /// One generated operation with what the runner needs besides the commands: its variant (for
-/// per-variant explain sampling) and its target (for hit, planned-miss and stale-miss counts).
+/// per-variant explain sampling), its target (for hit, planned-miss and stale-miss counts) and
+/// the seeded documents it may change (for restoring them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlannedOp {
     /// What to send.
@@ -72,6 +100,8 @@ pub struct PlannedOp {
     pub variant: Variant,
     /// Where it was aimed.
     pub target: Target,
+    /// The seeded documents it may change.
+    pub writes: Writes,
 }
 
 /// Cumulative shares, e.g. [60, 20, 10, 10, 0, 0] → [60, 80, 90, 100, 100, 100].
@@ -229,6 +259,19 @@ impl Worker {
     }
 
     fn planned(&self, variant: Variant, commands: Vec<Command>, target: Target) -> PlannedOp {
+        let writes = match (variant, target) {
+            (Variant::UpdateOneById | Variant::DeleteOneById, Target::Hit { seq }) => {
+                Writes::Document(seq)
+            }
+            (
+                Variant::UpdateOneByFlightId
+                | Variant::UpdateManyByFlightId
+                | Variant::DeleteOneByFlightId
+                | Variant::DeleteManyByFlightId,
+                Target::Hit { seq },
+            ) => Writes::SharingFlightId(seq),
+            _ => Writes::Nothing,
+        };
         PlannedOp {
             operation: Operation {
                 label: variant.op_type().label(),
@@ -237,6 +280,7 @@ impl Worker {
             },
             variant,
             target,
+            writes,
         }
     }
 
@@ -412,7 +456,10 @@ impl Worker {
                 in_transaction: true,
             })
             .collect();
-        self.planned(Variant::Transaction, commands, Target::None)
+        PlannedOp {
+            writes: Writes::Pair(a, b),
+            ..self.planned(Variant::Transaction, commands, Target::None)
+        }
     }
 }
 

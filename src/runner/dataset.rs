@@ -1,0 +1,279 @@
+//! The seeded state S(size) of a target (docs/specs/flights.md §7a): bringing the collection
+//! to it — fresh, grown from S(previous size), or reused when `reuseDataset` is set and the
+//! stored digest verifies — and recording its digest, so every restore can be checked
+//! against it.
+//!
+//! The digest of the current state lives in `mongobench.digests` (one document per
+//! namespace, with the dataset identity it was seeded under), beside the workloads' own
+//! dataset records in `mongobench.datasets`.
+
+use std::time::Instant;
+
+use mongodb::Client;
+use mongodb::bson::{Document, doc};
+use serde::{Deserialize, Serialize};
+
+use crate::result::DatasetDigest;
+use crate::workload::flights;
+use crate::workload::ycsb::Properties;
+
+use super::cell::WorkloadPlan;
+use super::digest::{DigestError, digest};
+use super::seed_flights::{META_COLLECTION, META_DATABASE};
+use super::{seed_flights, seed_ycsb};
+
+/// Collection of the stored digests, in [`META_DATABASE`].
+pub const DIGESTS: &str = "digests";
+
+/// A target's collection in a known seeded state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seeded {
+    /// Seeded documents (records).
+    pub documents: u64,
+    /// Its digest.
+    pub digest: DatasetDigest,
+    /// `fresh`, `grown` or `reused`.
+    pub action: &'static str,
+    /// Seconds spent seeding and taking the digest.
+    pub seconds: f64,
+}
+
+/// Why a dataset could not be prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    #[error("{0}")]
+    Flights(#[from] seed_flights::SeedError),
+    #[error("{0}")]
+    Ycsb(#[from] seed_ycsb::LoadError),
+    #[error("{0}")]
+    Digest(#[from] DigestError),
+    #[error("{step}: {source}")]
+    Server {
+        step: &'static str,
+        source: mongodb::error::Error,
+    },
+    #[error("{0}")]
+    Properties(#[from] crate::workload::ycsb::PropertyError),
+}
+
+fn server(step: &'static str) -> impl FnOnce(mongodb::error::Error) -> DatasetError {
+    move |source| DatasetError::Server { step, source }
+}
+
+/// The stored digest of a namespace's current state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredDigest {
+    #[serde(rename = "_id")]
+    namespace: String,
+    /// [`dataset_identity`] of what was seeded.
+    dataset: String,
+    documents: i64,
+    method: String,
+    value: String,
+}
+
+impl StoredDigest {
+    fn digest(&self) -> DatasetDigest {
+        DatasetDigest {
+            method: self.method.clone(),
+            value: self.value.clone(),
+            documents: self.documents as u64,
+        }
+    }
+}
+
+/// `(database, collection)` of a plan's data.
+pub fn namespace(plan: &WorkloadPlan) -> Result<(String, String), DatasetError> {
+    Ok(match plan {
+        WorkloadPlan::Flights(_) => (flights::DATABASE.to_owned(), flights::COLLECTION.to_owned()),
+        WorkloadPlan::Ycsb { raw, .. } => {
+            let props = Properties::from_raw(&{
+                let mut r = raw.clone();
+                r.set("recordcount", "1");
+                r
+            })?;
+            (props.database, props.table)
+        }
+    })
+}
+
+/// YCSB properties that shape only the run phase, never a loaded record.
+const YCSB_RUN_ONLY: [&str; 20] = [
+    "recordcount",
+    "operationcount",
+    "maxexecutiontime",
+    "insertstart",
+    "insertcount",
+    "readproportion",
+    "updateproportion",
+    "insertproportion",
+    "scanproportion",
+    "readmodifywriteproportion",
+    "requestdistribution",
+    "hotspotdatafraction",
+    "hotspotopnfraction",
+    "exponential.percentile",
+    "exponential.frac",
+    "minscanlength",
+    "maxscanlength",
+    "scanlengthdistribution",
+    "readallfields",
+    "writeallfields",
+];
+
+/// What the seeded documents depend on (not their count): two plans with the same dataset
+/// identity seed the same documents.
+pub fn dataset_identity(plan: &WorkloadPlan) -> String {
+    match plan {
+        WorkloadPlan::Flights(p) => format!(
+            "{} table={} datasetSeed={} indexSet={} indexBuild={:?}",
+            flights::VERSION,
+            hex::encode(flights::data::table_hash()),
+            p.dataset_seed,
+            p.index_set.name(),
+            p.index_build
+        ),
+        WorkloadPlan::Ycsb { raw, seed } => {
+            let properties: Vec<String> = raw
+                .iter()
+                .filter(|(k, _)| !YCSB_RUN_ONLY.contains(k))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            format!("ycsb seed={seed} {}", properties.join(" "))
+        }
+    }
+}
+
+/// Brings the collection of `plan` to `documents` seeded documents and returns its state.
+///
+/// - `current`: the state the caller knows the collection is in (the previous size of this
+///   run, verified by its last restore): grown from directly.
+/// - otherwise, with `reuse`, a stored dataset of the same identity is grown or reused after
+///   its digest verifies; anything else is dropped and seeded fresh.
+pub async fn prepare(
+    client: &Client,
+    plan: &WorkloadPlan,
+    workers: u32,
+    documents: u64,
+    current: Option<&Seeded>,
+    reuse: bool,
+) -> Result<Seeded, DatasetError> {
+    let started = Instant::now();
+    let (database, collection) = namespace(plan)?;
+    let ns = format!("{database}.{collection}");
+    let identity = dataset_identity(plan);
+    let digests = client
+        .database(META_DATABASE)
+        .collection::<StoredDigest>(DIGESTS);
+    let keep = match current {
+        Some(state) => state.documents <= documents,
+        None if reuse => match digests
+            .find_one(doc! {"_id": &ns})
+            .await
+            .map_err(server("reading the stored digest"))?
+        {
+            Some(stored) if stored.dataset == identity && stored.documents as u64 <= documents => {
+                digest(client, &database, &collection).await? == stored.digest()
+            }
+            _ => false,
+        },
+        None => false,
+    };
+    if !keep {
+        drop_dataset(client, &database, &collection, &ns).await?;
+    }
+    let action = match plan {
+        WorkloadPlan::Flights(params) => {
+            let report = seed_flights::seed(client, params, documents).await?;
+            match report.action.as_str() {
+                "fresh" => "fresh",
+                "grown" => "grown",
+                _ => "reused",
+            }
+        }
+        WorkloadPlan::Ycsb { raw, seed } => {
+            let report = seed_ycsb::load(client, raw, *seed, documents, workers).await?;
+            match report.from {
+                0 => "fresh",
+                f if f == documents => "reused",
+                _ => "grown",
+            }
+        }
+    };
+    let digest = match (current, action) {
+        // Nothing was written to a state the caller already verified.
+        (Some(state), "reused") if state.documents == documents => state.digest.clone(),
+        _ => digest(client, &database, &collection).await?,
+    };
+    let stored = StoredDigest {
+        namespace: ns.clone(),
+        dataset: identity,
+        documents: documents as i64,
+        method: digest.method.clone(),
+        value: digest.value.clone(),
+    };
+    digests
+        .replace_one(doc! {"_id": &ns}, &stored)
+        .upsert(true)
+        .await
+        .map_err(server("storing the digest"))?;
+    Ok(Seeded {
+        documents,
+        digest,
+        action,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Drops the collection with its dataset record and stored digest.
+async fn drop_dataset(
+    client: &Client,
+    database: &str,
+    collection: &str,
+    ns: &str,
+) -> Result<(), DatasetError> {
+    client
+        .database(database)
+        .collection::<Document>(collection)
+        .drop()
+        .await
+        .map_err(server("dropping the old collection"))?;
+    let meta = client.database(META_DATABASE);
+    for store in [META_COLLECTION, DIGESTS] {
+        meta.collection::<Document>(store)
+            .delete_one(doc! {"_id": ns})
+            .await
+            .map_err(server("removing the old dataset record"))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::ycsb::RawProperties;
+
+    #[test]
+    fn run_only_ycsb_properties_do_not_change_the_dataset() {
+        let plan = |preset: &str, extra: &[(&str, &str)]| {
+            let mut raw = RawProperties::preset(preset).unwrap();
+            for (k, v) in extra {
+                raw.set(*k, *v);
+            }
+            WorkloadPlan::Ycsb { raw, seed: 1 }
+        };
+        let a = dataset_identity(&plan("workloada", &[]));
+        assert_eq!(a, dataset_identity(&plan("workloadb", &[])));
+        assert_eq!(
+            a,
+            dataset_identity(&plan("workloada", &[("recordcount", "5")]))
+        );
+        assert_ne!(
+            a,
+            dataset_identity(&plan("workloada", &[("fieldcount", "5")]))
+        );
+        let flights = WorkloadPlan::Flights(Box::default());
+        assert!(dataset_identity(&flights).starts_with("flights/v1 table="));
+    }
+}

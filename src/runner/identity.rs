@@ -1,0 +1,285 @@
+//! The workload identity of a cell (docs/results.md, "Workload identity") and the check of a
+//! result's traffic fingerprint: the streams are generated again from the identity and the
+//! per-worker operation counts, without a server, and fingerprinted.
+
+use std::collections::BTreeMap;
+
+use crate::api::RunLength;
+use crate::result::{CellResult, WorkloadIdentity};
+use crate::workload::flights::{self, DatasetInfo, Params};
+use crate::workload::ycsb::{self, RawProperties, SharedState};
+
+use super::cell::{RunSettings, WorkloadPlan};
+use super::source::{Source, fingerprint};
+
+/// Prefix of the YCSB properties in an identity.
+const YCSB_PREFIX: &str = "ycsb.";
+
+/// The YCSB properties of a measured phase of `length` against `records` loaded records: the
+/// plan's, with the record count, and for a time-bounded phase no operation bound.
+pub fn measured_properties(raw: &RawProperties, records: u64, length: RunLength) -> RawProperties {
+    let mut raw = raw.clone();
+    raw.set("recordcount", records.to_string());
+    match length {
+        RunLength::Operations(total) => raw.set("operationcount", total.to_string()),
+        RunLength::Duration(_) => {
+            raw.set("operationcount", "0");
+            // Unbounded by count: the phase's own deadline ends it.
+            raw.set("maxexecutiontime", "1000000000");
+        }
+    }
+    raw
+}
+
+fn length_text(length: RunLength) -> String {
+    match length {
+        RunLength::Operations(n) => format!("{n} operations"),
+        RunLength::Duration(d) => format!("{} s", d.as_secs_f64()),
+    }
+}
+
+/// The identity of a cell running `plan` with `settings` against `documents` seeded
+/// documents (records), starting from the seeded state.
+pub fn identity(plan: &WorkloadPlan, settings: &RunSettings, documents: u64) -> WorkloadIdentity {
+    let mut p: BTreeMap<String, String> = BTreeMap::new();
+    let mut put = |k: &str, v: String| {
+        p.insert(k.to_owned(), v);
+    };
+    put("workload", plan.name());
+    put("workers", settings.workers.max(1).to_string());
+    put("documents", documents.to_string());
+    put("run.measured", length_text(settings.measured));
+    put("run.warmup", length_text(settings.warmup));
+    put(
+        "run.targetOpsPerSecond",
+        settings
+            .target_ops_per_sec
+            .map_or("closed loop".into(), |r| r.to_string()),
+    );
+    put(
+        "run.writeConcern",
+        settings.write_concern.clone().unwrap_or("default".into()),
+    );
+    put(
+        "run.readPreference",
+        settings.read_preference.clone().unwrap_or("primary".into()),
+    );
+    match plan {
+        WorkloadPlan::Flights(params) => {
+            let dataset = DatasetInfo::fresh(params.dataset_seed, documents);
+            put("insertBase", dataset.insert_base.to_string());
+            put("tableHash", hex::encode(flights::data::table_hash()));
+            put("indexSet", params.index_set.name().to_owned());
+            put(
+                "indexBuild",
+                match params.index_build {
+                    flights::IndexBuild::After => "after",
+                    flights::IndexBuild::Before => "before",
+                }
+                .to_owned(),
+            );
+            put("thinkTimeMs", params.think_time_ms.to_string());
+            put("thinkJitterMs", params.think_jitter_ms.to_string());
+            for (k, v) in traffic_parameters(params) {
+                put(k, v);
+            }
+        }
+        WorkloadPlan::Ycsb { raw, seed } => {
+            put("seed", seed.to_string());
+            for (k, v) in measured_properties(raw, documents, settings.measured).iter() {
+                put(&format!("{YCSB_PREFIX}{k}"), v.to_owned());
+            }
+        }
+    }
+    WorkloadIdentity::new(p)
+}
+
+/// The flights knobs a worker's stream depends on, by their spec names (§9).
+fn traffic_parameters(params: &Params) -> Vec<(&'static str, String)> {
+    let (f, u, d, a) = (
+        &params.find_split,
+        &params.update_split,
+        &params.delete_split,
+        &params.aggregate_split,
+    );
+    vec![
+        ("seed", params.seed.to_string()),
+        ("datasetSeed", params.dataset_seed.to_string()),
+        ("findPercent", params.find_percent.to_string()),
+        ("updatePercent", params.update_percent.to_string()),
+        ("deletePercent", params.delete_percent.to_string()),
+        ("insertPercent", params.insert_percent.to_string()),
+        ("aggregatePercent", params.aggregate_percent.to_string()),
+        ("transactionPercent", params.transaction_percent.to_string()),
+        ("findSplit.byFlightId", f.by_flight_id.to_string()),
+        ("findSplit.byRoute", f.by_route.to_string()),
+        ("findSplit.byStatus", f.by_status.to_string()),
+        ("updateSplit.oneByFlightId", u.one_by_flight_id.to_string()),
+        ("updateSplit.oneById", u.one_by_id.to_string()),
+        ("updateSplit.manyByFlightId", u.many_by_flight_id.to_string()),
+        ("deleteSplit.oneByFlightId", d.one_by_flight_id.to_string()),
+        ("deleteSplit.oneById", d.one_by_id.to_string()),
+        ("deleteSplit.manyByFlightId", d.many_by_flight_id.to_string()),
+        ("aggregateSplit.aircraftWindow", a.aircraft_window.to_string()),
+        ("aggregateSplit.routeSummary", a.route_summary.to_string()),
+        ("hitRate", params.hit_rate.to_string()),
+        ("findLimit", params.find_limit.to_string()),
+        ("aggWindow", params.agg_window.to_string()),
+        ("insertBatchSize", params.insert_batch_size.to_string()),
+    ]
+}
+
+/// The outcome of checking a result's fingerprint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verification {
+    /// The regenerated traffic has the recorded fingerprint.
+    Verified,
+    /// It does not: the result does not describe the traffic its identity and counts imply.
+    Mismatch {
+        /// What the identity and counts give.
+        expected: String,
+        /// What the result records.
+        recorded: String,
+    },
+    /// The traffic cannot be regenerated exactly (documented cases); the reason.
+    NotReproducible(String),
+}
+
+/// Why a result cannot be checked at all.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum VerifyError {
+    #[error("the result has no workload identity (it was never measured)")]
+    NoIdentity,
+    #[error("the result records no per-worker operation counts")]
+    NoCounts,
+    #[error("the identity's {0} is missing or not what a mongobench identity holds")]
+    Parameter(String),
+    #[error("the identity does not make a valid workload: {0}")]
+    Workload(String),
+}
+
+fn parameter<T: std::str::FromStr>(
+    identity: &WorkloadIdentity,
+    name: &str,
+) -> Result<T, VerifyError> {
+    identity
+        .parameters
+        .get(name)
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| VerifyError::Parameter(name.to_owned()))
+}
+
+/// Regenerates the measured traffic of `result` from its identity and per-worker operation
+/// counts and compares the fingerprints.
+pub fn verify(result: &CellResult) -> Result<Verification, VerifyError> {
+    let identity = &result.identity;
+    if identity.is_empty() {
+        return Err(VerifyError::NoIdentity);
+    }
+    let counts = &result.worker_operations;
+    if counts.is_empty() {
+        return Err(VerifyError::NoCounts);
+    }
+    let workers: u32 = parameter(identity, "workers")?;
+    if counts.len() != workers as usize {
+        return Err(VerifyError::Parameter(format!(
+            "workers ({workers}, but {} per-worker counts)",
+            counts.len()
+        )));
+    }
+    let workload: String = parameter(identity, "workload")?;
+    let documents: u64 = parameter(identity, "documents")?;
+    let workload_error = |e: String| VerifyError::Workload(e);
+    let sources = if workload == flights::VERSION {
+        let p = |n: &str| parameter::<u32>(identity, n);
+        let params = Params {
+            workers,
+            seed: parameter(identity, "seed")?,
+            dataset_seed: parameter(identity, "datasetSeed")?,
+            find_percent: p("findPercent")?,
+            update_percent: p("updatePercent")?,
+            delete_percent: p("deletePercent")?,
+            insert_percent: p("insertPercent")?,
+            aggregate_percent: p("aggregatePercent")?,
+            transaction_percent: p("transactionPercent")?,
+            find_split: flights::FindSplit {
+                by_flight_id: p("findSplit.byFlightId")?,
+                by_route: p("findSplit.byRoute")?,
+                by_status: p("findSplit.byStatus")?,
+            },
+            update_split: flights::WriteSplit {
+                one_by_flight_id: p("updateSplit.oneByFlightId")?,
+                one_by_id: p("updateSplit.oneById")?,
+                many_by_flight_id: p("updateSplit.manyByFlightId")?,
+            },
+            delete_split: flights::WriteSplit {
+                one_by_flight_id: p("deleteSplit.oneByFlightId")?,
+                one_by_id: p("deleteSplit.oneById")?,
+                many_by_flight_id: p("deleteSplit.manyByFlightId")?,
+            },
+            aggregate_split: flights::AggregateSplit {
+                aircraft_window: p("aggregateSplit.aircraftWindow")?,
+                route_summary: p("aggregateSplit.routeSummary")?,
+            },
+            hit_rate: parameter(identity, "hitRate")?,
+            find_limit: p("findLimit")?,
+            agg_window: p("aggWindow")?,
+            insert_batch_size: p("insertBatchSize")?,
+            ..Params::default()
+        };
+        let dataset = DatasetInfo {
+            dataset_seed: params.dataset_seed,
+            documents,
+            insert_base: parameter(identity, "insertBase")?,
+        };
+        let mut sources = Vec::new();
+        for (w, &count) in counts.iter().enumerate() {
+            let worker = flights::Worker::new(&params, &dataset, w as u32, flights::Phase::Measured)
+                .map_err(|e| workload_error(e.to_string()))?;
+            sources.push(Source::flights(worker, Some(count)));
+        }
+        sources
+    } else {
+        let mut raw = RawProperties::new();
+        for (k, v) in &identity.parameters {
+            if let Some(key) = k.strip_prefix(YCSB_PREFIX) {
+                raw.set(key, v.as_str());
+            }
+        }
+        let props =
+            ycsb::Properties::from_raw(&raw).map_err(|e| workload_error(e.to_string()))?;
+        let seed: u64 = parameter(identity, "seed")?;
+        let shared = SharedState::new(documents);
+        let mut sources = Vec::new();
+        for (w, &count) in counts.iter().enumerate() {
+            let mut worker =
+                ycsb::Worker::new(&props, seed, w as u32, workers, ycsb::Phase::Run, &shared)
+                    .map_err(|e| workload_error(e.to_string()))?;
+            if !worker.is_deterministic() {
+                return Ok(Verification::NotReproducible(format!(
+                    "{workload} inserts from a counter {workers} workers share, so which keys \
+                     they insert and later choose depends on timing (specs/ycsb.md §5); the \
+                     identity and the counts still describe the run"
+                )));
+            }
+            worker.set_remaining(Some(count));
+            sources.push(Source::ycsb(worker));
+        }
+        sources
+    };
+    let mut sources = sources;
+    for source in &mut sources {
+        while source.next_step().is_some() {
+            source.complete();
+        }
+    }
+    let expected = fingerprint(&workload, sources);
+    Ok(if expected == result.fingerprint {
+        Verification::Verified
+    } else {
+        Verification::Mismatch {
+            expected,
+            recorded: result.fingerprint.clone(),
+        }
+    })
+}

@@ -1,0 +1,241 @@
+//! Verdicts that hold, on real servers: an A/A comparison finds no difference, a known delay
+//! is found with an interval that excludes zero, time-bounded runs of servers of different
+//! speed are compared while runs of another seed are refused, and the open loop measures what
+//! it claims.
+//!
+//! Each A/A comparison is a test at the 5 % level, so even a perfect measurement calls one in
+//! twenty significant: of three independent A/A comparisons, at most one may be (the chance
+//! of two or more false alarms is 0.7 %); each comparison's adjusted p-value is printed.
+mod support;
+
+use std::time::Duration;
+
+use mongobench::api::RunLength;
+use mongobench::report::{CompareOptions, Comparison, Verdict, compare, headline};
+use mongobench::result::CellResult;
+use mongobench::runner::cell::{RunSettings, WorkloadPlan};
+use support::proxy::DelayProxy;
+use support::runs;
+
+const WORKERS: u32 = 4;
+const RECORDS: u64 = 500;
+
+fn settings(seconds: f64) -> RunSettings {
+    RunSettings {
+        warmup: RunLength::Duration(Duration::from_secs_f64(0.3)),
+        ..runs::settings(
+            WORKERS,
+            RunLength::Duration(Duration::from_secs_f64(seconds)),
+        )
+    }
+}
+
+/// Runs YCSB A on `targets` (name, URI), `repetitions` interleaved, and compares them with
+/// the first.
+async fn ycsb_a(
+    name: &str,
+    targets: &[(&str, &str)],
+    repetitions: u32,
+    plan: WorkloadPlan,
+) -> (Vec<CellResult>, Comparison) {
+    let connected = runs::connect_all(targets, WORKERS).await;
+    let bench = runs::benchmark(name, plan, settings(1.0), &[RECORDS], repetitions);
+    let results = runs::run_benchmark(&bench, &connected).await;
+    for r in &results {
+        assert!(r.is_valid(), "{}: {:?} {:?}", r.cell, r.status, r.invalid_reasons);
+    }
+    let comparison = compare(
+        &results,
+        &CompareOptions {
+            baseline: targets[0].0.to_owned(),
+            ..CompareOptions::default()
+        },
+    )
+    .unwrap();
+    (results, comparison)
+}
+
+fn row<'c>(c: &'c Comparison, target: &str) -> &'c mongobench::report::ComparisonRow {
+    c.groups[0]
+        .rows
+        .iter()
+        .find(|r| r.target == target)
+        .unwrap()
+}
+
+/// Three A/A comparisons of `targets`; at most one may be significant.
+async fn three_a_a(name: &str, targets: &[(&str, &str)]) {
+    let mut significant = 0;
+    for round in 1..=3 {
+        let (_, c) = ycsb_a(
+            &format!("{name}-{round}"),
+            targets,
+            5,
+            runs::ycsb("workloada"),
+        )
+        .await;
+        let b = row(&c, targets[1].0);
+        eprintln!(
+            "{name} round {round}: {} {:?}, adjusted p {:?}, MDE {:?}",
+            b.verdict.text(),
+            b.throughput_delta.map(|d| d.percent),
+            b.adjusted_p_value,
+            b.throughput_delta.and_then(|d| d.mde_percent)
+        );
+        assert_eq!(b.repetitions, 5);
+        assert!(
+            matches!(
+                b.verdict,
+                Verdict::NoSignificantDifference | Verdict::Faster | Verdict::Slower
+            ),
+            "{:?}",
+            b.verdict
+        );
+        if b.verdict != Verdict::NoSignificantDifference {
+            significant += 1;
+        }
+        if b.verdict == Verdict::NoSignificantDifference {
+            let line = headline(&c).unwrap();
+            assert!(line.starts_with("no significant difference at 500"), "{line}");
+        }
+    }
+    assert!(
+        significant <= 1,
+        "{significant} of 3 A/A comparisons were significant: the verdicts do not hold"
+    );
+}
+
+#[tokio::test]
+async fn a_a_two_targets_on_the_same_server_show_no_difference() {
+    let uri = support::mongo_uri();
+    three_a_a("aa-same", &[("a", uri.as_str()), ("b", uri.as_str())]).await;
+}
+
+#[tokio::test]
+async fn a_a_two_servers_of_the_same_kind_show_no_difference() {
+    let first = support::private_mongo("aa-first");
+    let second = support::private_mongo("aa-second");
+    three_a_a(
+        "aa-two",
+        &[("first", first.uri.as_str()), ("second", second.uri.as_str())],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_delay_is_found_and_no_delay_is_not() {
+    let server = support::private_mongo("sensitivity");
+    let plain = DelayProxy::start(&server.uri, Duration::ZERO);
+    let slow = DelayProxy::start(&server.uri, Duration::from_millis(5));
+    let (_, c) = ycsb_a(
+        "sensitivity",
+        &[("plain", plain.uri.as_str()), ("delayed", slow.uri.as_str())],
+        5,
+        runs::ycsb("workloada"),
+    )
+    .await;
+    let delayed = row(&c, "delayed");
+    let (low, high) = delayed.throughput_delta.unwrap().ci95_percent.unwrap();
+    eprintln!("delayed: {:?} [{low:.1}%, {high:.1}%]", delayed.verdict);
+    assert_eq!(delayed.verdict, Verdict::Slower);
+    assert!(high < 0.0, "the interval [{low}, {high}] excludes zero");
+    let line = headline(&c).unwrap();
+    assert!(line.starts_with("delayed -") && line.contains("ops/s vs plain at 500, 5 reps"), "{line}");
+
+    let twin = DelayProxy::start(&server.uri, Duration::ZERO);
+    let (_, c) = ycsb_a(
+        "no-delay",
+        &[("plain", plain.uri.as_str()), ("twin", twin.uri.as_str())],
+        5,
+        runs::ycsb("workloada"),
+    )
+    .await;
+    let twin_row = row(&c, "twin");
+    eprintln!(
+        "no delay: {:?} adjusted p {:?}",
+        twin_row.verdict, twin_row.adjusted_p_value
+    );
+    assert_eq!(twin_row.verdict, Verdict::NoSignificantDifference);
+}
+
+#[tokio::test]
+async fn time_bounded_runs_of_different_speed_compare_and_another_seed_is_refused() {
+    let server = support::private_mongo("identity");
+    let slow = DelayProxy::start(&server.uri, Duration::from_millis(5));
+    let (results, c) = ycsb_a(
+        "identity",
+        &[("direct", server.uri.as_str()), ("slow", slow.uri.as_str())],
+        3,
+        runs::ycsb("workloada"),
+    )
+    .await;
+    // Different speeds: different operation counts, so different fingerprints, one identity.
+    let direct = results.iter().find(|r| r.cell.target == "direct").unwrap();
+    let delayed = results.iter().find(|r| r.cell.target == "slow").unwrap();
+    assert_ne!(direct.fingerprint, delayed.fingerprint);
+    assert_eq!(direct.identity, delayed.identity);
+    assert_eq!(row(&c, "slow").verdict, Verdict::Slower);
+
+    // The same comparison with the delayed target run under another seed is refused.
+    let other_seed = WorkloadPlan::Ycsb {
+        raw: mongobench::workload::ycsb::RawProperties::preset("workloada").unwrap(),
+        seed: 8,
+    };
+    let connected = runs::connect_all(&[("slow", slow.uri.as_str())], WORKERS).await;
+    let bench = runs::benchmark("identity-seed", other_seed, settings(1.0), &[RECORDS], 3);
+    let reseeded = runs::run_benchmark(&bench, &connected).await;
+    let mixed: Vec<CellResult> = results
+        .iter()
+        .filter(|r| r.cell.target == "direct")
+        .cloned()
+        .chain(reseeded)
+        .collect();
+    let c = compare(
+        &mixed,
+        &CompareOptions {
+            baseline: "direct".into(),
+            ..CompareOptions::default()
+        },
+    )
+    .unwrap();
+    let refused = row(&c, "slow");
+    assert_eq!(refused.verdict, Verdict::NotComparable);
+    let reason = refused.reason.as_deref().unwrap();
+    assert!(reason.contains("seed (7 vs 8)"), "{reason}");
+}
+
+#[tokio::test]
+async fn the_open_loop_measures_from_the_intended_start_without_queueing_its_own_workers() {
+    let server = support::private_mongo("open-loop");
+    let connected = runs::connect_all(&[("t", server.uri.as_str())], 8).await;
+    let mut settings = RunSettings {
+        workers: 8,
+        ..settings(3.0)
+    };
+    // A rate the server sustains easily: a few percent of its closed-loop throughput.
+    settings.target_ops_per_sec = Some(100.0);
+    let bench = runs::benchmark("open-loop", runs::ycsb("workloadc"), settings, &[RECORDS], 1);
+    let results = runs::run_benchmark(&bench, &connected).await;
+    let overall = &results[0].measured.as_ref().unwrap().overall;
+    let intended = overall.latency_us.unwrap();
+    let service = overall.uncorrected_latency_us.unwrap();
+    eprintln!(
+        "open loop at 100 ops/s: intended p50 {} µs, service p50 {} µs, {} operations",
+        intended.p50, service.p50, overall.completed
+    );
+    // Staggered workers wake on a 1 ms timer: the intended-start latency exceeds the service
+    // time by at most that granularity plus scheduling (documented margin: 2 ms). Ticks that
+    // fire all workers at once would queue them behind each other.
+    assert!(
+        intended.p50 <= service.p50 + 2_000,
+        "intended p50 {} µs vs service p50 {} µs",
+        intended.p50,
+        service.p50
+    );
+    // About 3 s × 100 ops/s, none after the window.
+    assert!(
+        (250..=301).contains(&overall.completed),
+        "{} operations",
+        overall.completed
+    );
+}
