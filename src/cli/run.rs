@@ -384,7 +384,9 @@ impl Display {
                 last_ops = now_ops;
                 let phase = *phase.lock().expect("phase lock");
                 let elapsed = started.elapsed();
+                // Time left is known only while the timed phases run.
                 let left = total
+                    .filter(|_| matches!(phase, "warmup" | "measuring"))
                     .map(|t| format!(", ~{}s left", t.saturating_sub(elapsed).as_secs()))
                     .unwrap_or_default();
                 let text = format!(
