@@ -19,7 +19,11 @@ use mongodb::bson::{Document, doc};
 use support::runs;
 
 /// Every document of `database.collection`, by `_id` order.
-async fn all_documents(client: &mongodb::Client, database: &str, collection: &str) -> Vec<Document> {
+async fn all_documents(
+    client: &mongodb::Client,
+    database: &str,
+    collection: &str,
+) -> Vec<Document> {
     let mut docs: Vec<Document> = client
         .database(database)
         .collection::<Document>(collection)
@@ -81,12 +85,19 @@ async fn run_and_check_restore(
         ["warmup", "measured"]
     );
     for r in &result.dataset.restores {
-        assert_eq!(r.reseeded, None, "the restore after {} did not verify", r.after);
+        assert_eq!(
+            r.reseeded, None,
+            "the restore after {} did not verify",
+            r.after
+        );
     }
     let documents_after = all_documents(&target.client, database, collection).await;
     assert_eq!(documents_after.len(), expected.len());
     for (got, want) in documents_after.iter().zip(&expected) {
-        assert_eq!(got, want, "a document differs from the seeded one after the run");
+        assert_eq!(
+            got, want,
+            "a document differs from the seeded one after the run"
+        );
     }
     assert_eq!(
         digest(&target.client, database, collection).await.unwrap(),
@@ -94,7 +105,10 @@ async fn run_and_check_restore(
         "the digest after restoring equals the seeded digest"
     );
     assert_eq!(result.dataset.digest.as_ref(), Some(&seeded_digest));
-    assert_eq!(seeded.digest, seeded_digest, "nothing had to be seeded again");
+    assert_eq!(
+        seeded.digest, seeded_digest,
+        "nothing had to be seeded again"
+    );
     result
 }
 
@@ -196,7 +210,13 @@ async fn ycsb_d_and_e_grow_through_two_sizes_without_a_duplicate_key() {
         let results = runs::run_benchmark(&bench, &targets).await;
         assert_eq!(results.len(), 4);
         for r in &results {
-            assert!(r.is_valid(), "{}: {:?} {:?}", r.cell, r.status, r.invalid_reasons);
+            assert!(
+                r.is_valid(),
+                "{}: {:?} {:?}",
+                r.cell,
+                r.status,
+                r.invalid_reasons
+            );
             let errors = &r.measured.as_ref().unwrap().overall.errors;
             assert_eq!(errors.duplicate_key, 0, "{}: {errors:?}", r.cell);
         }

@@ -42,7 +42,13 @@ async fn ycsb_a(
     let bench = runs::benchmark(name, plan, settings(1.0), &[RECORDS], repetitions);
     let results = runs::run_benchmark(&bench, &connected).await;
     for r in &results {
-        assert!(r.is_valid(), "{}: {:?} {:?}", r.cell, r.status, r.invalid_reasons);
+        assert!(
+            r.is_valid(),
+            "{}: {:?} {:?}",
+            r.cell,
+            r.status,
+            r.invalid_reasons
+        );
     }
     let comparison = compare(
         &results,
@@ -96,7 +102,10 @@ async fn three_a_a(name: &str, targets: &[(&str, &str)]) {
         }
         if b.verdict == Verdict::NoSignificantDifference {
             let line = headline(&c).unwrap();
-            assert!(line.starts_with("no significant difference at 500"), "{line}");
+            assert!(
+                line.starts_with("no significant difference at 500"),
+                "{line}"
+            );
         }
     }
     assert!(
@@ -117,7 +126,10 @@ async fn a_a_two_servers_of_the_same_kind_show_no_difference() {
     let second = support::private_mongo("aa-second");
     three_a_a(
         "aa-two",
-        &[("first", first.uri.as_str()), ("second", second.uri.as_str())],
+        &[
+            ("first", first.uri.as_str()),
+            ("second", second.uri.as_str()),
+        ],
     )
     .await;
 }
@@ -129,7 +141,10 @@ async fn a_delay_is_found_and_no_delay_is_not() {
     let slow = DelayProxy::start(&server.uri, Duration::from_millis(5));
     let (_, c) = ycsb_a(
         "sensitivity",
-        &[("plain", plain.uri.as_str()), ("delayed", slow.uri.as_str())],
+        &[
+            ("plain", plain.uri.as_str()),
+            ("delayed", slow.uri.as_str()),
+        ],
         5,
         runs::ycsb("workloada"),
     )
@@ -140,7 +155,10 @@ async fn a_delay_is_found_and_no_delay_is_not() {
     assert_eq!(delayed.verdict, Verdict::Slower);
     assert!(high < 0.0, "the interval [{low}, {high}] excludes zero");
     let line = headline(&c).unwrap();
-    assert!(line.starts_with("delayed -") && line.contains("ops/s vs plain at 500, 5 reps"), "{line}");
+    assert!(
+        line.starts_with("delayed -") && line.contains("ops/s vs plain at 500, 5 reps"),
+        "{line}"
+    );
 
     let twin = DelayProxy::start(&server.uri, Duration::ZERO);
     let (_, c) = ycsb_a(
@@ -214,7 +232,13 @@ async fn the_open_loop_measures_from_the_intended_start_without_queueing_its_own
     };
     // A rate the server sustains easily: a few percent of its closed-loop throughput.
     settings.target_ops_per_sec = Some(100.0);
-    let bench = runs::benchmark("open-loop", runs::ycsb("workloadc"), settings, &[RECORDS], 1);
+    let bench = runs::benchmark(
+        "open-loop",
+        runs::ycsb("workloadc"),
+        settings,
+        &[RECORDS],
+        1,
+    );
     let results = runs::run_benchmark(&bench, &connected).await;
     let overall = &results[0].measured.as_ref().unwrap().overall;
     let intended = overall.latency_us.unwrap();

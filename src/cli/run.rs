@@ -221,8 +221,9 @@ struct LocalEvents<'a> {
 
 impl Events for LocalEvents<'_> {
     fn seeding(&mut self, target: &str, size: &str, documents: u64) {
-        self.display
-            .line(&format!("{target}: seeding to {size} ({documents} documents)"));
+        self.display.line(&format!(
+            "{target}: seeding to {size} ({documents} documents)"
+        ));
     }
 
     fn seeded(&mut self, target: &str, size: &str, seeded: &Seeded) {
@@ -473,7 +474,10 @@ async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<Exit
             ))
         })?;
         if !t.initiate_members.is_empty() {
-            let set = t.replica_set_name.clone().unwrap_or_else(|| "rs0".to_owned());
+            let set = t
+                .replica_set_name
+                .clone()
+                .unwrap_or_else(|| "rs0".to_owned());
             if let Err(e) =
                 rs_init::initiate(&set, &t.initiate_members, &uri, Duration::from_secs(300)).await
             {

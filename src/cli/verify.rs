@@ -44,7 +44,9 @@ pub fn run(args: &VerifyArgs, out: &mut impl std::io::Write) -> anyhow::Result<E
             }
             Ok(Verification::Mismatch { expected, recorded }) => {
                 mismatched += 1;
-                format!("MISMATCH: the identity and counts give {expected}, the result records {recorded}")
+                format!(
+                    "MISMATCH: the identity and counts give {expected}, the result records {recorded}"
+                )
             }
             Ok(Verification::NotReproducible(why)) => {
                 other += 1;

@@ -380,7 +380,10 @@ mod tests {
         let (low, high) = d.ci95_percent.unwrap();
         assert!(close(low, 7.693995864795834), "{low}");
         assert!(close(high, 12.306004135204166), "{high}");
-        assert!(close(d.ci95_half_width_percent().unwrap(), 2.306004135204166));
+        assert!(close(
+            d.ci95_half_width_percent().unwrap(),
+            2.306004135204166
+        ));
         // p = 2 · (1 − F₈(10)); MDE = t₀.₉₇₅(8) + t₀.₈(8) = 3.194893652971186 (se = 1 = 1 %).
         assert!((d.p_value.unwrap() - 8.48818152762849e-6).abs() < 1e-15);
         assert!(close(d.mde_percent.unwrap(), 3.194893652971186));

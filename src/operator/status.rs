@@ -165,9 +165,7 @@ pub fn comparisons(comparison: Option<&report::Comparison>) -> Vec<Comparison> {
                 throughput_ci95_low_percent: interval.map(|(low, _)| round3(low)),
                 throughput_ci95_high_percent: interval.map(|(_, high)| round3(high)),
                 adjusted_p_value: row.adjusted_p_value.map(|p| (p * 1e6).round() / 1e6),
-                minimum_detectable_effect_percent: delta
-                    .and_then(|d| d.mde_percent)
-                    .map(round3),
+                minimum_detectable_effect_percent: delta.and_then(|d| d.mde_percent).map(round3),
                 cpu_per_op_delta_percent: row.cpu_delta.map(|d| round3(d.percent)),
                 p99_delta_percent: row.p99_delta.map(|d| round3(d.percent)),
                 cost_per_million_ops: row.cost_per_million_ops.map(round3),

@@ -369,7 +369,11 @@ fn row(
     }
 }
 
-fn decide(t: &TargetCells<'_>, b: &TargetCells<'_>, repetitions: usize) -> (Verdict, Option<String>) {
+fn decide(
+    t: &TargetCells<'_>,
+    b: &TargetCells<'_>,
+    repetitions: usize,
+) -> (Verdict, Option<String>) {
     let not_comparable = |why: String| (Verdict::NotComparable, Some(why));
     let identities = (t.identity(), b.identity());
     match identities {
@@ -470,7 +474,10 @@ pub fn headline(comparison: &Comparison) -> Option<String> {
             d.ci95_half_width_percent().unwrap_or(0.0)
         ));
     }
-    if let Some((_, r)) = rows.iter().find(|(_, r)| r.verdict == Verdict::NotComparable) {
+    if let Some((_, r)) = rows
+        .iter()
+        .find(|(_, r)| r.verdict == Verdict::NotComparable)
+    {
         return Some(format!(
             "not comparable: {}",
             r.reason.as_deref().unwrap_or("workload identities differ")
@@ -536,8 +543,7 @@ pub fn render_comparison(comparison: &Comparison) -> String {
                     r.throughput_delta
                         .and_then(|d| d.ci95_percent)
                         .map_or("-".into(), |(lo, hi)| format!("[{lo:+.1}%, {hi:+.1}%]")),
-                    r.adjusted_p_value
-                        .map_or("-".into(), |p| format!("{p:.3}")),
+                    r.adjusted_p_value.map_or("-".into(), |p| format!("{p:.3}")),
                     r.throughput_delta
                         .and_then(|d| d.mde_percent)
                         .map_or("-".into(), |m| format!("{m:.1}%")),
@@ -558,7 +564,10 @@ pub fn render_comparison(comparison: &Comparison) -> String {
                 out.push_str(&format!("  {} left out, {why}\n", r.target));
             }
             if let Some(cost) = r.cost_per_million_ops {
-                out.push_str(&format!("  {}: {cost:.4} per million operations\n", r.target));
+                out.push_str(&format!(
+                    "  {}: {cost:.4} per million operations\n",
+                    r.target
+                ));
             }
         }
     }
@@ -713,8 +722,10 @@ mongo-9.0 +10.0% ±4.5% ops/s vs psmdb-8.0 at 1M, 3 reps
             "workload identities differ in seed (1 vs 2) (psmdb-8.0 vs other-seed)"
         );
         // Holm over the three tested rows of the whole comparison (mongo-9.0, slow, same).
-        let tested: Vec<&ComparisonRow> =
-            rows.iter().filter(|r| r.adjusted_p_value.is_some()).collect();
+        let tested: Vec<&ComparisonRow> = rows
+            .iter()
+            .filter(|r| r.adjusted_p_value.is_some())
+            .collect();
         let raw: Vec<f64> = tested
             .iter()
             .map(|r| r.throughput_delta.unwrap().p_value.unwrap())
@@ -740,7 +751,11 @@ mongo-9.0 +10.0% ±4.5% ops/s vs psmdb-8.0 at 1M, 3 reps
             ..CompareOptions::default()
         };
         let alone = compare(&results, &options).unwrap();
-        let p = alone.groups[0].rows[1].throughput_delta.unwrap().p_value.unwrap();
+        let p = alone.groups[0].rows[1]
+            .throughput_delta
+            .unwrap()
+            .p_value
+            .unwrap();
         assert!(p < ALPHA && p * 5.0 >= ALPHA, "{p}");
         assert_eq!(verdict_of(&alone, "marginal"), Verdict::Faster);
         for t in ["n1", "n2", "n3", "n4"] {
@@ -851,7 +866,10 @@ mongo-9.0 +10.0% ±4.5% ops/s vs psmdb-8.0 at 1M, 3 reps
             line.starts_with("no significant difference at 1M (±"),
             "{line}"
         );
-        let single = vec![res("base", 1, 1000, 200, None), res("other", 1, 1200, 200, None)];
+        let single = vec![
+            res("base", 1, 1000, 200, None),
+            res("other", 1, 1200, 200, None),
+        ];
         let c = compare(&single, &options).unwrap();
         assert_eq!(headline(&c).unwrap(), "inconclusive: 1 repetition");
         let alone = vec![res("base", 1, 1000, 200, None)];

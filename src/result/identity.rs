@@ -90,7 +90,10 @@ mod tests {
         );
         assert_eq!(a, identity(&[("seed", "1"), ("workers", "16")]));
         assert_ne!(a.hash, identity(&[("seed", "2"), ("workers", "16")]).hash);
-        assert_ne!(a.hash, identity(&[("seed", "1"), ("workers", "1"), ("6", "")]).hash);
+        assert_ne!(
+            a.hash,
+            identity(&[("seed", "1"), ("workers", "1"), ("6", "")]).hash
+        );
     }
 
     #[test]

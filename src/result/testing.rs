@@ -12,14 +12,11 @@ pub(crate) type Op<'a> = (&'a str, u64, Result<(), ErrorKind>);
 
 /// The workload identity of the test study with `overrides` applied.
 pub(crate) fn identity(overrides: &[(&str, &str)]) -> WorkloadIdentity {
-    let mut parameters: BTreeMap<String, String> = [
-        ("seed", "1"),
-        ("workers", "16"),
-        ("workload", "flights/v1"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
+    let mut parameters: BTreeMap<String, String> =
+        [("seed", "1"), ("workers", "16"), ("workload", "flights/v1")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
     for (k, v) in overrides {
         parameters.insert(k.to_string(), v.to_string());
     }

@@ -101,8 +101,7 @@ pub async fn run(
     for size in &bench.sizes {
         let documents = plan::documents(&bench.plan, size.1);
         let pending = |t: &str| {
-            (1..=bench.repetitions)
-                .any(|r| !bench.completed.contains(&bench.cell(t, size, r).id))
+            (1..=bench.repetitions).any(|r| !bench.completed.contains(&bench.cell(t, size, r).id))
         };
         broken.clear();
         for t in targets {

@@ -485,15 +485,18 @@ async fn restore_and_verify_changes(
         let why = format!(
             "after restoring, the collection held {} documents with {} {} instead of {} with {}; \
              seeded again",
-            now.documents,
-            now.method,
-            now.value,
-            seeded.digest.documents,
-            seeded.digest.value
+            now.documents, now.method, now.value, seeded.digest.documents, seeded.digest.value
         );
-        *seeded = dataset::prepare(client, plan, settings.workers, seeded.documents, None, false)
-            .await
-            .map_err(|e| format!("{why}, which failed: {e}"))?;
+        *seeded = dataset::prepare(
+            client,
+            plan,
+            settings.workers,
+            seeded.documents,
+            None,
+            false,
+        )
+        .await
+        .map_err(|e| format!("{why}, which failed: {e}"))?;
         Some(why)
     };
     Ok(RestoreRecord {

@@ -116,11 +116,20 @@ fn traffic_parameters(params: &Params) -> Vec<(&'static str, String)> {
         ("findSplit.byStatus", f.by_status.to_string()),
         ("updateSplit.oneByFlightId", u.one_by_flight_id.to_string()),
         ("updateSplit.oneById", u.one_by_id.to_string()),
-        ("updateSplit.manyByFlightId", u.many_by_flight_id.to_string()),
+        (
+            "updateSplit.manyByFlightId",
+            u.many_by_flight_id.to_string(),
+        ),
         ("deleteSplit.oneByFlightId", d.one_by_flight_id.to_string()),
         ("deleteSplit.oneById", d.one_by_id.to_string()),
-        ("deleteSplit.manyByFlightId", d.many_by_flight_id.to_string()),
-        ("aggregateSplit.aircraftWindow", a.aircraft_window.to_string()),
+        (
+            "deleteSplit.manyByFlightId",
+            d.many_by_flight_id.to_string(),
+        ),
+        (
+            "aggregateSplit.aircraftWindow",
+            a.aircraft_window.to_string(),
+        ),
         ("aggregateSplit.routeSummary", a.route_summary.to_string()),
         ("hitRate", params.hit_rate.to_string()),
         ("findLimit", params.find_limit.to_string()),
@@ -234,8 +243,9 @@ pub fn verify(result: &CellResult) -> Result<Verification, VerifyError> {
         };
         let mut sources = Vec::new();
         for (w, &count) in counts.iter().enumerate() {
-            let worker = flights::Worker::new(&params, &dataset, w as u32, flights::Phase::Measured)
-                .map_err(|e| workload_error(e.to_string()))?;
+            let worker =
+                flights::Worker::new(&params, &dataset, w as u32, flights::Phase::Measured)
+                    .map_err(|e| workload_error(e.to_string()))?;
             sources.push(Source::flights(worker, Some(count)));
         }
         sources
@@ -246,8 +256,7 @@ pub fn verify(result: &CellResult) -> Result<Verification, VerifyError> {
                 raw.set(key, v.as_str());
             }
         }
-        let props =
-            ycsb::Properties::from_raw(&raw).map_err(|e| workload_error(e.to_string()))?;
+        let props = ycsb::Properties::from_raw(&raw).map_err(|e| workload_error(e.to_string()))?;
         let seed: u64 = parameter(identity, "seed")?;
         let shared = SharedState::new(documents);
         let mut sources = Vec::new();

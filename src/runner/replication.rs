@@ -55,7 +55,12 @@ impl ReplicaState {
             primary: primary.and_then(|p| p.get_str("name").ok().map(str::to_owned)),
             uptimes: members
                 .iter()
-                .filter_map(|m| Some((m.get_str("name").ok()?.to_owned(), integer(m.get("uptime"))?)))
+                .filter_map(|m| {
+                    Some((
+                        m.get_str("name").ok()?.to_owned(),
+                        integer(m.get("uptime"))?,
+                    ))
+                })
                 .collect(),
             caught_up,
         }
@@ -198,7 +203,10 @@ mod tests {
     fn secondaries_are_caught_up_when_they_applied_the_primarys_last_write() {
         let lagging = ReplicaState::of(&status(
             2,
-            &[("a:27017", "PRIMARY", 100, 500), ("b:27017", "SECONDARY", 99, 500)],
+            &[
+                ("a:27017", "PRIMARY", 100, 500),
+                ("b:27017", "SECONDARY", 99, 500),
+            ],
         ));
         assert!(!lagging.caught_up);
         let done = ReplicaState::of(&status(
@@ -220,16 +228,25 @@ mod tests {
     fn elections_and_restarts_are_named() {
         let before = ReplicaState::of(&status(
             2,
-            &[("a:27017", "PRIMARY", 100, 500), ("b:27017", "SECONDARY", 100, 500)],
+            &[
+                ("a:27017", "PRIMARY", 100, 500),
+                ("b:27017", "SECONDARY", 100, 500),
+            ],
         ));
         let same = ReplicaState::of(&status(
             2,
-            &[("a:27017", "PRIMARY", 200, 560), ("b:27017", "SECONDARY", 200, 560)],
+            &[
+                ("a:27017", "PRIMARY", 200, 560),
+                ("b:27017", "SECONDARY", 200, 560),
+            ],
         ));
         assert!(before.changes(&same).is_empty());
         let after = ReplicaState::of(&status(
             3,
-            &[("a:27017", "SECONDARY", 200, 12), ("b:27017", "PRIMARY", 200, 560)],
+            &[
+                ("a:27017", "SECONDARY", 200, 12),
+                ("b:27017", "PRIMARY", 200, 560),
+            ],
         ));
         assert_eq!(
             before.changes(&after),

@@ -327,5 +327,11 @@ fn temporary_load_document(props: &Properties, seed: u64, k: u64) -> Document {
     raw_props.insert_count = 1;
     let mut w = ycsb::Worker::new(&raw_props, seed, 0, 1, ycsb::Phase::Load, &shared).unwrap();
     let op = w.next().unwrap();
-    op.operation.commands[0].body.get_array("documents").unwrap()[0].as_document().unwrap().clone()
+    op.operation.commands[0]
+        .body
+        .get_array("documents")
+        .unwrap()[0]
+        .as_document()
+        .unwrap()
+        .clone()
 }

@@ -54,7 +54,12 @@ pub async fn run_benchmark(
     impl mongobench::runner::benchmark::Events for Quiet {
         fn seeding(&mut self, _: &str, _: &str, _: u64) {}
         fn seeded(&mut self, _: &str, _: &str, _: &Seeded) {}
-        fn started(&mut self, _: &mongobench::plan::Cell, _: &mongobench::runner::cell::CellProgress) {}
+        fn started(
+            &mut self,
+            _: &mongobench::plan::Cell,
+            _: &mongobench::runner::cell::CellProgress,
+        ) {
+        }
         async fn finished(
             &mut self,
             _: &mongobench::plan::Cell,
@@ -100,9 +105,10 @@ pub async fn connect_all(
 ) -> Vec<mongobench::runner::benchmark::Connected> {
     let mut out = Vec::new();
     for (name, uri) in targets {
-        let target = mongobench::runner::connect::connect(name, uri, workers, Duration::from_secs(10))
-            .await
-            .unwrap_or_else(|e| panic!("connecting to {name} at {uri}: {e}"));
+        let target =
+            mongobench::runner::connect::connect(name, uri, workers, Duration::from_secs(10))
+                .await
+                .unwrap_or_else(|e| panic!("connecting to {name} at {uri}: {e}"));
         out.push(mongobench::runner::benchmark::Connected {
             target,
             uri: (*uri).to_owned(),

@@ -500,8 +500,10 @@ fn build_status(
     let now = input.now;
     let total = cells.len() as u32;
     let count = |f: fn(&CellOutcome<'_>) -> bool| outcomes.iter().filter(|o| f(o)).count() as u32;
-    let completed = count(|o| matches!(o, CellOutcome::Completed { result, .. } if result.is_valid()));
-    let invalid = count(|o| matches!(o, CellOutcome::Completed { result, .. } if !result.is_valid()));
+    let completed =
+        count(|o| matches!(o, CellOutcome::Completed { result, .. } if result.is_valid()));
+    let invalid =
+        count(|o| matches!(o, CellOutcome::Completed { result, .. } if !result.is_valid()));
     let failed = count(|o| matches!(o, CellOutcome::Failed { .. }));
     let running = count(|o| matches!(o, CellOutcome::Running));
     let finished = completed + invalid + failed;
@@ -622,7 +624,12 @@ fn build_status(
         )
     };
     let data_seeded = if all_done {
-        c(ct::DATA_SEEDED, completed + invalid > 0, "Finished", tally.clone())
+        c(
+            ct::DATA_SEEDED,
+            completed + invalid > 0,
+            "Finished",
+            tally.clone(),
+        )
     } else if input.steps.contains(&Step::Provisioning) || input.steps.is_empty() {
         c(
             ct::DATA_SEEDED,
