@@ -188,3 +188,42 @@ fn every_spec_field_has_a_description() {
         out.join("\n")
     );
 }
+
+/// Every `format` in the schema is one the API server knows, so `kubectl apply` prints no
+/// "unrecognized format" warning.
+#[test]
+fn every_format_is_one_kubernetes_recognises() {
+    fn formats(schema: &Value, path: &str, out: &mut Vec<String>) {
+        match schema {
+            Value::Object(map) => {
+                if let Some(Value::String(f)) = map.get("format")
+                    && ![
+                        "int32",
+                        "int64",
+                        "float",
+                        "double",
+                        "byte",
+                        "date",
+                        "date-time",
+                        "duration",
+                        "quantity",
+                    ]
+                    .contains(&f.as_str())
+                {
+                    out.push(format!("{path}: {f}"));
+                }
+                for (k, v) in map {
+                    formats(v, &format!("{path}.{k}"), out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| formats(v, path, out)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    formats(&mongobench::api::openapi_schema(), "", &mut found);
+    assert!(
+        found.is_empty(),
+        "formats kubectl does not recognise: {found:?}"
+    );
+}

@@ -59,7 +59,7 @@ pub const KIND: &str = "MongoBenchmark";
 pub fn crd() -> CustomResourceDefinition {
     let mut crd = MongoBenchmark::crd();
     let mut value = serde_json::to_value(&crd).expect("a CRD serializes to JSON");
-    strip_nullable(&mut value);
+    normalize(&mut value);
     crd = serde_json::from_value(value).expect("the CRD still deserializes");
     crd
 }
@@ -80,13 +80,24 @@ pub fn openapi_schema() -> serde_json::Value {
     serde_json::to_value(schema).expect("a schema serializes to JSON")
 }
 
-fn strip_nullable(value: &mut serde_json::Value) {
+/// Removes `nullable` (optional fields are simply absent) and turns the unsigned integer
+/// formats schemars writes (`uint32`, `uint64`) into the ones Kubernetes knows (`int32`,
+/// `int64`; the `minimum: 0` beside them keeps them unsigned), so `kubectl apply` warns of no
+/// unrecognized format.
+fn normalize(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(map) => {
             map.remove("nullable");
-            map.values_mut().for_each(strip_nullable);
+            if let Some(format) = map.get_mut("format") {
+                match format.as_str() {
+                    Some("uint32") => *format = "int32".into(),
+                    Some("uint64") => *format = "int64".into(),
+                    _ => {}
+                }
+            }
+            map.values_mut().for_each(normalize);
         }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(strip_nullable),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(normalize),
         _ => {}
     }
 }
