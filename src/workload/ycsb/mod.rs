@@ -10,6 +10,8 @@
 //! * [`distributions`]: uniform, sequential, Zipfian (Gray et al.), scrambled Zipfian with insert
 //!   headroom, latest, hotspot, exponential, exact Zipfian, operation choice.
 //! * [`values`]: random field bytes, field lengths, `dataintegrity` values, Java field order.
+//! * [`record`]: keys and documents; [`load_document`] regenerates any loaded record (record `k`
+//!   of a load is a pure function of seed, `k` and the properties).
 //! * [`commands`]: the binding's `find` / `update` / `insert` / `delete` command shapes.
 //! * [`Worker`] (with the key choice of a private `chooser` module): one worker's stream of [`YcsbOp`]s for [`Phase::Load`] or [`Phase::Run`];
 //!   [`SharedState`]: the process-wide insert and acknowledgement counters.
@@ -51,7 +53,8 @@
 //!
 //! # Departures from YCSB (all from §10 or forced by determinism)
 //! Seeded per-worker xoshiro256** streams instead of `ThreadLocalRandom` (so compare with YCSB
-//! statistically, never by sequence); u64 key numbers and counts; `recordcount` required;
+//! statistically, never by sequence), and one stream per load-phase record (see [`record`]);
+//! u64 key numbers and counts; `recordcount` required;
 //! `operationcount=0` is unbounded and needs `maxexecutiontime`; unbounded out-of-order
 //! acknowledgements instead of the 2^20 ring that kills the process; ζ above 10^6 items by
 //! Euler–Maclaurin; unbiased uniform integers instead of `abs(nextLong) % n`.
@@ -67,6 +70,7 @@ pub mod ops;
 pub mod partition;
 pub mod properties;
 pub mod raw;
+pub mod record;
 pub mod rng;
 pub mod settings;
 pub mod shared;
@@ -80,6 +84,7 @@ pub use ops::{Call, OpKind, Phase, YcsbOp};
 pub use partition::{client_slice, effective_threads, quota};
 pub use properties::Properties;
 pub use raw::RawProperties;
+pub use record::{RecordBuilder, load_document};
 pub use rng::Rng;
 pub use settings::{
     Compat, FieldLengthHistogram, FieldLengths, Proportions, RequestDistribution,

@@ -6,25 +6,25 @@
 //! values; insert: values; scan: key, length, field; read-modify-write: key, field, values. Values
 //! draw, per field in `field0…` order, a length then the bytes. A key draw takes as many draws as
 //! its distribution and YCSB's rejection of unacknowledged keys need.
+//!
+//! A load-phase insert draws nothing from the worker's stream: record `k` comes from its own
+//! stream ([`RecordBuilder::load_document`]), so it does not depend on the worker count.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use mongodb::bson::{Binary, Bson, Document, spec::BinarySubtype};
+use mongodb::bson::{Bson, Document};
 use thiserror::Error;
 
 use super::chooser::{KeyChooser, KeyView, build_chooser};
 use super::commands;
 use super::distributions::{Discrete, Uniform, Zipfian};
-use super::keys::key_name;
 pub use super::ops::{Call, OpKind, Phase, YcsbOp};
 use super::partition::quota;
 use super::properties::{Properties, ScanLengthDistribution};
+use super::record::RecordBuilder;
 use super::rng::{self, Rng};
 use super::shared::SharedState;
-use super::values::{
-    FieldLengthChooser, deterministic_value, java_hash_order, java_hashmap_capacity,
-    java_hashset_capacity, random_bytes,
-};
+use super::values::{java_hash_order, java_hashset_capacity};
 use crate::workload::Operation;
 
 /// Why a worker cannot be built.
@@ -95,14 +95,10 @@ pub struct Worker {
     deterministic: bool,
     database: &'static str,
     table: String,
-    hashed: bool,
-    zero_padding: u32,
-    field_names: Vec<String>,
-    /// Field indexes in Java `HashMap` order for a document / a full `$set`.
-    write_order: Vec<usize>,
+    /// Keys, documents and values.
+    records: RecordBuilder,
     /// Field indexes in Java `HashSet` order for a full projection.
     projection_order: Vec<usize>,
-    field_lengths: FieldLengthChooser,
     data_integrity: bool,
     read_all_fields: bool,
     read_all_fields_by_name: bool,
@@ -213,10 +209,10 @@ impl Worker {
             None
         };
 
-        let field_names = props.field_names();
-        let write_order = java_hash_order(&field_names, java_hashmap_capacity(field_names.len()));
+        let records = RecordBuilder::new(props, seed);
+        let field_names = records.field_names();
         let projection_order =
-            java_hash_order(&field_names, java_hashset_capacity(field_names.len()));
+            java_hash_order(field_names, java_hashset_capacity(field_names.len()));
         let scan_length = match props.scan_length_distribution {
             ScanLengthDistribution::Uniform => ScanLength::Uniform(
                 Uniform::new(props.min_scan_length, props.max_scan_length)
@@ -238,12 +234,8 @@ impl Worker {
                 || !inserts,
             database: intern(&props.database),
             table: props.table.clone(),
-            hashed: props.hashed_keys,
-            zero_padding: props.zero_padding,
-            field_names,
-            write_order,
+            records,
             projection_order,
-            field_lengths: FieldLengthChooser::new(&props.field_lengths),
             data_integrity: props.data_integrity,
             read_all_fields: props.read_all_fields,
             read_all_fields_by_name: props.read_all_fields_by_name,
@@ -377,43 +369,22 @@ impl Worker {
     }
 
     fn random_field(&mut self) -> usize {
-        self.rng.range(0, self.field_names.len() as u64 - 1) as usize
+        self.rng
+            .range(0, self.records.field_names().len() as u64 - 1) as usize
     }
 
-    fn value(&mut self, key: &str, field: usize) -> Bson {
-        let len = self.field_lengths.sample(&mut self.rng);
-        let bytes = if self.data_integrity {
-            deterministic_value(key, &self.field_names[field], len as usize).into_bytes()
-        } else {
-            random_bytes(&mut self.rng, len as usize)
-        };
-        Bson::Binary(Binary {
-            subtype: BinarySubtype::Generic,
-            bytes,
-        })
-    }
-
-    /// All fields, drawn in `field0…` order, laid out in Java `HashMap` order.
-    fn all_values(&mut self, key: &str) -> Vec<(usize, Bson)> {
-        let mut drawn: Vec<Option<Bson>> = (0..self.field_names.len())
-            .map(|f| Some(self.value(key, f)))
-            .collect();
-        self.write_order
-            .iter()
-            .map(|&f| (f, drawn[f].take().expect("each field once")))
-            .collect()
-    }
-
+    /// Update values from the worker's stream: one random field, or all of them.
     fn write_values(&mut self, key: &str) -> Document {
-        let values = if self.write_all_fields {
-            self.all_values(key)
+        let values: Vec<(usize, Bson)> = if self.write_all_fields {
+            self.records.all_values(&mut self.rng, key)
         } else {
             let f = self.random_field();
-            vec![(f, self.value(key, f))]
+            vec![(f, self.records.value(&mut self.rng, key, f))]
         };
+        let names = self.records.field_names();
         values
             .into_iter()
-            .map(|(f, v)| (self.field_names[f].clone(), v))
+            .map(|(f, v)| (names[f].clone(), v))
             .collect()
     }
 
@@ -430,13 +401,15 @@ impl Worker {
     }
 
     fn names(&self, fields: &Option<Vec<usize>>) -> Option<Vec<&str>> {
-        fields
-            .as_ref()
-            .map(|fs| fs.iter().map(|&f| self.field_names[f].as_str()).collect())
+        fields.as_ref().map(|fs| {
+            fs.iter()
+                .map(|&f| self.records.field_names()[f].as_str())
+                .collect()
+        })
     }
 
     fn key(&self, keynum: u64) -> String {
-        key_name(keynum, self.hashed, self.zero_padding)
+        self.records.key(keynum)
     }
 
     fn read(&mut self) -> YcsbOp {
@@ -526,13 +499,14 @@ impl Worker {
         }
     }
 
+    /// Inserts record `keynum`: in the load phase the record's own document
+    /// ([`RecordBuilder::load_document`]), in the run phase values from the worker's stream.
     fn insert(&mut self, keynum: u64) -> YcsbOp {
         let key = self.key(keynum);
-        let mut document = Document::new();
-        document.insert("_id", key.clone());
-        for (f, v) in self.all_values(&key) {
-            document.insert(self.field_names[f].clone(), v);
-        }
+        let document = match self.phase {
+            Phase::Load => self.records.load_document(keynum),
+            Phase::Run => self.records.document(&mut self.rng, keynum),
+        };
         let (commands, buffered, documents) = if self.batch_size == 1 {
             let command = if self.upsert {
                 commands::upsert_one(&self.table, document)
@@ -577,7 +551,10 @@ impl Drop for Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::ycsb::keys::key_name;
     use crate::workload::ycsb::properties::RawProperties;
+    use crate::workload::ycsb::values::deterministic_value;
+    use mongodb::bson::spec::BinarySubtype;
     use std::collections::{BTreeSet, HashMap};
 
     fn props(preset: Option<&str>, extra: &[(&str, &str)]) -> Properties {
