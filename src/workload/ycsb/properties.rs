@@ -94,6 +94,28 @@ pub struct Properties {
     pub warnings: Vec<String>,
 }
 
+/// MongoDB's largest document (`maxBsonObjectSize`): a record above it can never be inserted.
+pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The BSON size of the largest record the properties can produce (§6): the `_id` string of up
+/// to 20 digits (or `zeropadding`) after `user`, and every field at its longest length.
+pub fn max_record_bytes(
+    field_count: u32,
+    field_name_prefix: &str,
+    lengths: &FieldLengths,
+    zero_padding: u32,
+) -> u64 {
+    let key = 4 + u64::from(zero_padding).max(20);
+    // Document length, `_id` element (type, name, string length, text, NUL), trailing NUL.
+    let mut bytes = 4 + (1 + 4 + 4 + key + 1) + 1;
+    for i in 0..field_count {
+        let name = (field_name_prefix.len() + i.to_string().len()) as u64;
+        // Type, name, NUL, binary length, subtype, bytes.
+        bytes = bytes.saturating_add(1 + name + 1 + 4 + 1 + lengths.max());
+    }
+    bytes
+}
+
 /// Typed access to a raw bag, with errors naming the property.
 struct Reader<'a> {
     raw: &'a RawProperties,
@@ -421,6 +443,25 @@ impl Properties {
             });
         }
         let database = database_for_url(raw.get("mongodb.url"), compat)?;
+        let zero_padding = r.u32("zeropadding", 1)?;
+        let field_name_prefix = r.string("fieldnameprefix", "field");
+        let record_bytes = max_record_bytes(
+            field_count,
+            &field_name_prefix,
+            &field_lengths,
+            zero_padding,
+        );
+        if record_bytes > MAX_RECORD_BYTES {
+            return Err(PropertyError::Conflict {
+                property: "fieldlength",
+                reason: format!(
+                    "fieldcount={field_count} fields of up to {} bytes make records of up to \
+                     {record_bytes} BSON bytes, above MongoDB's document limit of \
+                     {MAX_RECORD_BYTES} (16 MiB): lower fieldlength or fieldcount",
+                    field_lengths.max()
+                ),
+            });
+        }
 
         let thread_count = r.u32("threadcount", 1)?;
         if thread_count == 0 {
@@ -490,11 +531,11 @@ impl Properties {
             insert_count,
             insert_count_explicit,
             hashed_keys: r.string("insertorder", "hashed") == "hashed",
-            zero_padding: r.u32("zeropadding", 1)?,
+            zero_padding,
             table: r.string("table", "usertable"),
             database,
             field_count,
-            field_name_prefix: r.string("fieldnameprefix", "field"),
+            field_name_prefix,
             field_lengths,
             read_all_fields: r.bool("readallfields", true)?,
             read_all_fields_by_name,
@@ -815,6 +856,35 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn records_above_the_document_limit_are_refused() {
+        // Default record: 4 + (1 + 4 + 4 + 24 + 1) + 10 × (1 + 6 + 1 + 4 + 1 + 100) + 1 with
+        // the `_id` counted at 20 digits: 1169 bytes, one more than a 19-digit key's 1168.
+        assert_eq!(
+            max_record_bytes(10, "field", &FieldLengths::Constant(100), 1),
+            1169
+        );
+        let fits = 16 * 1024 * 1024 / 10 - 100;
+        assert!(props(&[("recordcount", "10"), ("fieldlength", &fits.to_string())]).is_ok());
+        let err = props(&[("recordcount", "10"), ("fieldlength", "1677722")]).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                PropertyError::Conflict {
+                    property: "fieldlength",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("16 MiB"), "{err}");
+        let h = FieldLengths::Histogram(FieldLengthHistogram {
+            block_size: 10,
+            buckets: vec![1, 0, 3, 0],
+        });
+        assert_eq!(h.max(), 30);
     }
 
     #[test]

@@ -61,6 +61,21 @@ pub enum FieldLengths {
     Histogram(FieldLengthHistogram),
 }
 
+impl FieldLengths {
+    /// The longest value the distribution can produce.
+    pub fn max(&self) -> u64 {
+        match self {
+            FieldLengths::Constant(n) => *n,
+            FieldLengths::Uniform { max, .. } | FieldLengths::Zipfian { max, .. } => *max,
+            FieldLengths::Histogram(h) => h
+                .buckets
+                .iter()
+                .rposition(|&count| count > 0)
+                .map_or(0, |bucket| (bucket as u64 + 1).saturating_mul(h.block_size)),
+        }
+    }
+}
+
 /// A `fieldlengthhistogram` file: first line `BlockSize<TAB>b`, then `bucket<TAB>count` lines;
 /// length = (bucket + 1) · b with the bucket chosen in proportion to its count.
 #[derive(Debug, Clone, PartialEq, Eq)]

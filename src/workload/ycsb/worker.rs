@@ -313,7 +313,7 @@ impl Worker {
         let key = last.get_str("_id").unwrap_or_default().to_string();
         let documents = std::mem::take(&mut self.batch);
         let count = documents.len();
-        let command = self.batch_command(documents);
+        let commands = self.batch_commands(documents);
         Some(YcsbOp {
             kind: OpKind::Insert,
             keynum: self.batch_last_keynum,
@@ -322,7 +322,7 @@ impl Worker {
             buffered: false,
             documents: count,
             verify: false,
-            operation: self.operation(OpKind::Insert, vec![command]),
+            operation: self.operation(OpKind::Insert, commands),
         })
     }
 
@@ -491,7 +491,8 @@ impl Worker {
         }
     }
 
-    fn batch_command(&self, documents: Vec<Document>) -> crate::workload::Command {
+    /// The flush of a batch: one command, or several within MongoDB's command limits.
+    fn batch_commands(&self, documents: Vec<Document>) -> Vec<crate::workload::Command> {
         if self.upsert {
             commands::upsert_many(&self.table, documents)
         } else {
@@ -519,7 +520,7 @@ impl Worker {
             self.batch_last_keynum = keynum;
             if self.batch.len() == self.batch_size {
                 let batch = std::mem::take(&mut self.batch);
-                (vec![self.batch_command(batch)], false, self.batch_size)
+                (self.batch_commands(batch), false, self.batch_size)
             } else {
                 (Vec::new(), true, 0)
             }
