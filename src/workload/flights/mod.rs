@@ -37,7 +37,8 @@ pub use params::{
     WriteSplit,
 };
 pub use seeding::{
-    AVG_DOC_BYTES, SeedBatch, dataset_id, documents_for_data_bytes, seed_batch, seed_ranges,
+    AVG_DOC_BYTES, MAX_SEED_BATCH_DOCUMENTS, SeedBatch, dataset_id, documents_for_data_bytes,
+    max_document_bytes, seed_batch, seed_ranges,
 };
 pub use target::{FilterTarget, classify_filter, operation_filter};
 pub use worker::{PlannedOp, Target, ThinkTime, Worker, WorkerError};

@@ -9,8 +9,8 @@ use thiserror::Error;
 
 /// Largest `insertBatchSize`.
 pub const MAX_INSERT_BATCH_SIZE: u32 = 1000;
-/// Largest `seedBatchSize` (the server's maxWriteBatchSize).
-pub const MAX_SEED_BATCH_SIZE: u32 = 100_000;
+/// Largest `seedBatchSize`: the most documents that fit one 16 MiB insert command.
+pub const MAX_SEED_BATCH_SIZE: u32 = super::seeding::MAX_SEED_BATCH_DOCUMENTS;
 /// Largest `findLimit` and `aggWindow` (keeps `flight_id + aggWindow` inside int32).
 pub const MAX_LIMIT: u32 = 1_000_000;
 
@@ -723,6 +723,13 @@ mod tests {
             ),
             (
                 Params {
+                    seed_batch_size: MAX_SEED_BATCH_SIZE + 1,
+                    ..sized()
+                },
+                "seedBatchSize:",
+            ),
+            (
+                Params {
                     documents: Some(1),
                     transaction_percent: 10,
                     insert_percent: 0,
@@ -744,6 +751,14 @@ mod tests {
             ..sized()
         };
         assert_eq!(ok.validate(), Ok(()));
+        assert_eq!(
+            Params {
+                seed_batch_size: MAX_SEED_BATCH_SIZE,
+                ..sized()
+            }
+            .validate(),
+            Ok(())
+        );
         assert_eq!(
             Params {
                 write_concern: Some("1".into()),
