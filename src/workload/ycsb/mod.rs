@@ -29,9 +29,10 @@
 //!    `Worker::new(&props, seed, w, workers, phase, &shared)?` per worker.
 //! 4. Per worker: `while let Some(op) = worker.next() { execute; worker.complete(); throttle }`.
 //!    Each command's status follows its [`Call`]; a [`YcsbOp::buffered`] insert is BATCHED_OK;
-//!    a read-modify-write's calls are also measured as `READ` and `UPDATE`. At cleanup,
-//!    [`Worker::take_remainder`] yields the unflushed batch (sent only with
-//!    `mongobench.batch.flush=true`; YCSB drops it — warn either way).
+//!    a read-modify-write's calls are also measured as `READ` and `UPDATE`. YCSB drops a
+//!    worker's unflushed batch remainder; with `mongobench.batch.flush=true` [`Worker::next`]
+//!    yields it after the quota, and a runner that stops a worker early takes it with
+//!    [`Worker::take_remainder`] to send it at cleanup (timed as INSERT).
 //!
 //! # Load and run partitioning (§8)
 //! * Load: YCSB threads take key numbers from one shared counter. Here worker `w` of `W` inserts

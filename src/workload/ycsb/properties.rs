@@ -88,7 +88,7 @@ pub struct Properties {
     pub txninsert_partition: bool,
     /// `mongobench.txninsert.start`.
     pub txninsert_start: TxnInsertStart,
-    /// `mongobench.batch.flush`: write the unflushed batch remainder at cleanup.
+    /// `mongobench.batch.flush`: write the unflushed batch remainder after the last operation.
     pub batch_flush: bool,
     /// Warnings YCSB would print (replaced values, ignored properties).
     pub warnings: Vec<String>,

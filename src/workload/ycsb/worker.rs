@@ -105,6 +105,8 @@ pub struct Worker {
     write_all_fields: bool,
     upsert: bool,
     batch_size: usize,
+    /// `mongobench.batch.flush`: yield the batch remainder once the quota is done.
+    batch_flush: bool,
     batch: Vec<Document>,
     batch_last_keynum: u64,
     // load phase
@@ -242,6 +244,7 @@ impl Worker {
             write_all_fields: props.write_all_fields,
             upsert: props.upsert,
             batch_size: props.batch_size as usize,
+            batch_flush: props.batch_flush,
             batch: Vec::new(),
             batch_last_keynum: 0,
             load_next: props.load_range().0 + u64::from(worker_index),
@@ -286,11 +289,14 @@ impl Worker {
         self.next().map(|op| op.operation)
     }
 
-    /// The next operation with its YCSB details, or `None` when the quota is done.
+    /// The next operation with its YCSB details, or `None` when the quota is done. With
+    /// `mongobench.batch.flush=true` and `batchsize > 1`, the unflushed batch remainder follows
+    /// the quota as one more operation (an INSERT of the remaining documents).
     #[allow(clippy::should_implement_trait)] // not an Iterator: it must not run ahead of execution
     pub fn next(&mut self) -> Option<YcsbOp> {
         self.complete();
         match &mut self.remaining {
+            Some(0) if self.batch_flush => return self.take_remainder(),
             Some(0) => return None,
             Some(n) => *n -= 1,
             None => {}
@@ -305,9 +311,10 @@ impl Worker {
         })
     }
 
-    /// The batch remainder this worker never flushed (`batchsize > 1`): YCSB drops it silently;
-    /// with `mongobench.batch.flush=true` the runner executes this operation at cleanup (timed as
-    /// INSERT). Empties the buffer.
+    /// The batch remainder this worker has not flushed (`batchsize > 1`) as one INSERT
+    /// operation, emptying the buffer. YCSB drops the remainder silently; with
+    /// `mongobench.batch.flush=true` [`Worker::next`] yields it after the quota, and a runner that
+    /// stops a worker early (a duration-bound phase) takes it here to send it at cleanup.
     pub fn take_remainder(&mut self) -> Option<YcsbOp> {
         let last = self.batch.last()?;
         let key = last.get_str("_id").unwrap_or_default().to_string();
@@ -856,6 +863,59 @@ mod tests {
         let rest = w.take_remainder().expect("one document left");
         assert_eq!((rest.documents, rest.keynum), (1, 6));
         assert!(w.take_remainder().is_none());
+    }
+
+    #[test]
+    fn batch_flush_yields_the_remainder_after_the_quota() {
+        let p = props(
+            Some("a"),
+            &[
+                ("batchsize", "3"),
+                ("recordcount", "7"),
+                ("fieldlength", "4"),
+                ("mongobench.batch.flush", "true"),
+            ],
+        );
+        let s = SharedState::new(7);
+        let ops = drain(&mut worker(&p, 1, 0, 1, Phase::Load, &s));
+        let shape: Vec<(bool, usize)> = ops.iter().map(|o| (o.buffered, o.documents)).collect();
+        assert_eq!(
+            shape,
+            [
+                (true, 0),
+                (true, 0),
+                (false, 3),
+                (true, 0),
+                (true, 0),
+                (false, 3),
+                (true, 0),
+                (false, 1)
+            ]
+        );
+        let last = ops.last().unwrap();
+        assert_eq!(
+            (last.kind, last.keynum, last.calls.as_slice()),
+            (OpKind::Insert, 6, &[Call::Insert][..])
+        );
+        let body = &last.operation.commands[0].body;
+        let ids: Vec<&str> = body
+            .get_array("documents")
+            .unwrap()
+            .iter()
+            .map(|d| d.as_document().unwrap().get_str("_id").unwrap())
+            .collect();
+        assert_eq!(ids, [key_name(6, true, 1)]);
+        // A quota that ends on a full batch leaves nothing to flush.
+        let p = props(
+            Some("a"),
+            &[
+                ("batchsize", "3"),
+                ("recordcount", "6"),
+                ("fieldlength", "4"),
+                ("mongobench.batch.flush", "true"),
+            ],
+        );
+        assert_eq!(drain(&mut worker(&p, 1, 0, 1, Phase::Load, &s)).len(), 6);
     }
 
     #[test]
