@@ -21,10 +21,9 @@
 //! 1. `let props = Properties::from_raw(&raw)?;` per client pod (with `mongobench.client.count`
 //!    pods, [`Properties::load_range`] gives each pod its [`client_slice`] of the load); clamp
 //!    workers with [`effective_threads`].
-//! 2. Run-phase inserts start at `props.txninsert_start.resolve(props.record_count,
-//!    Some(document_count))?` — `recordcount` as YCSB (default), or after what the collection
-//!    already holds (`auto`), or an explicit high-water mark ([`SharedState::insert_high_water`]
-//!    of the previous run), so that a second D/E run does not collide with the first.
+//! 2. Run-phase inserts start at a key the runner picks: YCSB starts at `recordcount`;
+//!    mongobench's runner starts after max(`recordcount`, the collection's document count), so
+//!    a second D/E run does not collide with the first.
 //! 3. `let shared = SharedState::new(start);` once per phase and process; one
 //!    `Worker::new(&props, seed, w, workers, phase, &shared)?` per worker.
 //! 4. Per worker: `while let Some(op) = worker.next() { execute; worker.complete(); throttle }`.
@@ -89,7 +88,7 @@ pub use record::{RecordBuilder, load_document};
 pub use rng::Rng;
 pub use settings::{
     Compat, FieldLengthHistogram, FieldLengths, Proportions, RequestDistribution,
-    ScanLengthDistribution, TxnInsertStart, ZipfianMode,
+    ScanLengthDistribution, ZipfianMode,
 };
 pub use shared::SharedState;
 pub use worker::{Worker, WorkerError};

@@ -9,7 +9,7 @@ use super::partition::client_slice;
 pub use super::raw::{CORE_WORKLOAD_CLASS, DEFAULT_MONGODB_URL, RawProperties};
 pub use super::settings::{
     Compat, FieldLengthHistogram, FieldLengths, Proportions, RequestDistribution,
-    ScanLengthDistribution, TxnInsertStart, ZipfianMode,
+    ScanLengthDistribution, ZipfianMode,
 };
 
 /// Validated CoreWorkload and mongobench generator properties. Construct with
@@ -86,13 +86,19 @@ pub struct Properties {
     pub client_count: u32,
     /// `mongobench.txninsert.partition`: per-worker insert lanes (see the module docs).
     pub txninsert_partition: bool,
-    /// `mongobench.txninsert.start`.
-    pub txninsert_start: TxnInsertStart,
     /// `mongobench.batch.flush`: write the unflushed batch remainder after the last operation.
     pub batch_flush: bool,
     /// Warnings YCSB would print (replaced values, ignored properties).
     pub warnings: Vec<String>,
 }
+
+/// mongobench properties that no longer exist, with what replaced them: setting one is an error,
+/// never silently ignored.
+const REMOVED: [(&str, &str); 1] = [(
+    "mongobench.txninsert.start",
+    "the runner starts run-phase inserts after max(recordcount, documents already in the \
+     collection), so a second D/E run never reuses a key; remove the property",
+)];
 
 /// MongoDB's largest document (`maxBsonObjectSize`): a record above it can never be inserted.
 pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
@@ -510,17 +516,11 @@ impl Properties {
                 ),
             ));
         }
-        let txninsert_start = match raw.get("mongobench.txninsert.start").map(str::trim) {
-            None | Some("recordcount") => TxnInsertStart::RecordCount,
-            Some("auto") => TxnInsertStart::Auto,
-            Some(v) => TxnInsertStart::Fixed(v.parse().map_err(|_| {
-                r.invalid(
-                    "mongobench.txninsert.start",
-                    v,
-                    "recordcount, auto or a key number",
-                )
-            })?),
-        };
+        for (property, reason) in REMOVED {
+            if raw.contains(property) {
+                return Err(PropertyError::Removed { property, reason });
+            }
+        }
 
         Ok(Properties {
             workload: raw.preset_name().unwrap_or("custom").to_string(),
@@ -557,7 +557,6 @@ impl Properties {
             client_index,
             client_count,
             txninsert_partition: r.bool("mongobench.txninsert.partition", false)?,
-            txninsert_start,
             batch_flush: r.bool("mongobench.batch.flush", false)?,
             warnings,
         })
@@ -653,7 +652,6 @@ mod tests {
         );
         assert_eq!((p.batch_size, p.upsert, p.thread_count), (1, false, 1));
         assert_eq!(p.zipfian_mode, ZipfianMode::Ycsb);
-        assert_eq!(p.txninsert_start, TxnInsertStart::RecordCount);
         assert_eq!(p.field_names()[9], "field9");
     }
 
@@ -951,23 +949,24 @@ mod tests {
     }
 
     #[test]
-    fn txninsert_start_resolves() {
-        assert_eq!(
-            TxnInsertStart::RecordCount.resolve(1000, Some(5)).unwrap(),
-            1000
-        );
-        assert_eq!(TxnInsertStart::Fixed(7).resolve(1000, None).unwrap(), 7);
-        assert_eq!(
-            TxnInsertStart::Auto.resolve(1000, Some(1050)).unwrap(),
-            1050
-        );
-        assert!(TxnInsertStart::Auto.resolve(1000, None).is_err());
-        let p = props(&[
+    fn removed_properties_are_refused_with_what_replaced_them() {
+        let err = props(&[
             ("recordcount", "10"),
             ("mongobench.txninsert.start", "auto"),
         ])
-        .unwrap();
-        assert_eq!(p.txninsert_start, TxnInsertStart::Auto);
+        .unwrap_err();
+        assert!(matches!(
+            err,
+            PropertyError::Removed {
+                property: "mongobench.txninsert.start",
+                ..
+            }
+        ));
+        assert!(
+            err.to_string()
+                .starts_with("property mongobench.txninsert.start is not supported: the runner"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub enum WorkerError {
     Unbounded,
     /// The mix reads records but no chosen key can exist.
     #[error(
-        "the operation mix reads records but no key of the chosen range [{first}, …] is at or below the last acknowledged key ({last:?}): check recordcount, insertstart and mongobench.txninsert.start (load the collection first)"
+        "the operation mix reads records but no key of the chosen range [{first}, …] is at or below the last acknowledged key ({last:?}): check recordcount and insertstart (load the collection first)"
     )]
     NothingToRead {
         /// First key number the request distribution can produce.
