@@ -120,8 +120,9 @@ pub struct Workload {
     #[schemars(extend("default" = "primary"))]
     pub read_preference: Option<ReadPreference>,
 
-    /// Wire compressors the client offers, in order of preference (default none);
-    /// `[zlib, snappy]` mimics plgm's shipped configuration.
+    /// Wire compressors the client offers, in order of preference (default: those of the
+    /// target URI's `compressors`, none without); the server uses the first it also supports.
+    /// `[zlib, snappy]` mimics plgm's shipped configuration, `[zstd]` plgm's default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 3))]
     #[x_kube(merge_strategy = ListMerge::Set)]
