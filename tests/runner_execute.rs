@@ -1,15 +1,49 @@
-//! Sending generated commands to the real MongoDB-wire server: the client offers the spec's wire
-//! compressors.
+//! Sending generated commands to the real MongoDB-wire server: the target URI's write and read
+//! concerns reach commands sent as documents, and the client offers the spec's wire compressors.
 mod support;
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mongobench::api::WireCompressor;
-use mongobench::runner::connect::connect_with;
+use mongobench::runner::connect::{client_options, connect_with};
 use mongobench::runner::execute::{ExecOptions, execute};
 use mongobench::workload::Operation;
 use mongobench::workload::ycsb::commands;
-use mongodb::bson::doc;
+use mongodb::bson::{Document, doc};
+use mongodb::event::EventHandler;
+use mongodb::event::command::CommandEvent;
+
+/// `uri` with `options` appended to its query.
+fn with_options(uri: &str, options: &str) -> String {
+    let sep = if uri.contains('?') { '&' } else { '?' };
+    format!("{uri}{sep}{options}")
+}
+
+/// A client on `uri` that records every command it sends, in order.
+async fn recording(uri: &str) -> (mongodb::Client, Arc<Mutex<Vec<Document>>>) {
+    let mut opts = client_options("ferretdb", uri, 2, Duration::from_secs(10), &[])
+        .await
+        .unwrap();
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let log = sent.clone();
+    opts.command_event_handler = Some(EventHandler::callback(move |event| {
+        if let CommandEvent::Started(started) = event {
+            log.lock().unwrap().push(started.command);
+        }
+    }));
+    (mongodb::Client::with_options(opts).unwrap(), sent)
+}
+
+/// The commands named `name` that were sent.
+fn sent_named(sent: &Arc<Mutex<Vec<Document>>>, name: &str) -> Vec<Document> {
+    sent.lock()
+        .unwrap()
+        .iter()
+        .filter(|c| c.keys().next().map(String::as_str) == Some(name))
+        .cloned()
+        .collect()
+}
 
 fn operation(
     database: &str,
@@ -21,6 +55,93 @@ fn operation(
         database: Box::leak(database.to_owned().into_boxed_str()),
         commands,
     }
+}
+
+#[tokio::test]
+async fn the_uri_s_write_and_read_concerns_reach_the_server() {
+    let env = support::mongo("uri-concerns").await;
+    let uri = with_options(
+        &env.uri,
+        "w=1&j=true&wtimeoutMS=5000&readConcernLevel=local",
+    );
+    let (client, sent) = recording(&uri).await;
+    let insert = operation(
+        &env.database,
+        "INSERT",
+        vec![commands::insert_one(
+            "t",
+            doc! {"_id": "user1", "field0": "a"},
+        )],
+    );
+    let reply = execute(&client, &insert, &ExecOptions::default())
+        .await
+        .expect("the server accepts the URI's write concern");
+    assert_eq!(reply.n, 1);
+    let read = operation(
+        &env.database,
+        "READ",
+        vec![commands::read("t", "user1", None)],
+    );
+    let reply = execute(&client, &read, &ExecOptions::default())
+        .await
+        .expect("the server accepts the URI's read concern");
+    assert_eq!(reply.documents, 1);
+
+    let inserts = sent_named(&sent, "insert");
+    assert_eq!(
+        inserts[0].get_document("writeConcern").unwrap(),
+        &doc! {"w": 1, "wtimeout": 5000, "j": true}
+    );
+    let finds = sent_named(&sent, "find");
+    assert_eq!(
+        finds[0].get_document("readConcern").unwrap(),
+        &doc! {"level": "local"}
+    );
+
+    // The run's own write concern replaces the URI's.
+    let run = ExecOptions {
+        read_preference: None,
+        write_concern: Some(
+            mongodb::options::WriteConcern::builder()
+                .w(mongodb::options::Acknowledgment::Nodes(1))
+                .build(),
+        ),
+    };
+    let update = operation(
+        &env.database,
+        "UPDATE",
+        vec![commands::update("t", "user1", doc! {"field0": "b"})],
+    );
+    assert_eq!(execute(&client, &update, &run).await.unwrap().n, 1);
+    let updates = sent_named(&sent, "update");
+    assert_eq!(
+        updates[0].get_document("writeConcern").unwrap(),
+        &doc! {"w": 1}
+    );
+}
+
+#[tokio::test]
+async fn without_uri_concerns_commands_carry_none() {
+    let env = support::mongo("no-uri-concerns").await;
+    let (client, sent) = recording(&env.uri).await;
+    let insert = operation(
+        &env.database,
+        "INSERT",
+        vec![commands::insert_one("t", doc! {"_id": "user1"})],
+    );
+    execute(&client, &insert, &ExecOptions::default())
+        .await
+        .unwrap();
+    let read = operation(
+        &env.database,
+        "READ",
+        vec![commands::read("t", "user1", None)],
+    );
+    execute(&client, &read, &ExecOptions::default())
+        .await
+        .unwrap();
+    assert!(!sent_named(&sent, "insert")[0].contains_key("writeConcern"));
+    assert!(!sent_named(&sent, "find")[0].contains_key("readConcern"));
 }
 
 #[tokio::test]

@@ -57,6 +57,26 @@ pub struct Target {
     pub server: ServerInfo,
 }
 
+/// `uri` with YCSB's `j=` option (which the Rust driver refuses) spelled `journal=`, the
+/// driver's name for it; a `journal` option given too wins.
+pub fn journal_option(uri: &str) -> String {
+    let Some((head, query)) = uri.split_once('?') else {
+        return uri.to_owned();
+    };
+    let options: Vec<&str> = query.split('&').collect();
+    let key = |o: &str| o.split('=').next().unwrap_or("").to_ascii_lowercase();
+    let has_journal = options.iter().any(|o| key(o) == "journal");
+    let kept: Vec<String> = options
+        .iter()
+        .filter(|o| !(has_journal && key(o) == "j"))
+        .map(|o| match o.split_once('=') {
+            Some((k, v)) if k.eq_ignore_ascii_case("j") => format!("journal={v}"),
+            _ => (*o).to_owned(),
+        })
+        .collect();
+    format!("{head}?{}", kept.join("&"))
+}
+
 /// The driver's compressor for a `spec.workload.wireCompressors` entry (default levels).
 pub fn compressor(c: WireCompressor) -> Compressor {
     match c {
@@ -69,7 +89,9 @@ pub fn compressor(c: WireCompressor) -> Compressor {
 /// Client options for a benchmark: a pool large enough for every worker plus the runner's own
 /// statistics and explain calls, and `timeout` for server selection and connecting. A
 /// non-empty `compressors` (`spec.workload.wireCompressors`, in order of preference) replaces
-/// the URI's `compressors`; empty keeps what the URI says (none by default).
+/// the URI's `compressors`; empty keeps what the URI says (none by default). The URI's read and
+/// write concern options (`w`, `journal`, `wtimeoutMS`, `readConcernLevel`) stay in the options:
+/// the runner adds them to every command that sets none of its own.
 pub async fn client_options(
     name: &str,
     uri: &str,
@@ -77,7 +99,7 @@ pub async fn client_options(
     timeout: Duration,
     compressors: &[WireCompressor],
 ) -> Result<ClientOptions, ConnectError> {
-    let mut opts = ClientOptions::parse(uri)
+    let mut opts = ClientOptions::parse(journal_option(uri))
         .await
         .map_err(|source| ConnectError::Uri {
             target: name.to_owned(),
@@ -242,6 +264,23 @@ mod tests {
             .unwrap();
         assert_eq!(none.compressors, None);
         assert_eq!(none.write_concern, None);
+    }
+
+    #[tokio::test]
+    async fn ycsb_s_j_option_is_the_driver_s_journal() {
+        assert_eq!(
+            journal_option("mongodb://h/ycsb?w=1&j=true"),
+            "mongodb://h/ycsb?w=1&journal=true"
+        );
+        assert_eq!(
+            journal_option("mongodb://h/?journal=true&j=true&w=2"),
+            "mongodb://h/?journal=true&w=2"
+        );
+        assert_eq!(journal_option("mongodb://h/"), "mongodb://h/");
+        let opts = client_options("x", "mongodb://h/?j=true", 1, Duration::from_secs(1), &[])
+            .await
+            .unwrap();
+        assert_eq!(opts.write_concern.unwrap().journal, Some(true));
     }
 
     #[tokio::test]
