@@ -7,7 +7,8 @@
 //! concern ([`ExecOptions::write_concern`]), else the client's (the URI's `w`, `journal`,
 //! `wtimeoutMS`), on every write outside a transaction; the client's read concern (the URI's
 //! `readConcernLevel`) on every read outside a transaction. A command that carries its own
-//! keeps it.
+//! keeps it. A drained cursor's `getMore`s run in the session of the command that opened it, as
+//! a server requires.
 
 use mongodb::bson::{Bson, Document, doc};
 use mongodb::options::{ReadPreference, SelectionCriteria, WriteConcern};
@@ -164,10 +165,29 @@ async fn run(
     db: &mongodb::Database,
     command: &Command,
     opts: &ExecOptions,
-    mut session: Option<&mut ClientSession>,
+    session: Option<&mut ClientSession>,
 ) -> Result<Reply, Failure> {
     // The caller's session is a transaction's.
-    let body = with_concerns(db, &command.body, opts, session.is_some())?;
+    let in_transaction = session.is_some();
+    // A cursor that is drained needs its getMores in the find's session: without a session of
+    // the caller's, use one of our own for the whole command.
+    let mut own = if session.is_none() && command.drain_cursor {
+        Some(db.client().start_session().await.map_err(Failure::Driver)?)
+    } else {
+        None
+    };
+    let session = session.or(own.as_mut());
+    run_in(db, command, opts, session, in_transaction).await
+}
+
+async fn run_in(
+    db: &mongodb::Database,
+    command: &Command,
+    opts: &ExecOptions,
+    mut session: Option<&mut ClientSession>,
+    in_transaction: bool,
+) -> Result<Reply, Failure> {
+    let body = with_concerns(db, &command.body, opts, in_transaction)?;
     let write = is_write(&body);
     let mut action = db.run_command(body);
     if !write && let Some(rp) = &opts.read_preference {
