@@ -25,6 +25,11 @@ pub struct Properties {
     pub record_count: u64,
     /// `operationcount`; 0 = unbounded (ends by `maxexecutiontime`).
     pub operation_count: u64,
+    /// `mongobench.headroom.operationcount`: the operation count the zipfian insert headroom
+    /// (`expectednewkeys`) is computed from; defaults to `operationcount`. A runner that bounds a
+    /// run by time sets `operationcount=0` and keeps the workload's own `operationcount` here,
+    /// so the hot keys are those of stock YCSB run with that workload file.
+    pub headroom_operation_count: u64,
     /// `insertstart`.
     pub insert_start: u64,
     /// `insertcount` (defaults to `recordcount − insertstart`).
@@ -258,6 +263,8 @@ impl Properties {
             });
         }
         let operation_count = r.u64("operationcount", 0)?;
+        let headroom_operation_count =
+            r.u64("mongobench.headroom.operationcount", operation_count)?;
         let insert_start = r.u64("insertstart", 0)?;
         if insert_start > record_count {
             return Err(PropertyError::InsertRange {
@@ -527,6 +534,7 @@ impl Properties {
             compat,
             record_count,
             operation_count,
+            headroom_operation_count,
             insert_start,
             insert_count,
             insert_count_explicit,
@@ -570,9 +578,10 @@ impl Properties {
     }
 
     /// `expectednewkeys = trunc(operationcount × insertproportion × 2.0)` from the property as
-    /// given (not normalised); a negative proportion counts as 0.
+    /// given (not normalised); a negative proportion counts as 0. The operation count is
+    /// `mongobench.headroom.operationcount` when set.
     pub fn expected_new_keys(&self) -> u64 {
-        (self.operation_count as f64 * self.proportions.insert.max(0.0) * 2.0) as u64
+        (self.headroom_operation_count as f64 * self.proportions.insert.max(0.0) * 2.0) as u64
     }
 
     /// Operations of a load: `insertcount` if it was set, else `recordcount` (keys
@@ -619,7 +628,7 @@ mod tests {
         let p = props(&[("recordcount", "500")]).expect("valid");
         assert_eq!(p.workload, "custom");
         assert_eq!(p.compat, Compat::V0_17_0);
-        assert_eq!(p.operation_count, 0);
+        assert_eq!((p.operation_count, p.headroom_operation_count), (0, 0));
         assert_eq!(
             (p.insert_start, p.insert_count, p.insert_count_explicit),
             (0, 500, false)
@@ -699,6 +708,13 @@ mod tests {
         let e = Properties::preset("workloadE").expect("case-insensitive");
         assert_eq!(e.max_scan_length, 100);
         assert_eq!(e.expected_new_keys(), 100);
+        // A time-bound run: operationcount 0, the headroom of the file's 1000 operations kept.
+        let mut raw = RawProperties::preset("e").unwrap();
+        raw.set("operationcount", "0");
+        assert_eq!(Properties::from_raw(&raw).unwrap().expected_new_keys(), 0);
+        raw.set("mongobench.headroom.operationcount", "1000");
+        let timed = Properties::from_raw(&raw).unwrap();
+        assert_eq!((timed.operation_count, timed.expected_new_keys()), (0, 100));
         assert!(matches!(
             Properties::preset("g"),
             Err(PropertyError::UnknownPreset { .. })
