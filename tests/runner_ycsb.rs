@@ -1,15 +1,20 @@
 //! YCSB load and run phases against the real MongoDB-wire server: each core workload's
-//! operations in its proportions, and run-phase inserts that never collide across runs
-//! (every run starts from the restored load).
+//! operations in its proportions, run-phase inserts that never collide across runs (every run
+//! starts from the restored load), loaded records that can be regenerated one by one, and
+//! load-phase insert retries.
 mod support;
 
-use std::time::Duration;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use mongobench::api::RunLength;
 use mongobench::result::{CellResult, CellStatus};
 use mongobench::runner::cell::{CellProgress, WorkloadPlan, run_cell};
 use mongobench::runner::connect::{Target, connect};
 use mongobench::runner::dataset::Seeded;
+use mongobench::runner::seed_flights::{META_COLLECTION, META_DATABASE};
+use mongobench::runner::seed_ycsb::{LoadError, LoadRecord, load};
+use mongobench::workload::ycsb::{Properties, RawProperties, RecordBuilder};
 use mongodb::bson::{Document, doc};
 use support::runs;
 
@@ -195,4 +200,153 @@ async fn workload_f_read_modify_writes_record_their_read_and_update() {
         "nested calls are not counted twice"
     );
     assert_eq!(errors(&r), 0);
+}
+
+#[tokio::test]
+async fn every_loaded_record_is_its_load_document() {
+    let server = support::private_mongo("ycsb-records");
+    let plan = runs::ycsb("workloada");
+    let (target, _) = loaded(&server, &plan).await;
+    let WorkloadPlan::Ycsb { raw, seed } = &plan else {
+        unreachable!()
+    };
+    let mut raw = raw.clone();
+    raw.set("recordcount", RECORDS.to_string());
+    let records = RecordBuilder::new(&Properties::from_raw(&raw).unwrap(), *seed);
+    let stored: BTreeMap<String, Document> = {
+        use futures::TryStreamExt;
+        target
+            .client
+            .database("ycsb")
+            .collection::<Document>("usertable")
+            .find(doc! {})
+            .await
+            .unwrap()
+            .try_collect::<Vec<_>>()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|d| (d.get_str("_id").unwrap().to_owned(), d))
+            .collect()
+    };
+    assert_eq!(stored.len() as u64, RECORDS);
+    // Loaded by 4 workers; each record is what the record's own stream generates, byte for byte
+    // as the server stores it.
+    for k in 0..RECORDS {
+        let expected = records.load_document(k);
+        let key = expected.get_str("_id").unwrap();
+        assert_eq!(stored.get(key), Some(&expected), "record {k}");
+    }
+}
+
+/// Records that an empty `ycsb.usertable` was loaded, so that a load adds to what is there
+/// instead of dropping the table first.
+async fn loaded_empty(client: &mongodb::Client) {
+    client
+        .database(META_DATABASE)
+        .collection::<LoadRecord>(META_COLLECTION)
+        .insert_one(LoadRecord {
+            id: "ycsb.usertable".into(),
+            workload: "ycsb".into(),
+            records: 0,
+        })
+        .await
+        .unwrap();
+}
+
+/// A workload A load of 5 records with `retries` retries one second apart.
+fn retrying(retries: u32) -> RawProperties {
+    let mut raw = RawProperties::preset("workloada").unwrap();
+    raw.set("core_workload_insertion_retry_limit", retries.to_string());
+    raw.set("core_workload_insertion_retry_interval", "1");
+    raw
+}
+
+#[tokio::test]
+async fn a_failed_load_insert_is_retried_until_it_succeeds() {
+    let server = support::private_mongo("ycsb-retry");
+    let target = connect("ferretdb", &server.uri, 1, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let raw = retrying(2);
+    let mut sized = raw.clone();
+    sized.set("recordcount", "5");
+    let records = RecordBuilder::new(&Properties::from_raw(&sized).unwrap(), 7);
+    let coll = target
+        .client
+        .database("ycsb")
+        .collection::<Document>("usertable");
+    // Record 0, the first one the only worker inserts, is in the way: its first insert fails
+    // with a duplicate key. Clearing it half a second later lets the retry succeed.
+    loaded_empty(&target.client).await;
+    let blocker = doc! {"_id": records.key(0), "stale": true};
+    coll.insert_one(blocker).await.unwrap();
+    let clearer = {
+        let coll = coll.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            coll.delete_one(doc! {"stale": true}).await.unwrap();
+        })
+    };
+    let started = Instant::now();
+    let report = load(&target.client, &raw, 7, 5, 1)
+        .await
+        .expect("the retry of record 0 succeeds");
+    clearer.await.unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(800),
+        "the retry waited the interval × [0.8, 1.2): {:?}",
+        started.elapsed()
+    );
+    assert_eq!((report.from, report.to), (0, 5));
+    assert_eq!(coll.count_documents(doc! {}).await.unwrap(), 5);
+    let first = coll
+        .find_one(doc! {"_id": records.key(0)})
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        first,
+        records.load_document(0),
+        "the same record was retried"
+    );
+}
+
+#[tokio::test]
+async fn a_load_insert_that_keeps_failing_fails_the_load_after_its_retries() {
+    let server = support::private_mongo("ycsb-retry-fails");
+    let target = connect("ferretdb", &server.uri, 1, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let raw = retrying(1);
+    let mut sized = raw.clone();
+    sized.set("recordcount", "5");
+    let records = RecordBuilder::new(&Properties::from_raw(&sized).unwrap(), 7);
+    let coll = target
+        .client
+        .database("ycsb")
+        .collection::<Document>("usertable");
+    loaded_empty(&target.client).await;
+    coll.insert_one(doc! {"_id": records.key(3), "stale": true})
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let err = load(&target.client, &raw, 7, 5, 1)
+        .await
+        .expect_err("record 3 never goes in");
+    assert!(started.elapsed() >= Duration::from_millis(800));
+    match &err {
+        LoadError::Failed {
+            failed,
+            attempted,
+            retries,
+            first,
+        } => {
+            assert_eq!((*failed, *attempted, *retries), (1, 4, 1));
+            assert!(first.contains(&records.key(3)), "{first}");
+        }
+        other => panic!("{other}"),
+    }
+    // The worker stopped at record 3, as a YCSB load thread does.
+    assert_eq!(coll.count_documents(doc! {}).await.unwrap(), 4);
 }

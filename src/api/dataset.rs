@@ -83,9 +83,10 @@ pub struct Dataset {
         .message("spec.dataset.sizes must be strictly ascending (each size larger than the one before)"))]
     pub sizes: Vec<String>,
 
-    /// Documents per insert command while seeding (1 to 100000, default 1000).
+    /// Documents per insert command while seeding flights (1 to 4800, default 1000; 4800 of
+    /// the largest flights documents fill MongoDB's 16 MiB command limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 100000), extend("default" = 1000))]
+    #[schemars(range(min = 1, max = 4800), extend("default" = 1000))]
     pub seed_batch_size: Option<u32>,
 
     /// Concurrent seeding tasks (1 to 256, default 8).
@@ -176,6 +177,20 @@ mod tests {
                 "{pattern}"
             );
         }
+    }
+
+    #[test]
+    fn seed_batch_size_maximum_is_what_fits_one_command() {
+        let crd = serde_json::to_value(crate::api::crd()).unwrap();
+        let found = crd.pointer(
+            "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/dataset/properties/seedBatchSize/maximum",
+        );
+        assert_eq!(
+            found.and_then(serde_json::Value::as_f64),
+            Some(f64::from(
+                crate::workload::flights::MAX_SEED_BATCH_DOCUMENTS
+            ))
+        );
     }
 
     #[test]

@@ -456,6 +456,9 @@ fn check_flights(flights: &Flights, out: &mut Vec<Violation>) {
     }
 }
 
+/// MongoDB's `maxBsonObjectSize`.
+const MAX_DOCUMENT_BYTES: u64 = 16 * 1024 * 1024;
+
 fn check_ycsb(ycsb: &Ycsb, out: &mut Vec<Violation>) {
     if ycsb.proportions().positive_total() <= 0.0 {
         out.push(Violation::new(
@@ -476,6 +479,18 @@ fn check_ycsb(ycsb: &Ycsb, out: &mut Vec<Violation>) {
         out.push(Violation::new(
             "spec.workload.ycsb.minFieldLength",
             format!("{min_field} exceeds fieldLength {field}"),
+        ));
+    }
+    let record = ycsb.max_record_bytes();
+    if record > MAX_DOCUMENT_BYTES {
+        out.push(Violation::new(
+            "spec.workload.ycsb.fieldLength",
+            format!(
+                "fieldCount {} × fieldLength {} make records of up to {record} bytes, above \
+                 MongoDB's 16 MiB document limit ({MAX_DOCUMENT_BYTES} bytes)",
+                ycsb.field_count.unwrap_or(10),
+                ycsb.field_length()
+            ),
         ));
     }
     if ycsb.data_integrity == Some(true)
@@ -906,6 +921,18 @@ mod tests {
             errors(&doc),
             ["spec.workload.ycsb.minFieldLength: 200 exceeds fieldLength 100"]
         );
+        let ycsb = json!({"workload": "a", "fieldCount": 17, "fieldLength": 1000000});
+        let doc = with("/spec/workload", json!({"type": "ycsb", "ycsb": ycsb}));
+        assert_eq!(
+            errors(&doc),
+            [
+                "spec.workload.ycsb.fieldLength: fieldCount 17 × fieldLength 1000000 make records \
+              of up to 17000319 bytes, above MongoDB's 16 MiB document limit (16777216 bytes)"
+            ]
+        );
+        let ycsb = json!({"workload": "a", "fieldCount": 16, "fieldLength": 1000000});
+        let doc = with("/spec/workload", json!({"type": "ycsb", "ycsb": ycsb}));
+        assert_eq!(errors(&doc), Vec::<String>::new());
         let ycsb = json!({"workload": "a", "dataIntegrity": true,
                           "fieldLengthDistribution": "uniform"});
         let doc = with("/spec/workload", json!({"type": "ycsb", "ycsb": ycsb}));

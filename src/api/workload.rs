@@ -109,10 +109,11 @@ pub struct Workload {
     #[schemars(extend("default" = 1))]
     pub seed: Option<u64>,
 
-    /// Write concern of the workload's writes: `default` (the server's default, majority on a
-    /// replica set), `majority`, or a number of members (`1` to `99`).
+    /// Write concern of the workload's writes: `default` (the target URI's `w`, else the
+    /// server's default, majority on a replica set), `majority`, or a number of members (`1` to
+    /// `99`). Unset: `default` for flights, `1` for ycsb (YCSB's default URL sets `w=1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(pattern(WRITE_CONCERN_PATTERN), extend("default" = "default"))]
+    #[schemars(pattern(WRITE_CONCERN_PATTERN))]
     pub write_concern: Option<String>,
 
     /// Read preference of the workload's reads (default `primary`).
@@ -120,8 +121,9 @@ pub struct Workload {
     #[schemars(extend("default" = "primary"))]
     pub read_preference: Option<ReadPreference>,
 
-    /// Wire compressors the client offers, in order of preference (default none);
-    /// `[zlib, snappy]` mimics plgm's shipped configuration.
+    /// Wire compressors the client offers, in order of preference (default: those of the
+    /// target URI's `compressors`, none without); the server uses the first it also supports.
+    /// `[zlib, snappy]` mimics plgm's shipped configuration, `[zstd]` plgm's default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 3))]
     #[x_kube(merge_strategy = ListMerge::Set)]
@@ -197,8 +199,10 @@ impl Workload {
         self.seed.unwrap_or(DEFAULT_SEED)
     }
 
-    /// Effective write concern; `WriteConcern::Default` sends none (server default).
-    /// A value outside the grammar also reads as `Default`; `validate` refuses it.
+    /// Effective write concern; `WriteConcern::Default` sends the URI's (or none: the server
+    /// default). Unset, flights uses `Default` and YCSB `w: 1`, the `w=1` of YCSB's default URL
+    /// (specs/ycsb.md §6). A value outside the grammar also reads as `Default`; `validate`
+    /// refuses it.
     pub fn write_concern(&self) -> WriteConcern {
         match self.write_concern.as_deref() {
             Some("majority") => WriteConcern::Majority,
@@ -207,6 +211,7 @@ impl Workload {
                 .ok()
                 .filter(|&n| n >= 1)
                 .map_or(WriteConcern::Default, WriteConcern::Nodes),
+            None if self.kind == WorkloadType::Ycsb => WriteConcern::Nodes(1),
             None => WriteConcern::Default,
         }
     }
@@ -349,5 +354,12 @@ mod tests {
         assert_eq!(wc("majority"), WriteConcern::Majority);
         assert_eq!(wc("1"), WriteConcern::Nodes(1));
         assert_eq!(wc("3"), WriteConcern::Nodes(3));
+        // YCSB's default URL says w=1; an explicit value, `default` included, wins.
+        let ycsb = |extra: &str| {
+            workload(&format!("{{type: ycsb, ycsb: {{workload: a}}{extra}}}")).write_concern()
+        };
+        assert_eq!(ycsb(""), WriteConcern::Nodes(1));
+        assert_eq!(ycsb(", writeConcern: default"), WriteConcern::Default);
+        assert_eq!(ycsb(", writeConcern: majority"), WriteConcern::Majority);
     }
 }

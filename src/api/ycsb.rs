@@ -52,6 +52,10 @@ macro_rules! ycsb_proportion {
     .message("spec.workload.ycsb.minFieldLength must not exceed fieldLength")
     .field_path(".minFieldLength"))]
 #[x_kube(validation = Rule::new(
+    "(has(self.fieldCount) ? self.fieldCount : 10) * ((has(self.fieldLength) ? self.fieldLength : 100) + (has(self.fieldNamePrefix) ? size(self.fieldNamePrefix) : 5) + 10) + 64 <= 16777216")
+    .message("spec.workload.ycsb.fieldLength × fieldCount make records above MongoDB's 16 MiB document limit")
+    .field_path(".fieldLength"))]
+#[x_kube(validation = Rule::new(
     "!has(self.dataIntegrity) || !self.dataIntegrity || !has(self.fieldLengthDistribution) || self.fieldLengthDistribution == 'constant'")
     .message("spec.workload.ycsb.dataIntegrity requires fieldLengthDistribution constant")
     .field_path(".dataIntegrity"))]
@@ -229,6 +233,15 @@ impl Ycsb {
     /// Effective `fieldlengthdistribution` (default `constant`).
     pub fn field_length_distribution(&self) -> FieldLengthDistribution {
         self.field_length_distribution.unwrap_or_default()
+    }
+
+    /// An upper bound of a record's BSON size (the CEL rule's formula): per field its bytes, the
+    /// name (prefix and up to 3 digits) and 7 bytes of framing; 64 bytes for the document
+    /// framing and an `_id` of up to 36 characters.
+    pub fn max_record_bytes(&self) -> u64 {
+        let prefix = self.field_name_prefix.as_deref().map_or(5, str::len) as u64;
+        u64::from(self.field_count.unwrap_or(10)) * (u64::from(self.field_length()) + prefix + 10)
+            + 64
     }
 
     /// Effective `requestdistribution`: the override, else the workload file's.

@@ -23,7 +23,7 @@ use crate::report::{CompareOptions, render_csv};
 use crate::result::{CellResult, CellStatus};
 use crate::runner::benchmark::{self, Benchmark, Connected, Events};
 use crate::runner::cell::{CellProgress, RunSettings};
-use crate::runner::connect::connect;
+use crate::runner::connect::connect_with;
 use crate::runner::dataset::Seeded;
 use crate::runner::{rs_init, sink};
 
@@ -177,12 +177,13 @@ fn benchmark(
 
 async fn connect_all(
     targets: &[(String, String)],
-    workers: u32,
+    spec: &MongoBenchmarkSpec,
     timeout: Duration,
 ) -> anyhow::Result<Vec<Connected>> {
+    let workers = spec.workload.workers();
     let mut out = Vec::new();
     for (name, uri) in targets {
-        let target = connect(name, uri, workers, timeout)
+        let target = connect_with(name, uri, workers, timeout, &spec.workload.wire_compressors)
             .await
             .map_err(|e| invalid(e.to_string()))?;
         tracing::info!(target = %name, version = %target.server.version, topology = %target.server.topology, "connected");
@@ -257,12 +258,7 @@ async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| "local".to_owned());
     let targets = parse_targets(&args.targets)?;
     let bench = benchmark(spec, &name, &new_run_id(), LOCAL_PLATFORM, &[])?;
-    let connected = connect_all(
-        &targets,
-        bench.settings.workers,
-        Duration::from_secs(args.connect_timeout),
-    )
-    .await?;
+    let connected = connect_all(&targets, spec, Duration::from_secs(args.connect_timeout)).await?;
     let mut events = LocalEvents {
         display: Display::new(&bench.settings),
         out: args.out.as_deref(),
@@ -487,7 +483,7 @@ async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<Exit
         targets.push((t.name.clone(), uri));
     }
     let timeout = Duration::from_secs(args.connect_timeout);
-    let connected = match connect_all(&targets, bench.settings.workers, timeout).await {
+    let connected = match connect_all(&targets, &job.spec, timeout).await {
         Ok(c) => c,
         Err(e) => return fail(&e.to_string()),
     };

@@ -204,3 +204,47 @@ const YCSB_RECORD_BYTES: u64 = 1168;
 
 /// How long a run waits for a target to answer before giving up.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::MongoBenchmark;
+
+    fn spec(workload: &str) -> MongoBenchmarkSpec {
+        let text = format!(
+            "apiVersion: mongobench.io/v1alpha1\nkind: MongoBenchmark\nmetadata: {{name: t}}\n\
+             spec:\n  targets: [{{name: local, external: {{uriSecretRef: {{name: s, key: uri}}}}}}]\n  \
+             platforms: [{{name: local}}]\n  dataset: {{sizes: [1k]}}\n  workload: {workload}\n"
+        );
+        serde_yaml::from_str::<MongoBenchmark>(&text).unwrap().spec
+    }
+
+    #[test]
+    fn ycsb_writes_with_w1_unless_the_spec_says_otherwise() {
+        let ycsb = |extra: &str| {
+            run_settings(&spec(&format!(
+                "{{type: ycsb, ycsb: {{workload: a}}{extra}}}"
+            )))
+            .unwrap()
+            .write_concern
+        };
+        assert_eq!(ycsb(""), Some("1".to_owned()));
+        assert_eq!(
+            ycsb(", writeConcern: majority"),
+            Some("majority".to_owned())
+        );
+        assert_eq!(ycsb(", writeConcern: '2'"), Some("2".to_owned()));
+        assert_eq!(ycsb(", writeConcern: default"), None);
+        // Flights keeps the server's (or the URI's) default.
+        let flights = |extra: &str| {
+            run_settings(&spec(&format!("{{type: flights{extra}}}")))
+                .unwrap()
+                .write_concern
+        };
+        assert_eq!(flights(""), None);
+        assert_eq!(
+            flights(", writeConcern: majority"),
+            Some("majority".to_owned())
+        );
+    }
+}

@@ -1,6 +1,5 @@
 //! Renderers for a set of result documents: a fixed-width table for people, YCSB 0.17.0's
-//! text report (and the measurement parts of its status line), CSV, JSON, and a comparison of
-//! targets against a baseline.
+//! text report, CSV, JSON, and a comparison of targets against a baseline.
 //!
 //! No renderer passes an incomplete result off as valid: the table and CSV mark it (NOTE
 //! `INCOMPLETE`, `status` column), JSON keeps its `status`, and the YCSB text and the
@@ -13,7 +12,6 @@ pub mod java_format;
 mod json;
 mod layout;
 mod table;
-mod ycsb_status;
 mod ycsb_text;
 
 pub use compare::{
@@ -23,7 +21,6 @@ pub use compare::{
 pub use csv::{CSV_COLUMNS, OVERALL, render_csv};
 pub use json::render_json;
 pub use table::render_table;
-pub use ycsb_status::{java_hash_dot_2, remaining_text, status_summary};
 pub use ycsb_text::{YcsbOptions, render_ycsb};
 
 use crate::result::ResultError;

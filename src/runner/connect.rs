@@ -5,8 +5,10 @@ use std::time::Duration;
 
 use mongodb::Client;
 use mongodb::bson::{Document, doc};
-use mongodb::options::ClientOptions;
+use mongodb::options::{ClientOptions, Compressor};
 use serde::{Deserialize, Serialize};
+
+use crate::api::WireCompressor;
 
 /// Why a target could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -55,15 +57,49 @@ pub struct Target {
     pub server: ServerInfo,
 }
 
+/// `uri` with YCSB's `j=` option (which the Rust driver refuses) spelled `journal=`, the
+/// driver's name for it; a `journal` option given too wins.
+pub fn journal_option(uri: &str) -> String {
+    let Some((head, query)) = uri.split_once('?') else {
+        return uri.to_owned();
+    };
+    let options: Vec<&str> = query.split('&').collect();
+    let key = |o: &str| o.split('=').next().unwrap_or("").to_ascii_lowercase();
+    let has_journal = options.iter().any(|o| key(o) == "journal");
+    let kept: Vec<String> = options
+        .iter()
+        .filter(|o| !(has_journal && key(o) == "j"))
+        .map(|o| match o.split_once('=') {
+            Some((k, v)) if k.eq_ignore_ascii_case("j") => format!("journal={v}"),
+            _ => (*o).to_owned(),
+        })
+        .collect();
+    format!("{head}?{}", kept.join("&"))
+}
+
+/// The driver's compressor for a `spec.workload.wireCompressors` entry (default levels).
+pub fn compressor(c: WireCompressor) -> Compressor {
+    match c {
+        WireCompressor::Zlib => Compressor::Zlib { level: None },
+        WireCompressor::Snappy => Compressor::Snappy,
+        WireCompressor::Zstd => Compressor::Zstd { level: None },
+    }
+}
+
 /// Client options for a benchmark: a pool large enough for every worker plus the runner's own
-/// statistics and explain calls, and `timeout` for server selection and connecting.
+/// statistics and explain calls, and `timeout` for server selection and connecting. A
+/// non-empty `compressors` (`spec.workload.wireCompressors`, in order of preference) replaces
+/// the URI's `compressors`; empty keeps what the URI says (none by default). The URI's read and
+/// write concern options (`w`, `journal`, `wtimeoutMS`, `readConcernLevel`) stay in the options:
+/// the runner adds them to every command that sets none of its own.
 pub async fn client_options(
     name: &str,
     uri: &str,
     workers: u32,
     timeout: Duration,
+    compressors: &[WireCompressor],
 ) -> Result<ClientOptions, ConnectError> {
-    let mut opts = ClientOptions::parse(uri)
+    let mut opts = ClientOptions::parse(journal_option(uri))
         .await
         .map_err(|source| ConnectError::Uri {
             target: name.to_owned(),
@@ -74,17 +110,33 @@ pub async fn client_options(
     opts.connect_timeout = Some(timeout);
     opts.max_pool_size = Some(workers.max(1) + 4);
     opts.min_pool_size = None;
+    if !compressors.is_empty() {
+        opts.compressors = Some(compressors.iter().map(|c| compressor(*c)).collect());
+    }
     Ok(opts)
 }
 
-/// Connects and identifies the server; fails within `timeout` when nothing answers.
+/// Connects and identifies the server; fails within `timeout` when nothing answers. The client
+/// offers the URI's compressors, if any; see [`connect_with`] for `spec.workload.wireCompressors`.
 pub async fn connect(
     name: &str,
     uri: &str,
     workers: u32,
     timeout: Duration,
 ) -> Result<Target, ConnectError> {
-    let opts = client_options(name, uri, workers, timeout).await?;
+    connect_with(name, uri, workers, timeout, &[]).await
+}
+
+/// [`connect`] with the wire compressors the client offers (`spec.workload.wireCompressors`,
+/// in order of preference; the server picks the first it supports, or none).
+pub async fn connect_with(
+    name: &str,
+    uri: &str,
+    workers: u32,
+    timeout: Duration,
+    compressors: &[WireCompressor],
+) -> Result<Target, ConnectError> {
+    let opts = client_options(name, uri, workers, timeout, compressors).await?;
     let client = Client::with_options(opts).map_err(|source| ConnectError::Uri {
         target: name.to_owned(),
         source,
@@ -161,6 +213,74 @@ mod tests {
         assert!(info.writable_primary);
         assert_eq!(info.version, "unknown");
         assert_eq!(info.git_version, None);
+    }
+
+    #[tokio::test]
+    async fn spec_compressors_replace_the_uri_s_and_concerns_come_from_the_uri() {
+        let t = Duration::from_secs(1);
+        let uri = "mongodb://h:27017/?compressors=zlib&w=2&journal=true&wtimeoutMS=500&readConcernLevel=local";
+        let plain = client_options("x", uri, 4, t, &[]).await.unwrap();
+        assert_eq!(
+            plain.compressors.as_deref(),
+            Some(&[Compressor::Zlib { level: None }][..])
+        );
+        let wc = plain
+            .write_concern
+            .clone()
+            .expect("the URI's write concern");
+        assert_eq!(wc.w, Some(mongodb::options::Acknowledgment::Nodes(2)));
+        assert_eq!(wc.journal, Some(true));
+        assert_eq!(wc.w_timeout, Some(Duration::from_millis(500)));
+        assert_eq!(
+            plain.read_concern.map(|rc| rc.level),
+            Some(mongodb::options::ReadConcernLevel::Local)
+        );
+        assert_eq!(plain.max_pool_size, Some(8));
+        let spec = client_options(
+            "x",
+            uri,
+            4,
+            t,
+            &[
+                WireCompressor::Zstd,
+                WireCompressor::Snappy,
+                WireCompressor::Zlib,
+            ],
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            spec.compressors.as_deref(),
+            Some(
+                &[
+                    Compressor::Zstd { level: None },
+                    Compressor::Snappy,
+                    Compressor::Zlib { level: None }
+                ][..]
+            )
+        );
+        let none = client_options("x", "mongodb://h/", 1, t, &[])
+            .await
+            .unwrap();
+        assert_eq!(none.compressors, None);
+        assert_eq!(none.write_concern, None);
+    }
+
+    #[tokio::test]
+    async fn ycsb_s_j_option_is_the_driver_s_journal() {
+        assert_eq!(
+            journal_option("mongodb://h/ycsb?w=1&j=true"),
+            "mongodb://h/ycsb?w=1&journal=true"
+        );
+        assert_eq!(
+            journal_option("mongodb://h/?journal=true&j=true&w=2"),
+            "mongodb://h/?journal=true&w=2"
+        );
+        assert_eq!(journal_option("mongodb://h/"), "mongodb://h/");
+        let opts = client_options("x", "mongodb://h/?j=true", 1, Duration::from_secs(1), &[])
+            .await
+            .unwrap();
+        assert_eq!(opts.write_concern.unwrap().journal, Some(true));
     }
 
     #[tokio::test]

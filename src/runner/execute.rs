@@ -1,6 +1,14 @@
 //! Sending one generated [`Operation`]: its commands in order, cursors drained where the shape
 //! requires it, transactions inside a session. Write errors that a server reports inside an
 //! `ok: 1` reply are surfaced as failures, as a driver's CRUD helpers would.
+//!
+//! Commands go through `run_command`, which adds no read or write concern of its own, so the
+//! concerns a driver's CRUD helpers would take from the client are added here: the run's write
+//! concern ([`ExecOptions::write_concern`]), else the client's (the URI's `w`, `journal`,
+//! `wtimeoutMS`), on every write outside a transaction; the client's read concern (the URI's
+//! `readConcernLevel`) on every read outside a transaction. A command that carries its own
+//! keeps it. A drained cursor's `getMore`s run in the session of the command that opened it, as
+//! a server requires.
 
 use mongodb::bson::{Bson, Document, doc};
 use mongodb::options::{ReadPreference, SelectionCriteria, WriteConcern};
@@ -62,7 +70,8 @@ pub struct Reply {
 pub struct ExecOptions {
     /// Read preference for reads; `None` is the driver default (primary).
     pub read_preference: Option<ReadPreference>,
-    /// Write concern added to write commands; `None` leaves the server default.
+    /// Write concern added to write commands; `None` uses the client's (the URI's), or the
+    /// server default when the URI sets none.
     pub write_concern: Option<WriteConcern>,
 }
 
@@ -113,22 +122,73 @@ fn is_write(body: &Document) -> bool {
     )
 }
 
-async fn run(
+/// Commands that take a read concern.
+fn is_read(body: &Document) -> bool {
+    matches!(
+        body.keys().next().map(String::as_str),
+        Some("find" | "aggregate" | "count" | "distinct")
+    )
+}
+
+/// The body as sent: `command`'s, plus the write concern on writes and the client's read
+/// concern on reads, unless the body has its own or `in_transaction` (a transaction's concerns
+/// belong to its start and commit).
+fn with_concerns(
     db: &mongodb::Database,
-    command: &Command,
+    body: &Document,
     opts: &ExecOptions,
-    mut session: Option<&mut ClientSession>,
-) -> Result<Reply, Failure> {
-    let mut body = command.body.clone();
-    let write = is_write(&body);
-    // Inside a transaction the write concern belongs to the commit, not to each statement.
-    if write
-        && session.is_none()
-        && let Some(wc) = &opts.write_concern
+    in_transaction: bool,
+) -> Result<Document, Failure> {
+    let mut body = body.clone();
+    if in_transaction {
+        return Ok(body);
+    }
+    if is_write(&body)
+        && !body.contains_key("writeConcern")
+        && let Some(wc) = opts.write_concern.as_ref().or(db.write_concern())
+        && (wc.w.is_some() || wc.journal.is_some() || wc.w_timeout.is_some())
     {
         let wc = mongodb::bson::to_bson(wc).map_err(|e| Failure::Driver(e.into()))?;
         body.insert("writeConcern", wc);
     }
+    if is_read(&body)
+        && !body.contains_key("readConcern")
+        && let Some(rc) = db.read_concern()
+    {
+        let rc = mongodb::bson::to_bson(rc).map_err(|e| Failure::Driver(e.into()))?;
+        body.insert("readConcern", rc);
+    }
+    Ok(body)
+}
+
+async fn run(
+    db: &mongodb::Database,
+    command: &Command,
+    opts: &ExecOptions,
+    session: Option<&mut ClientSession>,
+) -> Result<Reply, Failure> {
+    // The caller's session is a transaction's.
+    let in_transaction = session.is_some();
+    // A cursor that is drained needs its getMores in the find's session: without a session of
+    // the caller's, use one of our own for the whole command.
+    let mut own = if session.is_none() && command.drain_cursor {
+        Some(db.client().start_session().await.map_err(Failure::Driver)?)
+    } else {
+        None
+    };
+    let session = session.or(own.as_mut());
+    run_in(db, command, opts, session, in_transaction).await
+}
+
+async fn run_in(
+    db: &mongodb::Database,
+    command: &Command,
+    opts: &ExecOptions,
+    mut session: Option<&mut ClientSession>,
+    in_transaction: bool,
+) -> Result<Reply, Failure> {
+    let body = with_concerns(db, &command.body, opts, in_transaction)?;
+    let write = is_write(&body);
     let mut action = db.run_command(body);
     if !write && let Some(rp) = &opts.read_preference {
         action = action.selection_criteria(SelectionCriteria::ReadPreference(rp.clone()));
@@ -182,4 +242,89 @@ async fn run(
         }
     }
     Ok(Reply { documents, n })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mongodb::options::{Acknowledgment, ClientOptions};
+
+    async fn db(uri: &str) -> mongodb::Database {
+        let opts = ClientOptions::parse(uri).await.unwrap();
+        mongodb::Client::with_options(opts).unwrap().database("d")
+    }
+
+    fn majority() -> ExecOptions {
+        ExecOptions {
+            read_preference: None,
+            write_concern: Some(WriteConcern::builder().w(Acknowledgment::Majority).build()),
+        }
+    }
+
+    #[tokio::test]
+    async fn uri_concerns_reach_commands_that_set_none() {
+        let d =
+            db("mongodb://h:1/?w=1&journal=true&wtimeoutMS=250&readConcernLevel=majority").await;
+        let plain = ExecOptions::default();
+        let insert = doc! {"insert": "t", "documents": [{"_id": 1}]};
+        assert_eq!(
+            with_concerns(&d, &insert, &plain, false).unwrap(),
+            doc! {"insert": "t", "documents": [{"_id": 1}],
+            "writeConcern": {"w": 1, "wtimeout": 250, "j": true}}
+        );
+        // The run's own write concern wins over the URI's.
+        assert_eq!(
+            with_concerns(&d, &insert, &majority(), false)
+                .unwrap()
+                .get_document("writeConcern")
+                .unwrap(),
+            &doc! {"w": "majority"}
+        );
+        let find = doc! {"find": "t", "filter": {}};
+        assert_eq!(
+            with_concerns(&d, &find, &plain, false).unwrap(),
+            doc! {"find": "t", "filter": {}, "readConcern": {"level": "majority"}}
+        );
+        let aggregate = doc! {"aggregate": "t", "pipeline": [], "cursor": {}};
+        assert!(
+            with_concerns(&d, &aggregate, &plain, false)
+                .unwrap()
+                .contains_key("readConcern")
+        );
+        // Not on other commands, not on a command with its own, not inside a transaction.
+        let get_more = doc! {"getMore": 5i64, "collection": "t"};
+        assert_eq!(
+            with_concerns(&d, &get_more, &plain, false).unwrap(),
+            get_more
+        );
+        let own = doc! {"find": "t", "readConcern": {"level": "local"}};
+        assert_eq!(with_concerns(&d, &own, &plain, false).unwrap(), own);
+        assert_eq!(
+            with_concerns(&d, &insert, &majority(), true).unwrap(),
+            insert
+        );
+        assert_eq!(with_concerns(&d, &find, &plain, true).unwrap(), find);
+    }
+
+    #[tokio::test]
+    async fn without_uri_concerns_only_the_run_s_write_concern_is_added() {
+        let d = db("mongodb://h:1/").await;
+        let update = doc! {"update": "t", "updates": []};
+        assert_eq!(
+            with_concerns(&d, &update, &ExecOptions::default(), false).unwrap(),
+            update
+        );
+        assert_eq!(
+            with_concerns(&d, &update, &majority(), false)
+                .unwrap()
+                .get_document("writeConcern")
+                .unwrap(),
+            &doc! {"w": "majority"}
+        );
+        let find = doc! {"find": "t"};
+        assert_eq!(
+            with_concerns(&d, &find, &ExecOptions::default(), false).unwrap(),
+            find
+        );
+    }
 }

@@ -23,6 +23,12 @@ pub fn measured_properties(raw: &RawProperties, records: u64, length: RunLength)
     match length {
         RunLength::Operations(total) => raw.set("operationcount", total.to_string()),
         RunLength::Duration(_) => {
+            if !raw.contains("mongobench.headroom.operationcount") {
+                // The workload's own operationcount sizes the insert headroom, as in stock
+                // YCSB (specs/ycsb.md §4.5).
+                let own = raw.get("operationcount").unwrap_or("0").to_owned();
+                raw.set("mongobench.headroom.operationcount", own);
+            }
             raw.set("operationcount", "0");
             // Unbounded by count: the phase's own deadline ends it.
             raw.set("maxexecutiontime", "1000000000");

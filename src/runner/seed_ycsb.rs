@@ -1,20 +1,25 @@
 //! The YCSB load phase as seeding: inserts records [N, M) so a benchmark's ascending sizes grow
 //! one `usertable`, and records the loaded count in `mongobench.datasets` so a later step knows
 //! what is there (run-phase inserts of workloads D and E add documents beyond it).
+//!
+//! Each worker inserts its share of the keys one operation at a time, as YCSB's load threads do
+//! (specs/ycsb.md §8). A failed insert is retried up to `core_workload_insertion_retry_limit`
+//! times, the same record each time, after sleeping `core_workload_insertion_retry_interval`
+//! seconds × a uniform factor in [0.8, 1.2); an insert that still fails ends its worker (the
+//! others go on) and the load fails. A batch remainder (`batchsize > 1`) is always written, so
+//! the table holds every record.
 
-use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mongodb::Client;
 use mongodb::bson::{Document, doc};
 use serde::{Deserialize, Serialize};
 
-use crate::workload::ycsb::{self, Phase, Properties, RawProperties, SharedState};
+use crate::measure::ErrorKind;
+use crate::workload::ycsb::{self, Phase, Properties, RawProperties, Rng, SharedState};
 
-use super::execute::ExecOptions;
-use super::phase::{PhaseConfig, Progress, Stop, run_phase};
+use super::execute::{ExecOptions, Failure, execute};
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
-use super::source::Source;
 
 /// Why loading failed.
 #[derive(Debug, thiserror::Error)]
@@ -29,12 +34,13 @@ pub enum LoadError {
         source: mongodb::error::Error,
     },
     #[error(
-        "loading YCSB records: {failed} of {attempted} inserts failed (first failure kinds: {kinds})"
+        "loading YCSB records: {failed} of {attempted} inserts failed after {retries} retries each (first failure: {first})"
     )]
     Failed {
         failed: u64,
         attempted: u64,
-        kinds: String,
+        retries: u32,
+        first: String,
     },
     #[error("loading YCSB records: the server went away: {0}")]
     Unreachable(String),
@@ -63,6 +69,86 @@ pub struct LoadReport {
 
 fn record_id(props: &Properties) -> String {
     format!("{}.{}", props.database, props.table)
+}
+
+/// YCSB's load-phase insert retries.
+#[derive(Debug, Clone, Copy)]
+struct Retry {
+    /// `core_workload_insertion_retry_limit`: retries after the first attempt.
+    limit: u32,
+    /// `core_workload_insertion_retry_interval`.
+    interval: Duration,
+}
+
+impl Retry {
+    /// The pause before a retry: the interval × a uniform factor in [0.8, 1.2).
+    fn pause(&self, jitter: &mut Rng) -> Duration {
+        self.interval.mul_f64(0.8 + 0.4 * jitter.next_f64())
+    }
+}
+
+/// Mixed into the seed for the retry pauses' stream (it draws nothing that is sent).
+const RETRY_JITTER: u64 = 0x5945_5452_5920; // "YRETRY "
+
+/// An insert that failed for good.
+#[derive(Debug)]
+struct LoadFailure {
+    kind: ErrorKind,
+    message: String,
+}
+
+/// What one load worker did.
+#[derive(Debug)]
+struct WorkerEnd {
+    /// Insert operations sent (retries not counted).
+    attempted: u64,
+    /// The failure that ended the worker early.
+    failure: Option<LoadFailure>,
+}
+
+/// Sends one worker's inserts in order, retrying each failed one as YCSB does.
+async fn load_worker(
+    client: Client,
+    mut worker: ycsb::Worker,
+    retry: Retry,
+    mut jitter: Rng,
+) -> WorkerEnd {
+    let exec = ExecOptions::default();
+    let mut attempted = 0;
+    while let Some(op) = worker.next() {
+        if op.buffered {
+            continue;
+        }
+        attempted += 1;
+        let mut retries = 0;
+        loop {
+            match execute(&client, &op.operation, &exec).await {
+                Ok(_) => break,
+                Err(failure) if retries < retry.limit => {
+                    retries += 1;
+                    tracing::warn!(key = %op.key, retry = retries, error = %failure, "retrying a failed load insert");
+                    tokio::time::sleep(retry.pause(&mut jitter)).await;
+                }
+                Err(failure) => {
+                    let kind = match &failure {
+                        Failure::Driver(e) => ErrorKind::of_driver_error(e),
+                        Failure::Write { code, .. } => ErrorKind::from_server_code(*code),
+                    };
+                    return WorkerEnd {
+                        attempted,
+                        failure: Some(LoadFailure {
+                            kind,
+                            message: format!("key {}: {failure}", op.key),
+                        }),
+                    };
+                }
+            }
+        }
+    }
+    WorkerEnd {
+        attempted,
+        failure: None,
+    }
 }
 
 /// Loads records until `records` are present, with `workers` workers.
@@ -100,43 +186,36 @@ pub async fn load(
         raw.set("recordcount", records.to_string());
         raw.set("insertstart", from.to_string());
         raw.set("insertcount", (records - from).to_string());
+        // Seeding must leave every record in the table, so a batch remainder is written.
+        raw.set("mongobench.batch.flush", "true");
         let props = Properties::from_raw(&raw)?;
-        let shared = SharedState::new(from);
-        let mut sources = Vec::new();
-        for w in 0..workers {
-            sources.push(Source::ycsb(ycsb::Worker::new(
-                &props,
-                seed,
-                w,
-                workers,
-                Phase::Load,
-                &shared,
-            )?));
-        }
-        let think = (0..workers).map(|_| None).collect();
-        let config = PhaseConfig {
-            stop: Stop::Exhausted,
-            target_ops_per_sec: None,
-            exec: ExecOptions::default(),
+        let retry = Retry {
+            limit: props.insertion_retry_limit,
+            interval: Duration::from_secs(props.insertion_retry_interval),
         };
-        let outcome = run_phase(
-            client,
-            sources,
-            think,
-            &config,
-            Arc::new(Progress::default()),
-        )
-        .await;
-        if let Some(fatal) = outcome.fatal {
-            return Err(LoadError::Unreachable(fatal));
+        let shared = SharedState::new(from);
+        let mut tasks = tokio::task::JoinSet::new();
+        for w in 0..workers.max(1) {
+            let worker = ycsb::Worker::new(&props, seed, w, workers.max(1), Phase::Load, &shared)?;
+            let jitter = Rng::new(seed ^ RETRY_JITTER ^ u64::from(w));
+            tasks.spawn(load_worker(client.clone(), worker, retry, jitter));
         }
-        let overall = outcome.recorder.overall();
-        let failed = overall.completed() - overall.succeeded();
-        if failed > 0 {
+        let mut attempted = 0;
+        let mut failures = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            let end = joined.expect("a load worker does not panic");
+            attempted += end.attempted;
+            failures.extend(end.failure);
+        }
+        if let Some(network) = failures.iter().find(|f| f.kind == ErrorKind::Network) {
+            return Err(LoadError::Unreachable(network.message.clone()));
+        }
+        if let Some(first) = failures.first() {
             return Err(LoadError::Failed {
-                failed,
-                attempted: overall.completed(),
-                kinds: format!("{:?}", overall.errors()),
+                failed: failures.len() as u64,
+                attempted,
+                retries: retry.limit,
+                first: first.message.clone(),
             });
         }
         meta.replace_one(

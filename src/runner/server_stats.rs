@@ -44,7 +44,7 @@ impl Members {
     /// One client per member the target's `hello` lists (the target's own address when it is
     /// not a replica set).
     pub async fn of(target: &Target, uri: &str) -> Result<Members, StatsError> {
-        let base = mongodb::options::ClientOptions::parse(uri)
+        let base = mongodb::options::ClientOptions::parse(super::connect::journal_option(uri))
             .await
             .map_err(|source| StatsError::Command {
                 target: target.name.clone(),

@@ -37,3 +37,142 @@ pub struct Command {
     /// The commands of this operation run inside one transaction (flights §5.7).
     pub in_transaction: bool,
 }
+
+/// Largest command document the runner sends: MongoDB's `maxBsonObjectSize`, 16 MiB. A server
+/// accepts 16 KiB more for a command, room for the fields the driver adds (`$db`, `lsid`, the
+/// write concern).
+pub const MAX_COMMAND_BYTES: usize = 16 * 1024 * 1024;
+
+/// MongoDB's `maxWriteBatchSize`: statements per write command.
+pub const MAX_WRITE_BATCH: usize = 100_000;
+
+/// The BSON size of `document` in bytes.
+pub fn bson_len(document: &Document) -> usize {
+    let mut bytes = Vec::new();
+    document
+        .to_writer(&mut bytes)
+        .expect("a document serializes to a Vec");
+    bytes.len()
+}
+
+/// A write command `template` (e.g. `{insert: t, documents: [], ordered: false}`) with its
+/// `array` field filled with `items` in order, cut into as few consecutive commands as keep each
+/// within [`MAX_COMMAND_BYTES`] and [`MAX_WRITE_BATCH`] items, as a driver splits an
+/// `insertMany`. An item too large for a command of its own still gets one (the server then
+/// refuses it, as it would refuse the whole batch).
+pub fn split_write(template: &Document, array: &str, items: Vec<Document>) -> Vec<Document> {
+    split_write_within(template, array, items, MAX_COMMAND_BYTES, MAX_WRITE_BATCH)
+}
+
+/// [`split_write`] with explicit limits.
+fn split_write_within(
+    template: &Document,
+    array: &str,
+    items: Vec<Document>,
+    max_bytes: usize,
+    max_items: usize,
+) -> Vec<Document> {
+    let mut empty = template.clone();
+    empty.insert(array, Vec::<Document>::new());
+    let base = bson_len(&empty);
+    let command = |part: Vec<Document>| {
+        let mut c = empty.clone();
+        c.insert(array, part);
+        c
+    };
+    let mut out = Vec::new();
+    let mut part: Vec<Document> = Vec::new();
+    let mut size = base;
+    for item in items {
+        // An array element: type byte, the index as a C string, then the document.
+        let item_len = bson_len(&item);
+        let element = |index: usize| 1 + index.to_string().len() + 1 + item_len;
+        if !part.is_empty() && (part.len() == max_items || size + element(part.len()) > max_bytes) {
+            out.push(command(std::mem::take(&mut part)));
+            size = base;
+        }
+        size += element(part.len());
+        part.push(item);
+    }
+    if !part.is_empty() || out.is_empty() {
+        out.push(command(part));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mongodb::bson::doc;
+
+    fn items(n: usize, bytes: usize) -> Vec<Document> {
+        (0..n)
+            .map(|i| doc! { "_id": i as i64, "v": "x".repeat(bytes) })
+            .collect()
+    }
+
+    fn lens(commands: &[Document]) -> Vec<usize> {
+        commands
+            .iter()
+            .map(|c| c.get_array("documents").unwrap().len())
+            .collect()
+    }
+
+    #[test]
+    fn split_respects_the_byte_limit_exactly() {
+        let template = doc! { "insert": "t", "documents": [], "ordered": false };
+        // Each item: 4 + (1 + 4 + 8) + (1 + 2 + 4 + 100 + 1) + 1 = 126 bytes; as element i < 10
+        // of the array it adds 1 + 1 + 1 + 126 = 129 bytes.
+        assert_eq!(bson_len(&items(1, 100)[0]), 126);
+        let base = bson_len(&template);
+        let all = split_write_within(&template, "documents", items(10, 100), base + 3 * 129, 1000);
+        assert_eq!(lens(&all), [3, 3, 3, 1]);
+        for c in &all {
+            assert!(bson_len(c) <= base + 3 * 129);
+            assert_eq!(c.get_str("insert"), Ok("t"));
+            assert_eq!(c.get_bool("ordered"), Ok(false));
+            assert_eq!(
+                c.keys().collect::<Vec<_>>(),
+                ["insert", "documents", "ordered"]
+            );
+        }
+        assert_eq!(bson_len(&all[0]), base + 3 * 129);
+        // One byte less and only two fit.
+        let tight = split_write_within(
+            &template,
+            "documents",
+            items(4, 100),
+            base + 3 * 129 - 1,
+            1000,
+        );
+        assert_eq!(lens(&tight), [2, 2]);
+        // Order and content are kept.
+        let ids: Vec<i64> = all
+            .iter()
+            .flat_map(|c| c.get_array("documents").unwrap().clone())
+            .map(|d| d.as_document().unwrap().get_i64("_id").unwrap())
+            .collect();
+        assert_eq!(ids, (0..10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn split_respects_the_item_limit_and_keeps_oversized_items_alone() {
+        let template = doc! { "insert": "t", "documents": [] };
+        let all = split_write_within(&template, "documents", items(7, 10), usize::MAX, 3);
+        assert_eq!(lens(&all), [3, 3, 1]);
+        let huge = split_write_within(&template, "documents", items(3, 500), 300, 1000);
+        assert_eq!(lens(&huge), [1, 1, 1]);
+        assert_eq!(lens(&split_write(&template, "documents", Vec::new())), [0]);
+    }
+
+    #[test]
+    fn real_limits_cut_a_large_batch_below_16_mib_and_100000_documents() {
+        let template = doc! { "insert": "t", "documents": [], "ordered": false };
+        // 40 documents of 1 MiB: 15 per command (15 × (1 MiB + 30 B) < 16 MiB < 16 × …).
+        let big = split_write(&template, "documents", items(40, 1 << 20));
+        assert_eq!(lens(&big), [15, 15, 10]);
+        assert!(big.iter().all(|c| bson_len(c) <= MAX_COMMAND_BYTES));
+        let many = split_write(&template, "documents", items(100_001, 1));
+        assert_eq!(lens(&many), [100_000, 1]);
+    }
+}

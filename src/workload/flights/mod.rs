@@ -33,11 +33,11 @@ pub use ids::{InsertLane, Phase, insert_base, object_id, seq_of_object_id};
 pub use indexes::{IndexSpec, create_indexes_command, expected_index_names, index_specs};
 pub use ops::{OpType, Variant};
 pub use params::{
-    AggregateSplit, FindSplit, IndexBuild, IndexSet, Params, ParamsError, ReadPreference,
-    WriteSplit,
+    AggregateSplit, FindSplit, IndexBuild, IndexSet, Params, ParamsError, WriteSplit,
 };
 pub use seeding::{
-    AVG_DOC_BYTES, SeedBatch, dataset_id, documents_for_data_bytes, seed_batch, seed_ranges,
+    AVG_DOC_BYTES, MAX_SEED_BATCH_DOCUMENTS, SeedBatch, dataset_id, documents_for_data_bytes,
+    max_document_bytes, seed_batch, seed_ranges,
 };
 pub use target::{FilterTarget, classify_filter, operation_filter};
 pub use worker::{PlannedOp, Target, ThinkTime, Worker, WorkerError, Writes};

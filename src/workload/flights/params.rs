@@ -9,8 +9,8 @@ use thiserror::Error;
 
 /// Largest `insertBatchSize`.
 pub const MAX_INSERT_BATCH_SIZE: u32 = 1000;
-/// Largest `seedBatchSize` (the server's maxWriteBatchSize).
-pub const MAX_SEED_BATCH_SIZE: u32 = 100_000;
+/// Largest `seedBatchSize`: the most documents that fit one 16 MiB insert command.
+pub const MAX_SEED_BATCH_SIZE: u32 = super::seeding::MAX_SEED_BATCH_DOCUMENTS;
 /// Largest `findLimit` and `aggWindow` (keeps `flight_id + aggWindow` inside int32).
 pub const MAX_LIMIT: u32 = 1_000_000;
 
@@ -104,24 +104,10 @@ impl IndexSet {
     }
 }
 
-/// Read preference of every operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ReadPreference {
-    /// The default.
-    #[default]
-    Primary,
-    /// Primary if available.
-    PrimaryPreferred,
-    /// Secondaries only.
-    Secondary,
-    /// Secondary if available.
-    SecondaryPreferred,
-    /// Lowest latency member.
-    Nearest,
-}
-
-/// Everything `flights/v1` can be told (§9). `Default` gives the spec's defaults; the dataset
-/// size (`documents` or `data_bytes`) has no default and must be set before [`Params::validate`].
+/// Everything `flights/v1` can be told (§9) except the connection settings (`readPreference`,
+/// `writeConcern`, `wireCompressors`), which the runner applies to every workload. `Default`
+/// gives the spec's defaults; the dataset size (`documents` or `data_bytes`) has no default and
+/// must be set before [`Params::validate`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
     /// `workload`: the version string; only `flights/v1`.
@@ -186,12 +172,6 @@ pub struct Params {
     pub index_set: IndexSet,
     /// `reuseDataset`: keep a verified dataset whose metadata matches.
     pub reuse_dataset: bool,
-    /// `readPreference`.
-    pub read_preference: ReadPreference,
-    /// `writeConcern`: `None` is the server default; otherwise `majority` or a member count.
-    pub write_concern: Option<String>,
-    /// `wireCompressors`: e.g. `zlib`, `snappy`; empty is none.
-    pub wire_compressors: Vec<String>,
     /// `explainSamples`: explained instances per variant; 0 disables.
     pub explain_samples: u32,
 }
@@ -230,9 +210,6 @@ impl Default for Params {
             index_build: IndexBuild::After,
             index_set: IndexSet::Plgm6,
             reuse_dataset: false,
-            read_preference: ReadPreference::Primary,
-            write_concern: None,
-            wire_compressors: Vec::new(),
             explain_samples: 3,
         }
     }
@@ -283,12 +260,6 @@ pub enum ParamsError {
     /// Transactions need two distinct seeded documents.
     #[error("documents: transactionPercent > 0 needs a dataset of at least 2 documents, got {0}")]
     TooFewForTransactions(u64),
-    /// `writeConcern` is not `majority` or a member count.
-    #[error("writeConcern: expected \"majority\" or a number of members, got {0:?}")]
-    WriteConcern(String),
-    /// An unknown wire compressor.
-    #[error("wireCompressors: expected zlib, snappy or zstd, got {0:?}")]
-    WireCompressor(String),
     /// A duration-bound phase of zero length.
     #[error("duration: must be positive when operations is unset")]
     ZeroDuration,
@@ -367,19 +338,6 @@ impl Params {
             MAX_SEED_BATCH_SIZE.into(),
         )?;
         at_least_one("seedWorkers", self.seed_workers.into())?;
-        if let Some(wc) = &self.write_concern
-            && wc != "majority"
-            && wc.parse::<u32>().is_err()
-        {
-            return Err(ParamsError::WriteConcern(wc.clone()));
-        }
-        if let Some(bad) = self
-            .wire_compressors
-            .iter()
-            .find(|c| !matches!(c.as_str(), "zlib" | "snappy" | "zstd"))
-        {
-            return Err(ParamsError::WireCompressor(bad.clone()));
-        }
         Ok(())
     }
 
@@ -709,17 +667,10 @@ mod tests {
             ),
             (
                 Params {
-                    write_concern: Some("all".into()),
+                    seed_batch_size: MAX_SEED_BATCH_SIZE + 1,
                     ..sized()
                 },
-                "writeConcern:",
-            ),
-            (
-                Params {
-                    wire_compressors: vec!["lz4".into()],
-                    ..sized()
-                },
-                "wireCompressors:",
+                "seedBatchSize:",
             ),
             (
                 Params {
@@ -738,15 +689,9 @@ mod tests {
                 "{err:?} should start with {prefix:?}"
             );
         }
-        let ok = Params {
-            write_concern: Some("majority".into()),
-            wire_compressors: vec!["zlib".into(), "snappy".into()],
-            ..sized()
-        };
-        assert_eq!(ok.validate(), Ok(()));
         assert_eq!(
             Params {
-                write_concern: Some("1".into()),
+                seed_batch_size: MAX_SEED_BATCH_SIZE,
                 ..sized()
             }
             .validate(),

@@ -1,15 +1,25 @@
 //! Seeding and dataset identity (specs/flights.md §7).
 //!
 //! The seeded set is [0, N0); growing a collection from N to M inserts [N, M) in batches of
-//! consecutive `seq`. Batches may arrive in any order; their content is fixed.
+//! consecutive `seq`. Batches may arrive in any order; their content is fixed. A batch is one
+//! insert command, so it holds at most [`MAX_SEED_BATCH_DOCUMENTS`]: that many of the largest
+//! documents the generator can produce still fit MongoDB's 16 MiB command limit.
 
 use super::VERSION;
-use super::data::table_hash;
-use super::document::{Flight, bson_size};
+use super::data::{
+    AMENITIES, CARRIERS, EMAIL_DOMAINS, PLANES, STATUSES, cities, first_names, last_names,
+    table_hash,
+};
+use super::document::{Flight, MAX_PASSENGERS, Passenger, bson_size};
 use super::ops::insert_command;
 use mongodb::bson::Document;
 use sha2::{Digest, Sha256};
 use std::ops::Range;
+
+/// Most documents one seeding insert may carry (`seedBatchSize`'s maximum): that many documents
+/// of [`max_document_bytes`] fit one insert command of at most 16 MiB
+/// ([`crate::workload::MAX_COMMAND_BYTES`]).
+pub const MAX_SEED_BATCH_DOCUMENTS: u32 = 4800;
 
 /// The v1 constant `avgDocBytes`: the mean BSON size of documents 0–99,999 of datasetSeed 1
 /// (287,630,561 bytes / 100,000 = 2,876.3), rounded to whole bytes.
@@ -39,8 +49,79 @@ pub struct SeedBatch {
     pub bson_bytes: u64,
 }
 
+/// The BSON size of the largest document `flights/v1` can generate: every string field at the
+/// longest value of its table, the most amenities and passengers, the longest seat label. Every
+/// other field has a fixed size, so no generated document is larger.
+pub fn max_document_bytes() -> u64 {
+    let longest = |table: &[&'static str]| -> &'static str {
+        table
+            .iter()
+            .copied()
+            .max_by_key(|s| s.len())
+            .expect("tables are not empty")
+    };
+    let first = longest(first_names());
+    let last = longest(last_names());
+    let city = longest(cities());
+    let carrier = longest(&CARRIERS);
+    let (plane, _) = PLANES
+        .iter()
+        .copied()
+        .max_by_key(|(name, _)| name.len())
+        .expect("planes");
+    let most_seats = PLANES
+        .iter()
+        .map(|(_, seats)| *seats)
+        .max()
+        .expect("planes");
+    let mut amenities = AMENITIES.to_vec();
+    amenities.sort_by_key(|a| std::cmp::Reverse(a.len()));
+    amenities.truncate(5);
+    // Seat labels are a row number and a letter; the last row of the largest aircraft is the
+    // longest label.
+    let seat = format!("{}A", most_seats.div_ceil(6));
+    let worst = Flight {
+        seq: 0,
+        id: super::ids::object_id(0),
+        flight_id: 0,
+        airline: carrier,
+        agent_first_name: first,
+        agent_last_name: last,
+        agent_email: format!("{first}{last}@{last}.{}", longest(&EMAIL_DOMAINS)),
+        flight_date_millis: 0,
+        origin: city,
+        destination: city,
+        flight_code: format!("{carrier}999"),
+        status: longest(&STATUSES),
+        duration_minutes: 0,
+        gate: "A50".to_owned(),
+        plane_type: plane,
+        total_seats: 0,
+        amenities,
+        seats_available: 0,
+        passengers: (1..=MAX_PASSENGERS as i32)
+            .map(|passenger_id| Passenger {
+                passenger_id,
+                name: format!("{first} {last}"),
+                ticket_number: "TCK-99999999".to_owned(),
+                seat_number: seat.clone(),
+            })
+            .collect(),
+        spare_seat: String::new(),
+    };
+    bson_size(&worst.to_document())
+}
+
 /// The unordered insert of seeded documents `range` of dataset `dataset_seed`.
+///
+/// # Panics
+/// When `range` holds more than [`MAX_SEED_BATCH_DOCUMENTS`] documents (the command could
+/// exceed MongoDB's 16 MiB limit; `seedBatchSize` is validated against it).
 pub fn seed_batch(dataset_seed: u64, range: Range<u64>) -> SeedBatch {
+    assert!(
+        range.end - range.start <= u64::from(MAX_SEED_BATCH_DOCUMENTS),
+        "a seeding batch holds at most {MAX_SEED_BATCH_DOCUMENTS} documents, got {range:?}"
+    );
     let mut bson_bytes = 0;
     let documents: Vec<Document> = range
         .clone()
@@ -106,6 +187,40 @@ mod tests {
         // Sizes from testdata/reference.py: 3101 + 3094 + doc 2.
         let third = bson_size(&Flight::seeded(1, 2).to_document());
         assert_eq!(b.bson_bytes, 3101 + 3094 + third);
+    }
+
+    #[test]
+    fn the_largest_seed_batch_fits_one_command() {
+        use crate::workload::{MAX_COMMAND_BYTES, bson_len};
+        let max = max_document_bytes() as usize;
+        assert_eq!(max, 3465);
+        // No generated document is larger (the first 100,000 of dataset 1 and 2).
+        for seed in [1, 2] {
+            let largest = (0..100_000)
+                .map(|seq| bson_size(&Flight::seeded(seed, seq).to_document()))
+                .max()
+                .unwrap() as usize;
+            assert!(largest <= max, "{largest} > {max}");
+        }
+        // A full batch of worst-case documents: array elements take the document, a type byte
+        // and an index of at most 4 digits plus its NUL.
+        let n = MAX_SEED_BATCH_DOCUMENTS as usize;
+        let base = bson_len(&insert_command(Vec::new()));
+        assert!(base + n * (max + 6) <= MAX_COMMAND_BYTES);
+        // Not far below the limit either: 5 % more documents would not fit.
+        assert!(
+            base + n * 105 / 100 * (max + 6) > MAX_COMMAND_BYTES,
+            "{max}"
+        );
+        // And a real batch of that many documents is within the limit.
+        let batch = seed_batch(1, 0..u64::from(MAX_SEED_BATCH_DOCUMENTS));
+        assert!(bson_len(&batch.command) <= MAX_COMMAND_BYTES);
+    }
+
+    #[test]
+    #[should_panic(expected = "a seeding batch holds at most 4800 documents")]
+    fn an_oversized_seed_batch_is_refused() {
+        seed_batch(1, 0..4801);
     }
 
     #[test]

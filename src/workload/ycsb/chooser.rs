@@ -243,6 +243,40 @@ mod tests {
     }
 
     #[test]
+    fn a_time_bound_run_keeps_the_headroom_of_the_workload_file() {
+        // operationcount=0 alone would drop the headroom and move E's hot keys to A's (144,
+        // 610, 213); the headroom property keeps them at 903, 403, 802.
+        let hottest = |extra: &[(&str, &str)]| {
+            let mut raw = RawProperties::preset("e").expect("preset");
+            for (k, v) in extra {
+                raw.set(*k, *v);
+            }
+            let p = Properties::from_raw(&raw).expect("valid");
+            let s = SharedState::new(1000);
+            let mut chooser = build_chooser(&p, 0, 0, 1, &s, 1000).expect("chooser");
+            let mut rng = Rng::new(12);
+            let mut counts: HashMap<u64, u32> = HashMap::new();
+            for _ in 0..200_000 {
+                *counts
+                    .entry(chooser.next_keynum(&mut rng, 1000))
+                    .or_default() += 1;
+            }
+            let mut top: Vec<(u64, u32)> = counts.into_iter().collect();
+            top.sort_by_key(|(k, c)| (std::cmp::Reverse(*c), *k));
+            top.iter().take(3).map(|(k, _)| *k).collect::<Vec<_>>()
+        };
+        let unbounded = [("operationcount", "0"), ("maxexecutiontime", "600")];
+        assert_eq!(hottest(&unbounded), [144, 610, 213]);
+        let kept = [
+            ("operationcount", "0"),
+            ("maxexecutiontime", "600"),
+            ("mongobench.headroom.operationcount", "1000"),
+        ];
+        assert_eq!(hottest(&kept), [903, 403, 802]);
+        assert_eq!(hottest(&[]), [903, 403, 802]);
+    }
+
+    #[test]
     fn workload_e_redraws_the_insert_headroom() {
         let draws = 1_000_000;
         let counts = key_shares("e", draws);

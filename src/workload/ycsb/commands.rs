@@ -12,10 +12,15 @@
 //! | batch flush | `{insert, documents: [doc, …], ordered: false}` |
 //! | batch flush, upsert (master) | `{update, updates: [{q: {_id}, u: {$set: doc}, upsert: true}, …], ordered: true}` |
 //! | delete | `{delete, deletes: [{q: {_id: key}, limit: 1}], ordered: true}` |
+//!
+//! A batch flush is one command while it fits MongoDB's limits, else several consecutive ones
+//! (each at most 16 MiB and 100,000 statements, see [`crate::workload::split_write`]), as the
+//! Java driver splits an `insertMany` or bulk write; the runner sends them in order as one
+//! operation.
 
 use mongodb::bson::{Bson, Document, doc};
 
-use crate::workload::Command;
+use crate::workload::{Command, split_write};
 
 fn command(body: Document, drain_cursor: bool) -> Command {
     Command {
@@ -90,16 +95,19 @@ pub fn upsert_one(table: &str, document: Document) -> Command {
     )
 }
 
-/// Unordered `insertMany(documents)` (a full batch).
-pub fn insert_many(table: &str, documents: Vec<Document>) -> Command {
-    command(
-        doc! { "insert": table, "documents": documents, "ordered": false },
-        false,
-    )
+/// Unordered `insertMany(documents)` (a full batch): one command, or several within MongoDB's
+/// command limits.
+pub fn insert_many(table: &str, documents: Vec<Document>) -> Vec<Command> {
+    let template = doc! { "insert": table, "documents": [], "ordered": false };
+    split_write(&template, "documents", documents)
+        .into_iter()
+        .map(|body| command(body, false))
+        .collect()
 }
 
-/// A batch of upserts as YCSB master sends it: `$set` of each whole document, upsert, ordered.
-pub fn upsert_many(table: &str, documents: Vec<Document>) -> Command {
+/// A batch of upserts as YCSB master sends it: `$set` of each whole document, upsert, ordered;
+/// one command, or several within MongoDB's command limits.
+pub fn upsert_many(table: &str, documents: Vec<Document>) -> Vec<Command> {
     let updates: Vec<Document> = documents
         .into_iter()
         .map(|d| {
@@ -107,10 +115,11 @@ pub fn upsert_many(table: &str, documents: Vec<Document>) -> Command {
             doc! { "q": { "_id": id }, "u": { "$set": d }, "upsert": true }
         })
         .collect();
-    command(
-        doc! { "update": table, "updates": updates, "ordered": true },
-        false,
-    )
+    let template = doc! { "update": table, "updates": [], "ordered": true };
+    split_write(&template, "updates", updates)
+        .into_iter()
+        .map(|body| command(body, false))
+        .collect()
 }
 
 /// `deleteOne({_id: key})` (part of the binding, unused by CoreWorkload).
@@ -181,17 +190,71 @@ mod tests {
             upsert_one("t", d.clone()).body,
             doc! { "update": "t", "updates": [ { "q": { "_id": "k" }, "u": d.clone(), "upsert": true } ], "ordered": true }
         );
+        let many = insert_many("t", vec![d.clone(), d.clone()]);
+        assert_eq!(many.len(), 1);
         assert_eq!(
-            insert_many("t", vec![d.clone(), d.clone()]).body,
+            many[0].body,
             doc! { "insert": "t", "documents": [d.clone(), d.clone()], "ordered": false }
         );
+        let upserts = upsert_many("t", vec![d.clone()]);
+        assert_eq!(upserts.len(), 1);
         assert_eq!(
-            upsert_many("t", vec![d.clone()]).body,
+            upserts[0].body,
             doc! { "update": "t", "updates": [ { "q": { "_id": "k" }, "u": { "$set": d.clone() }, "upsert": true } ], "ordered": true }
         );
         assert_eq!(
             delete("t", "k").body,
             doc! { "delete": "t", "deletes": [ { "q": { "_id": "k" }, "limit": 1i32 } ], "ordered": true }
         );
+    }
+
+    #[test]
+    fn large_batches_split_below_the_command_limits() {
+        // 100 records of 10 fields × 20,000 bytes (≈ 200 KB each, 20 MB together): two
+        // commands, each within 16 MiB, the records in order.
+        let record = |i: i32| -> Document {
+            let mut d = doc! { "_id": format!("user{i}") };
+            for f in 0..10 {
+                d.insert(
+                    format!("field{f}"),
+                    Bson::Binary(Binary {
+                        subtype: BinarySubtype::Generic,
+                        bytes: vec![b'a'; 20_000],
+                    }),
+                );
+            }
+            d
+        };
+        let records: Vec<Document> = (0..100).map(record).collect();
+        let record_len = crate::workload::bson_len(&records[0]);
+        assert_eq!(
+            record_len,
+            4 + (1 + 4 + 4 + 6) + 10 * (1 + 7 + 4 + 1 + 20_000) + 1
+        );
+        for commands in [
+            insert_many("usertable", records.clone()),
+            upsert_many("usertable", records.clone()),
+        ] {
+            assert_eq!(commands.len(), 2);
+            let mut ids = Vec::new();
+            for c in &commands {
+                assert!(crate::workload::bson_len(&c.body) <= crate::workload::MAX_COMMAND_BYTES);
+                let array = c.body.iter().nth(1).unwrap().1.as_array().unwrap();
+                for statement in array {
+                    let d = statement.as_document().unwrap();
+                    let id = d
+                        .get_str("_id")
+                        .or_else(|_| d.get_document("q").and_then(|q| q.get_str("_id")));
+                    ids.push(id.unwrap().to_owned());
+                }
+            }
+            assert_eq!(
+                ids,
+                (0..100).map(|i| format!("user{i}")).collect::<Vec<_>>()
+            );
+        }
+        // 16 MiB / ≈ 200,155 bytes per element: 83 records in the first insert command.
+        let inserts = insert_many("usertable", records);
+        assert_eq!(inserts[0].body.get_array("documents").unwrap().len(), 83);
     }
 }

@@ -73,6 +73,14 @@ pub enum PropertyError {
         /// What conflicts and what to do.
         reason: String,
     },
+    /// A property mongobench no longer has.
+    #[error("property {property} is not supported: {reason}")]
+    Removed {
+        /// Property name.
+        property: &'static str,
+        /// What replaced it and what to do.
+        reason: &'static str,
+    },
     /// The field length histogram file is unreadable or malformed.
     #[error("fieldlengthhistogram={path:?}: {reason}")]
     Histogram {

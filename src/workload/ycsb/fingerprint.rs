@@ -108,8 +108,8 @@ pub struct Fingerprint {
 /// Generates a phase's traffic without a server and fingerprints it: worker `w` produces
 /// `counts[w]` operations (for a bounded phase, the quotas; for a duration-bound run, the counts
 /// it recorded). Workers take turns one operation at a time, and every insert is acknowledged
-/// before the next operation. `insert_start` is the resolved `mongobench.txninsert.start`. With
-/// `mongobench.batch.flush=true` each worker's remainder is recorded as a final operation.
+/// before the next operation. `insert_start` is the first run-phase insert key. With
+/// `mongobench.batch.flush=true` each worker's remainder follows its count as a final operation.
 ///
 /// # Errors
 /// As [`Worker::new`].
@@ -141,14 +141,7 @@ pub fn fingerprint_only(
     }
     let workers: Vec<WorkerFingerprint> = gens
         .into_iter()
-        .map(|(mut worker, mut digest)| {
-            if props.batch_flush
-                && let Some(op) = worker.take_remainder()
-            {
-                digest.record(&op);
-            }
-            digest.finish()
-        })
+        .map(|(_, digest)| digest.finish())
         .collect();
     Ok(Fingerprint {
         hex: to_hex(&run_fingerprint(&props.workload, &workers)),

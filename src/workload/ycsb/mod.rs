@@ -10,6 +10,8 @@
 //! * [`distributions`]: uniform, sequential, Zipfian (Gray et al.), scrambled Zipfian with insert
 //!   headroom, latest, hotspot, exponential, exact Zipfian, operation choice.
 //! * [`values`]: random field bytes, field lengths, `dataintegrity` values, Java field order.
+//! * [`record`]: keys and documents; [`load_document`] regenerates any loaded record (record `k`
+//!   of a load is a pure function of seed, `k` and the properties).
 //! * [`commands`]: the binding's `find` / `update` / `insert` / `delete` command shapes.
 //! * [`Worker`] (with the key choice of a private `chooser` module): one worker's stream of [`YcsbOp`]s for [`Phase::Load`] or [`Phase::Run`];
 //!   [`SharedState`]: the process-wide insert and acknowledgement counters.
@@ -19,17 +21,17 @@
 //! 1. `let props = Properties::from_raw(&raw)?;` per client pod (with `mongobench.client.count`
 //!    pods, [`Properties::load_range`] gives each pod its [`client_slice`] of the load); clamp
 //!    workers with [`effective_threads`].
-//! 2. Run-phase inserts start at `props.txninsert_start.resolve(props.record_count,
-//!    Some(document_count))?` — `recordcount` as YCSB (default), or after what the collection
-//!    already holds (`auto`), or an explicit high-water mark ([`SharedState::insert_high_water`]
-//!    of the previous run), so that a second D/E run does not collide with the first.
+//! 2. Run-phase inserts start at a key the runner picks: YCSB starts at `recordcount`;
+//!    mongobench's runner starts after max(`recordcount`, the collection's document count), so
+//!    a second D/E run does not collide with the first.
 //! 3. `let shared = SharedState::new(start);` once per phase and process; one
 //!    `Worker::new(&props, seed, w, workers, phase, &shared)?` per worker.
 //! 4. Per worker: `while let Some(op) = worker.next() { execute; worker.complete(); throttle }`.
 //!    Each command's status follows its [`Call`]; a [`YcsbOp::buffered`] insert is BATCHED_OK;
-//!    a read-modify-write's calls are also measured as `READ` and `UPDATE`. At cleanup,
-//!    [`Worker::take_remainder`] yields the unflushed batch (sent only with
-//!    `mongobench.batch.flush=true`; YCSB drops it — warn either way).
+//!    a read-modify-write's calls are also measured as `READ` and `UPDATE`. YCSB drops a
+//!    worker's unflushed batch remainder; with `mongobench.batch.flush=true` [`Worker::next`]
+//!    yields it after the quota, and a runner that stops a worker early takes it with
+//!    [`Worker::take_remainder`] to send it at cleanup (timed as INSERT).
 //!
 //! # Load and run partitioning (§8)
 //! * Load: YCSB threads take key numbers from one shared counter. Here worker `w` of `W` inserts
@@ -51,7 +53,8 @@
 //!
 //! # Departures from YCSB (all from §10 or forced by determinism)
 //! Seeded per-worker xoshiro256** streams instead of `ThreadLocalRandom` (so compare with YCSB
-//! statistically, never by sequence); u64 key numbers and counts; `recordcount` required;
+//! statistically, never by sequence), and one stream per load-phase record (see [`record`]);
+//! u64 key numbers and counts; `recordcount` required;
 //! `operationcount=0` is unbounded and needs `maxexecutiontime`; unbounded out-of-order
 //! acknowledgements instead of the 2^20 ring that kills the process; ζ above 10^6 items by
 //! Euler–Maclaurin; unbiased uniform integers instead of `abs(nextLong) % n`.
@@ -67,6 +70,7 @@ pub mod ops;
 pub mod partition;
 pub mod properties;
 pub mod raw;
+pub mod record;
 pub mod rng;
 pub mod settings;
 pub mod shared;
@@ -80,10 +84,11 @@ pub use ops::{Call, OpKind, Phase, YcsbOp};
 pub use partition::{client_slice, effective_threads, quota};
 pub use properties::Properties;
 pub use raw::RawProperties;
+pub use record::{RecordBuilder, load_document};
 pub use rng::Rng;
 pub use settings::{
     Compat, FieldLengthHistogram, FieldLengths, Proportions, RequestDistribution,
-    ScanLengthDistribution, TxnInsertStart, ZipfianMode,
+    ScanLengthDistribution, ZipfianMode,
 };
 pub use shared::SharedState;
 pub use worker::{Worker, WorkerError};

@@ -9,7 +9,7 @@ use super::partition::client_slice;
 pub use super::raw::{CORE_WORKLOAD_CLASS, DEFAULT_MONGODB_URL, RawProperties};
 pub use super::settings::{
     Compat, FieldLengthHistogram, FieldLengths, Proportions, RequestDistribution,
-    ScanLengthDistribution, TxnInsertStart, ZipfianMode,
+    ScanLengthDistribution, ZipfianMode,
 };
 
 /// Validated CoreWorkload and mongobench generator properties. Construct with
@@ -25,6 +25,11 @@ pub struct Properties {
     pub record_count: u64,
     /// `operationcount`; 0 = unbounded (ends by `maxexecutiontime`).
     pub operation_count: u64,
+    /// `mongobench.headroom.operationcount`: the operation count the zipfian insert headroom
+    /// (`expectednewkeys`) is computed from; defaults to `operationcount`. A runner that bounds a
+    /// run by time sets `operationcount=0` and keeps the workload's own `operationcount` here,
+    /// so the hot keys are those of stock YCSB run with that workload file.
+    pub headroom_operation_count: u64,
     /// `insertstart`.
     pub insert_start: u64,
     /// `insertcount` (defaults to `recordcount − insertstart`).
@@ -86,12 +91,40 @@ pub struct Properties {
     pub client_count: u32,
     /// `mongobench.txninsert.partition`: per-worker insert lanes (see the module docs).
     pub txninsert_partition: bool,
-    /// `mongobench.txninsert.start`.
-    pub txninsert_start: TxnInsertStart,
-    /// `mongobench.batch.flush`: write the unflushed batch remainder at cleanup.
+    /// `mongobench.batch.flush`: write the unflushed batch remainder after the last operation.
     pub batch_flush: bool,
     /// Warnings YCSB would print (replaced values, ignored properties).
     pub warnings: Vec<String>,
+}
+
+/// mongobench properties that no longer exist, with what replaced them: setting one is an error,
+/// never silently ignored.
+const REMOVED: [(&str, &str); 1] = [(
+    "mongobench.txninsert.start",
+    "the runner starts run-phase inserts after max(recordcount, documents already in the \
+     collection), so a second D/E run never reuses a key; remove the property",
+)];
+
+/// MongoDB's largest document (`maxBsonObjectSize`): a record above it can never be inserted.
+pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The BSON size of the largest record the properties can produce (§6): the `_id` string of up
+/// to 20 digits (or `zeropadding`) after `user`, and every field at its longest length.
+pub fn max_record_bytes(
+    field_count: u32,
+    field_name_prefix: &str,
+    lengths: &FieldLengths,
+    zero_padding: u32,
+) -> u64 {
+    let key = 4 + u64::from(zero_padding).max(20);
+    // Document length, `_id` element (type, name, string length, text, NUL), trailing NUL.
+    let mut bytes = 4 + (1 + 4 + 4 + key + 1) + 1;
+    for i in 0..field_count {
+        let name = (field_name_prefix.len() + i.to_string().len()) as u64;
+        // Type, name, NUL, binary length, subtype, bytes.
+        bytes = bytes.saturating_add(1 + name + 1 + 4 + 1 + lengths.max());
+    }
+    bytes
 }
 
 /// Typed access to a raw bag, with errors naming the property.
@@ -230,6 +263,8 @@ impl Properties {
             });
         }
         let operation_count = r.u64("operationcount", 0)?;
+        let headroom_operation_count =
+            r.u64("mongobench.headroom.operationcount", operation_count)?;
         let insert_start = r.u64("insertstart", 0)?;
         if insert_start > record_count {
             return Err(PropertyError::InsertRange {
@@ -421,6 +456,25 @@ impl Properties {
             });
         }
         let database = database_for_url(raw.get("mongodb.url"), compat)?;
+        let zero_padding = r.u32("zeropadding", 1)?;
+        let field_name_prefix = r.string("fieldnameprefix", "field");
+        let record_bytes = max_record_bytes(
+            field_count,
+            &field_name_prefix,
+            &field_lengths,
+            zero_padding,
+        );
+        if record_bytes > MAX_RECORD_BYTES {
+            return Err(PropertyError::Conflict {
+                property: "fieldlength",
+                reason: format!(
+                    "fieldcount={field_count} fields of up to {} bytes make records of up to \
+                     {record_bytes} BSON bytes, above MongoDB's document limit of \
+                     {MAX_RECORD_BYTES} (16 MiB): lower fieldlength or fieldcount",
+                    field_lengths.max()
+                ),
+            });
+        }
 
         let thread_count = r.u32("threadcount", 1)?;
         if thread_count == 0 {
@@ -469,32 +523,27 @@ impl Properties {
                 ),
             ));
         }
-        let txninsert_start = match raw.get("mongobench.txninsert.start").map(str::trim) {
-            None | Some("recordcount") => TxnInsertStart::RecordCount,
-            Some("auto") => TxnInsertStart::Auto,
-            Some(v) => TxnInsertStart::Fixed(v.parse().map_err(|_| {
-                r.invalid(
-                    "mongobench.txninsert.start",
-                    v,
-                    "recordcount, auto or a key number",
-                )
-            })?),
-        };
+        for (property, reason) in REMOVED {
+            if raw.contains(property) {
+                return Err(PropertyError::Removed { property, reason });
+            }
+        }
 
         Ok(Properties {
             workload: raw.preset_name().unwrap_or("custom").to_string(),
             compat,
             record_count,
             operation_count,
+            headroom_operation_count,
             insert_start,
             insert_count,
             insert_count_explicit,
             hashed_keys: r.string("insertorder", "hashed") == "hashed",
-            zero_padding: r.u32("zeropadding", 1)?,
+            zero_padding,
             table: r.string("table", "usertable"),
             database,
             field_count,
-            field_name_prefix: r.string("fieldnameprefix", "field"),
+            field_name_prefix,
             field_lengths,
             read_all_fields: r.bool("readallfields", true)?,
             read_all_fields_by_name,
@@ -516,7 +565,6 @@ impl Properties {
             client_index,
             client_count,
             txninsert_partition: r.bool("mongobench.txninsert.partition", false)?,
-            txninsert_start,
             batch_flush: r.bool("mongobench.batch.flush", false)?,
             warnings,
         })
@@ -530,9 +578,10 @@ impl Properties {
     }
 
     /// `expectednewkeys = trunc(operationcount × insertproportion × 2.0)` from the property as
-    /// given (not normalised); a negative proportion counts as 0.
+    /// given (not normalised); a negative proportion counts as 0. The operation count is
+    /// `mongobench.headroom.operationcount` when set.
     pub fn expected_new_keys(&self) -> u64 {
-        (self.operation_count as f64 * self.proportions.insert.max(0.0) * 2.0) as u64
+        (self.headroom_operation_count as f64 * self.proportions.insert.max(0.0) * 2.0) as u64
     }
 
     /// Operations of a load: `insertcount` if it was set, else `recordcount` (keys
@@ -579,7 +628,7 @@ mod tests {
         let p = props(&[("recordcount", "500")]).expect("valid");
         assert_eq!(p.workload, "custom");
         assert_eq!(p.compat, Compat::V0_17_0);
-        assert_eq!(p.operation_count, 0);
+        assert_eq!((p.operation_count, p.headroom_operation_count), (0, 0));
         assert_eq!(
             (p.insert_start, p.insert_count, p.insert_count_explicit),
             (0, 500, false)
@@ -612,7 +661,6 @@ mod tests {
         );
         assert_eq!((p.batch_size, p.upsert, p.thread_count), (1, false, 1));
         assert_eq!(p.zipfian_mode, ZipfianMode::Ycsb);
-        assert_eq!(p.txninsert_start, TxnInsertStart::RecordCount);
         assert_eq!(p.field_names()[9], "field9");
     }
 
@@ -660,6 +708,13 @@ mod tests {
         let e = Properties::preset("workloadE").expect("case-insensitive");
         assert_eq!(e.max_scan_length, 100);
         assert_eq!(e.expected_new_keys(), 100);
+        // A time-bound run: operationcount 0, the headroom of the file's 1000 operations kept.
+        let mut raw = RawProperties::preset("e").unwrap();
+        raw.set("operationcount", "0");
+        assert_eq!(Properties::from_raw(&raw).unwrap().expected_new_keys(), 0);
+        raw.set("mongobench.headroom.operationcount", "1000");
+        let timed = Properties::from_raw(&raw).unwrap();
+        assert_eq!((timed.operation_count, timed.expected_new_keys()), (0, 100));
         assert!(matches!(
             Properties::preset("g"),
             Err(PropertyError::UnknownPreset { .. })
@@ -818,6 +873,35 @@ mod tests {
     }
 
     #[test]
+    fn records_above_the_document_limit_are_refused() {
+        // Default record: 4 + (1 + 4 + 4 + 24 + 1) + 10 × (1 + 6 + 1 + 4 + 1 + 100) + 1 with
+        // the `_id` counted at 20 digits: 1169 bytes, one more than a 19-digit key's 1168.
+        assert_eq!(
+            max_record_bytes(10, "field", &FieldLengths::Constant(100), 1),
+            1169
+        );
+        let fits = 16 * 1024 * 1024 / 10 - 100;
+        assert!(props(&[("recordcount", "10"), ("fieldlength", &fits.to_string())]).is_ok());
+        let err = props(&[("recordcount", "10"), ("fieldlength", "1677722")]).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                PropertyError::Conflict {
+                    property: "fieldlength",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("16 MiB"), "{err}");
+        let h = FieldLengths::Histogram(FieldLengthHistogram {
+            block_size: 10,
+            buckets: vec![1, 0, 3, 0],
+        });
+        assert_eq!(h.max(), 30);
+    }
+
+    #[test]
     fn out_of_range_hotspot_fractions_become_zero_with_a_warning() {
         let p = props(&[
             ("recordcount", "10"),
@@ -881,23 +965,24 @@ mod tests {
     }
 
     #[test]
-    fn txninsert_start_resolves() {
-        assert_eq!(
-            TxnInsertStart::RecordCount.resolve(1000, Some(5)).unwrap(),
-            1000
-        );
-        assert_eq!(TxnInsertStart::Fixed(7).resolve(1000, None).unwrap(), 7);
-        assert_eq!(
-            TxnInsertStart::Auto.resolve(1000, Some(1050)).unwrap(),
-            1050
-        );
-        assert!(TxnInsertStart::Auto.resolve(1000, None).is_err());
-        let p = props(&[
+    fn removed_properties_are_refused_with_what_replaced_them() {
+        let err = props(&[
             ("recordcount", "10"),
             ("mongobench.txninsert.start", "auto"),
         ])
-        .unwrap();
-        assert_eq!(p.txninsert_start, TxnInsertStart::Auto);
+        .unwrap_err();
+        assert!(matches!(
+            err,
+            PropertyError::Removed {
+                property: "mongobench.txninsert.start",
+                ..
+            }
+        ));
+        assert!(
+            err.to_string()
+                .starts_with("property mongobench.txninsert.start is not supported: the runner"),
+            "{err}"
+        );
     }
 
     #[test]

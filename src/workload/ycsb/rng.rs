@@ -7,7 +7,9 @@
 //! never change YCSB traffic.
 //!
 //! Stream keys: `key(s, tag, i) = mix64(mix64(s XOR mix64(tag)) + i)` (wrapping). A worker's stream
-//! is `Rng::new(key(key(seed, phase_tag, client_index), TAG_WORKER, worker_index))`.
+//! is `Rng::new(key(key(seed, phase_tag, client_index), TAG_WORKER, worker_index))`. A load-phase
+//! record's values come from a stream of their own, `Rng::new(key(key(seed, TAG_LOAD, 0),
+//! TAG_RECORD, keynum))`, the same in every client pod (see `record`).
 
 /// Stream tag of the load phase.
 pub(crate) const TAG_LOAD: u64 = 0x59_4c; // "YL"
@@ -15,6 +17,8 @@ pub(crate) const TAG_LOAD: u64 = 0x59_4c; // "YL"
 pub(crate) const TAG_RUN: u64 = 0x59_52; // "YR"
 /// Second-level tag that selects one worker inside a client.
 pub(crate) const TAG_WORKER: u64 = 0x59_57; // "YW"
+/// Second-level tag that selects one load-phase record (by key number) under `key(seed, TAG_LOAD, 0)`.
+pub(crate) const TAG_RECORD: u64 = 0x59_44; // "YD"
 /// Tag of the key permutation of `mongobench.zipfian.mode=exact` (shared by every worker and pod).
 pub(crate) const TAG_PERMUTATION: u64 = 0x59_50; // "YP"
 

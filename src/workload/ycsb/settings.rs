@@ -1,7 +1,5 @@
 //! Typed values of individual CoreWorkload and mongobench properties.
 
-use super::error::PropertyError;
-
 /// Which YCSB line a run is compatible with (`mongobench.compat`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compat {
@@ -59,6 +57,21 @@ pub enum FieldLengths {
     },
     /// From a histogram file.
     Histogram(FieldLengthHistogram),
+}
+
+impl FieldLengths {
+    /// The longest value the distribution can produce.
+    pub fn max(&self) -> u64 {
+        match self {
+            FieldLengths::Constant(n) => *n,
+            FieldLengths::Uniform { max, .. } | FieldLengths::Zipfian { max, .. } => *max,
+            FieldLengths::Histogram(h) => h
+                .buckets
+                .iter()
+                .rposition(|&count| count > 0)
+                .map_or(0, |bucket| (bucket as u64 + 1).saturating_mul(h.block_size)),
+        }
+    }
 }
 
 /// A `fieldlengthhistogram` file: first line `BlockSize<TAB>b`, then `bucket<TAB>count` lines;
@@ -133,39 +146,6 @@ pub enum ZipfianMode {
         /// `mongobench.zipfian.theta`.
         theta: f64,
     },
-}
-
-/// `mongobench.txninsert.start`: where run-phase inserts begin (§10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TxnInsertStart {
-    /// At `recordcount`, as YCSB (default; a second D/E run collides with the first one's keys).
-    RecordCount,
-    /// At an explicit key number (e.g. a high-water mark of earlier runs).
-    Fixed(u64),
-    /// At the collection's document count, counted by the runner before the phase.
-    Auto,
-}
-
-impl TxnInsertStart {
-    /// The first run-phase insert key number. `existing_documents` is the collection's document
-    /// count, needed only for [`TxnInsertStart::Auto`].
-    ///
-    /// # Errors
-    /// [`PropertyError::Required`] when `Auto` is given no count.
-    pub fn resolve(
-        &self,
-        recordcount: u64,
-        existing_documents: Option<u64>,
-    ) -> Result<u64, PropertyError> {
-        match self {
-            TxnInsertStart::RecordCount => Ok(recordcount),
-            TxnInsertStart::Fixed(n) => Ok(*n),
-            TxnInsertStart::Auto => existing_documents.ok_or(PropertyError::Required {
-                property: "mongobench.txninsert.start",
-                reason: "\"auto\" needs the collection's document count from the runner",
-            }),
-        }
-    }
 }
 
 /// The five operation weights as given (≤ 0 means "not in the mix").

@@ -29,9 +29,9 @@ pub struct SharedState {
 }
 
 impl SharedState {
-    /// State for a phase whose run-phase inserts start at key `insert_start` (normally
-    /// `recordcount`; see [`TxnInsertStart`](super::TxnInsertStart) for starting after the
-    /// records a collection already holds). `lastAcked` starts at `insert_start − 1`.
+    /// State for a phase whose run-phase inserts start at key `insert_start` (`recordcount` in
+    /// YCSB; mongobench's runner starts after the records a collection already holds).
+    /// `lastAcked` starts at `insert_start − 1`.
     pub fn new(insert_start: u64) -> Arc<SharedState> {
         Arc::new(SharedState {
             start: insert_start,
@@ -62,8 +62,8 @@ impl SharedState {
     }
 
     /// One past the highest key number any insert of this phase used (the insert start if none):
-    /// the safe `mongobench.txninsert.start` for a later run, since a document count can be lower
-    /// (failed inserts, unequal lanes).
+    /// a safe insert start for a later run, since a document count can be lower (failed
+    /// inserts, unequal lanes).
     pub fn insert_high_water(&self) -> u64 {
         self.high_water.load(Ordering::Relaxed)
     }

@@ -101,15 +101,14 @@ impl FieldLengthChooser {
         }
     }
 
-    /// One length (no draw for `constant`).
-    pub fn sample(&mut self, rng: &mut Rng) -> u64 {
+    /// One length (no draw for `constant`). Holds no state between draws, so a length depends
+    /// only on the draws of `rng`.
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
         match self {
             FieldLengthChooser::Constant(n) => *n,
             FieldLengthChooser::Uniform(u) => u.sample(rng),
-            FieldLengthChooser::Zipfian(z) => {
-                let items = z.items();
-                z.sample(rng, items)
-            }
+            // The item count never grows here: one uniform draw, no ζ update.
+            FieldLengthChooser::Zipfian(z) => z.sample_u(rng.next_f64(), z.items()),
             FieldLengthChooser::Histogram(h) => {
                 let area: u64 = h.buckets.iter().sum();
                 let mut point = rng.range(0, area - 1);
@@ -205,7 +204,7 @@ mod tests {
             block_size: 10,
             buckets: vec![3, 0, 1],
         };
-        let mut c = FieldLengthChooser::new(&FieldLengths::Histogram(h));
+        let c = FieldLengthChooser::new(&FieldLengths::Histogram(h));
         let mut rng = Rng::new(6);
         let draws = 400_000u32;
         let mut ten = 0u32;
@@ -227,7 +226,7 @@ mod tests {
             FieldLengths::Uniform { min: 5, max: 9 },
             FieldLengths::Zipfian { min: 5, max: 9 },
         ] {
-            let mut c = FieldLengthChooser::new(&lengths);
+            let c = FieldLengthChooser::new(&lengths);
             for _ in 0..10_000 {
                 assert!((5..=9).contains(&c.sample(&mut rng)));
             }

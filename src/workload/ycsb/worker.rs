@@ -6,25 +6,25 @@
 //! values; insert: values; scan: key, length, field; read-modify-write: key, field, values. Values
 //! draw, per field in `field0…` order, a length then the bytes. A key draw takes as many draws as
 //! its distribution and YCSB's rejection of unacknowledged keys need.
+//!
+//! A load-phase insert draws nothing from the worker's stream: record `k` comes from its own
+//! stream ([`RecordBuilder::load_document`]), so it does not depend on the worker count.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use mongodb::bson::{Binary, Bson, Document, spec::BinarySubtype};
+use mongodb::bson::{Bson, Document};
 use thiserror::Error;
 
 use super::chooser::{KeyChooser, KeyView, build_chooser};
 use super::commands;
 use super::distributions::{Discrete, Uniform, Zipfian};
-use super::keys::key_name;
 pub use super::ops::{Call, OpKind, Phase, YcsbOp};
 use super::partition::quota;
 use super::properties::{Properties, ScanLengthDistribution};
+use super::record::RecordBuilder;
 use super::rng::{self, Rng};
 use super::shared::SharedState;
-use super::values::{
-    FieldLengthChooser, deterministic_value, java_hash_order, java_hashmap_capacity,
-    java_hashset_capacity, random_bytes,
-};
+use super::values::{java_hash_order, java_hashset_capacity};
 use crate::workload::Operation;
 
 /// Why a worker cannot be built.
@@ -43,7 +43,7 @@ pub enum WorkerError {
     Unbounded,
     /// The mix reads records but no chosen key can exist.
     #[error(
-        "the operation mix reads records but no key of the chosen range [{first}, …] is at or below the last acknowledged key ({last:?}): check recordcount, insertstart and mongobench.txninsert.start (load the collection first)"
+        "the operation mix reads records but no key of the chosen range [{first}, …] is at or below the last acknowledged key ({last:?}): check recordcount and insertstart (load the collection first)"
     )]
     NothingToRead {
         /// First key number the request distribution can produce.
@@ -95,20 +95,18 @@ pub struct Worker {
     deterministic: bool,
     database: &'static str,
     table: String,
-    hashed: bool,
-    zero_padding: u32,
-    field_names: Vec<String>,
-    /// Field indexes in Java `HashMap` order for a document / a full `$set`.
-    write_order: Vec<usize>,
+    /// Keys, documents and values.
+    records: RecordBuilder,
     /// Field indexes in Java `HashSet` order for a full projection.
     projection_order: Vec<usize>,
-    field_lengths: FieldLengthChooser,
     data_integrity: bool,
     read_all_fields: bool,
     read_all_fields_by_name: bool,
     write_all_fields: bool,
     upsert: bool,
     batch_size: usize,
+    /// `mongobench.batch.flush`: yield the batch remainder once the quota is done.
+    batch_flush: bool,
     batch: Vec<Document>,
     batch_last_keynum: u64,
     // load phase
@@ -213,10 +211,10 @@ impl Worker {
             None
         };
 
-        let field_names = props.field_names();
-        let write_order = java_hash_order(&field_names, java_hashmap_capacity(field_names.len()));
+        let records = RecordBuilder::new(props, seed);
+        let field_names = records.field_names();
         let projection_order =
-            java_hash_order(&field_names, java_hashset_capacity(field_names.len()));
+            java_hash_order(field_names, java_hashset_capacity(field_names.len()));
         let scan_length = match props.scan_length_distribution {
             ScanLengthDistribution::Uniform => ScanLength::Uniform(
                 Uniform::new(props.min_scan_length, props.max_scan_length)
@@ -238,18 +236,15 @@ impl Worker {
                 || !inserts,
             database: intern(&props.database),
             table: props.table.clone(),
-            hashed: props.hashed_keys,
-            zero_padding: props.zero_padding,
-            field_names,
-            write_order,
+            records,
             projection_order,
-            field_lengths: FieldLengthChooser::new(&props.field_lengths),
             data_integrity: props.data_integrity,
             read_all_fields: props.read_all_fields,
             read_all_fields_by_name: props.read_all_fields_by_name,
             write_all_fields: props.write_all_fields,
             upsert: props.upsert,
             batch_size: props.batch_size as usize,
+            batch_flush: props.batch_flush,
             batch: Vec::new(),
             batch_last_keynum: 0,
             load_next: props.load_range().0 + u64::from(worker_index),
@@ -294,11 +289,14 @@ impl Worker {
         self.next().map(|op| op.operation)
     }
 
-    /// The next operation with its YCSB details, or `None` when the quota is done.
+    /// The next operation with its YCSB details, or `None` when the quota is done. With
+    /// `mongobench.batch.flush=true` and `batchsize > 1`, the unflushed batch remainder follows
+    /// the quota as one more operation (an INSERT of the remaining documents).
     #[allow(clippy::should_implement_trait)] // not an Iterator: it must not run ahead of execution
     pub fn next(&mut self) -> Option<YcsbOp> {
         self.complete();
         match &mut self.remaining {
+            Some(0) if self.batch_flush => return self.take_remainder(),
             Some(0) => return None,
             Some(n) => *n -= 1,
             None => {}
@@ -313,15 +311,16 @@ impl Worker {
         })
     }
 
-    /// The batch remainder this worker never flushed (`batchsize > 1`): YCSB drops it silently;
-    /// with `mongobench.batch.flush=true` the runner executes this operation at cleanup (timed as
-    /// INSERT). Empties the buffer.
+    /// The batch remainder this worker has not flushed (`batchsize > 1`) as one INSERT
+    /// operation, emptying the buffer. YCSB drops the remainder silently; with
+    /// `mongobench.batch.flush=true` [`Worker::next`] yields it after the quota, and a runner that
+    /// stops a worker early (a duration-bound phase) takes it here to send it at cleanup.
     pub fn take_remainder(&mut self) -> Option<YcsbOp> {
         let last = self.batch.last()?;
         let key = last.get_str("_id").unwrap_or_default().to_string();
         let documents = std::mem::take(&mut self.batch);
         let count = documents.len();
-        let command = self.batch_command(documents);
+        let commands = self.batch_commands(documents);
         Some(YcsbOp {
             kind: OpKind::Insert,
             keynum: self.batch_last_keynum,
@@ -330,7 +329,7 @@ impl Worker {
             buffered: false,
             documents: count,
             verify: false,
-            operation: self.operation(OpKind::Insert, vec![command]),
+            operation: self.operation(OpKind::Insert, commands),
         })
     }
 
@@ -377,43 +376,22 @@ impl Worker {
     }
 
     fn random_field(&mut self) -> usize {
-        self.rng.range(0, self.field_names.len() as u64 - 1) as usize
+        self.rng
+            .range(0, self.records.field_names().len() as u64 - 1) as usize
     }
 
-    fn value(&mut self, key: &str, field: usize) -> Bson {
-        let len = self.field_lengths.sample(&mut self.rng);
-        let bytes = if self.data_integrity {
-            deterministic_value(key, &self.field_names[field], len as usize).into_bytes()
-        } else {
-            random_bytes(&mut self.rng, len as usize)
-        };
-        Bson::Binary(Binary {
-            subtype: BinarySubtype::Generic,
-            bytes,
-        })
-    }
-
-    /// All fields, drawn in `field0…` order, laid out in Java `HashMap` order.
-    fn all_values(&mut self, key: &str) -> Vec<(usize, Bson)> {
-        let mut drawn: Vec<Option<Bson>> = (0..self.field_names.len())
-            .map(|f| Some(self.value(key, f)))
-            .collect();
-        self.write_order
-            .iter()
-            .map(|&f| (f, drawn[f].take().expect("each field once")))
-            .collect()
-    }
-
+    /// Update values from the worker's stream: one random field, or all of them.
     fn write_values(&mut self, key: &str) -> Document {
-        let values = if self.write_all_fields {
-            self.all_values(key)
+        let values: Vec<(usize, Bson)> = if self.write_all_fields {
+            self.records.all_values(&mut self.rng, key)
         } else {
             let f = self.random_field();
-            vec![(f, self.value(key, f))]
+            vec![(f, self.records.value(&mut self.rng, key, f))]
         };
+        let names = self.records.field_names();
         values
             .into_iter()
-            .map(|(f, v)| (self.field_names[f].clone(), v))
+            .map(|(f, v)| (names[f].clone(), v))
             .collect()
     }
 
@@ -430,13 +408,15 @@ impl Worker {
     }
 
     fn names(&self, fields: &Option<Vec<usize>>) -> Option<Vec<&str>> {
-        fields
-            .as_ref()
-            .map(|fs| fs.iter().map(|&f| self.field_names[f].as_str()).collect())
+        fields.as_ref().map(|fs| {
+            fs.iter()
+                .map(|&f| self.records.field_names()[f].as_str())
+                .collect()
+        })
     }
 
     fn key(&self, keynum: u64) -> String {
-        key_name(keynum, self.hashed, self.zero_padding)
+        self.records.key(keynum)
     }
 
     fn read(&mut self) -> YcsbOp {
@@ -518,7 +498,8 @@ impl Worker {
         }
     }
 
-    fn batch_command(&self, documents: Vec<Document>) -> crate::workload::Command {
+    /// The flush of a batch: one command, or several within MongoDB's command limits.
+    fn batch_commands(&self, documents: Vec<Document>) -> Vec<crate::workload::Command> {
         if self.upsert {
             commands::upsert_many(&self.table, documents)
         } else {
@@ -526,13 +507,14 @@ impl Worker {
         }
     }
 
+    /// Inserts record `keynum`: in the load phase the record's own document
+    /// ([`RecordBuilder::load_document`]), in the run phase values from the worker's stream.
     fn insert(&mut self, keynum: u64) -> YcsbOp {
         let key = self.key(keynum);
-        let mut document = Document::new();
-        document.insert("_id", key.clone());
-        for (f, v) in self.all_values(&key) {
-            document.insert(self.field_names[f].clone(), v);
-        }
+        let document = match self.phase {
+            Phase::Load => self.records.load_document(keynum),
+            Phase::Run => self.records.document(&mut self.rng, keynum),
+        };
         let (commands, buffered, documents) = if self.batch_size == 1 {
             let command = if self.upsert {
                 commands::upsert_one(&self.table, document)
@@ -545,7 +527,7 @@ impl Worker {
             self.batch_last_keynum = keynum;
             if self.batch.len() == self.batch_size {
                 let batch = std::mem::take(&mut self.batch);
-                (vec![self.batch_command(batch)], false, self.batch_size)
+                (self.batch_commands(batch), false, self.batch_size)
             } else {
                 (Vec::new(), true, 0)
             }
@@ -577,7 +559,10 @@ impl Drop for Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::ycsb::keys::key_name;
     use crate::workload::ycsb::properties::RawProperties;
+    use crate::workload::ycsb::values::deterministic_value;
+    use mongodb::bson::spec::BinarySubtype;
     use std::collections::{BTreeSet, HashMap};
 
     fn props(preset: Option<&str>, extra: &[(&str, &str)]) -> Properties {
@@ -878,6 +863,59 @@ mod tests {
         let rest = w.take_remainder().expect("one document left");
         assert_eq!((rest.documents, rest.keynum), (1, 6));
         assert!(w.take_remainder().is_none());
+    }
+
+    #[test]
+    fn batch_flush_yields_the_remainder_after_the_quota() {
+        let p = props(
+            Some("a"),
+            &[
+                ("batchsize", "3"),
+                ("recordcount", "7"),
+                ("fieldlength", "4"),
+                ("mongobench.batch.flush", "true"),
+            ],
+        );
+        let s = SharedState::new(7);
+        let ops = drain(&mut worker(&p, 1, 0, 1, Phase::Load, &s));
+        let shape: Vec<(bool, usize)> = ops.iter().map(|o| (o.buffered, o.documents)).collect();
+        assert_eq!(
+            shape,
+            [
+                (true, 0),
+                (true, 0),
+                (false, 3),
+                (true, 0),
+                (true, 0),
+                (false, 3),
+                (true, 0),
+                (false, 1)
+            ]
+        );
+        let last = ops.last().unwrap();
+        assert_eq!(
+            (last.kind, last.keynum, last.calls.as_slice()),
+            (OpKind::Insert, 6, &[Call::Insert][..])
+        );
+        let body = &last.operation.commands[0].body;
+        let ids: Vec<&str> = body
+            .get_array("documents")
+            .unwrap()
+            .iter()
+            .map(|d| d.as_document().unwrap().get_str("_id").unwrap())
+            .collect();
+        assert_eq!(ids, [key_name(6, true, 1)]);
+        // A quota that ends on a full batch leaves nothing to flush.
+        let p = props(
+            Some("a"),
+            &[
+                ("batchsize", "3"),
+                ("recordcount", "6"),
+                ("fieldlength", "4"),
+                ("mongobench.batch.flush", "true"),
+            ],
+        );
+        assert_eq!(drain(&mut worker(&p, 1, 0, 1, Phase::Load, &s)).len(), 6);
     }
 
     #[test]
