@@ -29,6 +29,7 @@ pub mod leader;
 pub mod metrics;
 pub mod names;
 pub mod observe;
+pub mod placement;
 pub mod reconcile;
 pub mod run;
 pub mod servers;
