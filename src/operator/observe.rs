@@ -50,7 +50,7 @@ impl RunnerKey {
     }
 }
 
-/// The runner Job of a slot.
+/// The state of a runner Job.
 #[derive(Debug, Clone, PartialEq)]
 pub enum JobState {
     /// Pods are pending or running (or being retried).

@@ -292,7 +292,7 @@ enum Step {
     Running,
 }
 
-/// A problem keeping a slot's servers from running.
+/// A problem keeping the servers of a target on a platform from running.
 struct ServerIssue {
     reason: &'static str,
     message: String,
