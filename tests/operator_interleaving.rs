@@ -166,7 +166,7 @@ async fn two_replica_sets_that_fit_are_created_together_and_run_by_one_interleav
     // One runner for both targets, once both are ready.
     let runner = common::platform_runner(bench, PLATFORM);
     let job: Job = common::exists(&env, &runner).await;
-    assert_eq!(job_names(&env).await, [runner.clone()]);
+    assert_eq!(job_names(&env).await, std::slice::from_ref(&runner));
     let env_vars = serde_json::to_value(&job).unwrap()["spec"]["template"]["spec"]["containers"][0]
         ["env"]
         .clone();

@@ -445,7 +445,7 @@ async fn a_restarted_operator_resumes_without_repeating_a_cell() {
     assert_eq!(status.runners.len(), 1);
     assert!(status.runners[0].interleaved);
     assert_eq!(status.runners[0].reason, "AllExternal");
-    assert_eq!(status.runners[0].jobs, [runner.clone()]);
+    assert_eq!(status.runners[0].jobs, std::slice::from_ref(&runner));
     // Each cell was announced exactly once across the three operator processes.
     let events = wait::until(Duration::from_secs(30), "four CellCompleted events", || {
         let env = &env;
