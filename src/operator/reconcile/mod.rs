@@ -12,8 +12,9 @@
 //!
 //! Once a runner Job of the platform exists the choice stays as it started (a platform runner
 //! means interleaved, a one-target runner of a platform with several targets means not), and
-//! so it does once the replica sets of two or more targets were created together; a platform
-//! whose runners have not started follows its nodes.
+//! so it does once the replica sets of two or more targets were created together, or, when
+//! its Jobs are gone, once the platform has results (as `status.runners` recorded); a
+//! platform whose runners have not started follows its nodes.
 //!
 //! Which runners are active:
 //! - `PerPlatform`: on every platform, the first runner (in target order) not finished; so the
@@ -158,6 +159,7 @@ fn platform_plan(
     bench: &MongoBenchmark,
     platform: &Platform,
     observed: &Observed,
+    has_results: bool,
 ) -> Result<PlatformPlan, Error> {
     use runner_reasons as r;
     let spec = &bench.spec;
@@ -207,16 +209,16 @@ fn platform_plan(
             None => None,
         },
     };
-    let has_job = |key: &RunnerKey| match key {
-        RunnerKey::Platform(p) => p == name,
-        RunnerKey::Target((_, p)) => p == name,
-    };
+    let old = bench
+        .status
+        .as_ref()
+        .and_then(|s| s.runners.iter().find(|r| r.platform == name));
     let pinned = if observed
         .jobs
         .contains_key(&RunnerKey::Platform(name.to_owned()))
     {
         Some(true)
-    } else if observed.jobs.keys().any(has_job) {
+    } else if observed.jobs.keys().any(|k| k.platform() == name) {
         Some(false)
     } else if provisioned >= 2
         && observed
@@ -227,13 +229,12 @@ fn platform_plan(
             >= 2
     {
         Some(true)
+    } else if has_results {
+        // Its Jobs are gone (deleted by hand) but it had started: as status recorded.
+        old.map(|o| o.interleaved)
     } else {
         None
     };
-    let old = bench
-        .status
-        .as_ref()
-        .and_then(|s| s.runners.iter().find(|r| r.platform == name));
     Ok(match (pinned, computed) {
         (None, Some(plan)) => plan,
         (None, None) => PlatformPlan::new(
@@ -360,7 +361,10 @@ pub fn decide(
     let mut plans: Vec<(&Platform, PlatformPlan)> = Vec::new();
     let mut units: Vec<Unit> = Vec::new();
     for platform in &spec.platforms {
-        let plan = platform_plan(bench, platform, observed)?;
+        let has_results = cells
+            .iter()
+            .any(|c| c.platform == platform.name && observed.results.contains_key(&c.id));
+        let plan = platform_plan(bench, platform, observed, has_results)?;
         let groups: Vec<Vec<String>> = if plan.interleaved {
             vec![target_names.clone()]
         } else {

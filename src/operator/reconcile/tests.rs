@@ -969,3 +969,27 @@ fn sequential_runs_one_platform_runner_at_a_time() {
     let d = decide(&b, &o, &settings(0)).unwrap();
     assert_eq!(d.actions, [runners(&["a", "b"], "other", &[])]);
 }
+
+#[test]
+fn a_platform_with_results_keeps_its_order_when_its_jobs_are_deleted() {
+    let spec = SPEC.replace("  - {name: q, nodeSelector: {pool: q}}\n", "");
+    let b = bench("bench", &spec);
+    // Started one after another (its nodes could not be read).
+    let mut o = Observed::default();
+    o.nodes.insert(
+        "p".into(),
+        PlatformNodes::Unreadable("listing nodes: forbidden".into()),
+    );
+    let first = decide(&b, &o, &settings(0)).unwrap();
+    assert_eq!(first.actions, [servers("a", "p")]);
+    let mut written = b.clone();
+    written.status = Some(first.status.clone());
+    // a is done and its Job deleted by hand; now the nodes would hold both.
+    o.nodes.insert("p".into(), nodes(3));
+    add_result(&mut o, "a", "p", 1);
+    add_result(&mut o, "a", "p", 2);
+    let d = decide(&written, &o, &settings(10)).unwrap();
+    // b alone: no servers again for a, no runner for both.
+    assert_eq!(d.actions, [servers("b", "p")]);
+    assert_eq!(runner_status(&d, "p"), runner_status(&first, "p"));
+}
