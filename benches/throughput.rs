@@ -13,7 +13,7 @@ use mongobench::api::RunLength;
 use mongobench::result::{CellId, CellResult};
 use mongobench::runner::cell::{CellProgress, RunSettings, WorkloadPlan, run_cell};
 use mongobench::runner::connect::connect;
-use mongobench::runner::{seed_flights, seed_ycsb};
+use mongobench::runner::{dataset, seed_flights, seed_ycsb};
 use mongobench::workload::flights::Params;
 use mongobench::workload::ycsb::RawProperties;
 
@@ -82,10 +82,6 @@ async fn main() {
         "seeding flights: {:.0} documents/s ({} documents, {} workers)",
         seeded.docs_per_second, seeded.to, params.seed_workers
     );
-    // Back down to the small collection the runs use (a smaller size reloads).
-    seed_flights::seed(&target.client, &params, FLIGHTS_DOCS)
-        .await
-        .unwrap();
     let raw = RawProperties::preset("workloada").unwrap();
     let loaded = seed_ycsb::load(&target.client, &raw, 1, YCSB_RECORDS, 16)
         .await
@@ -95,30 +91,40 @@ async fn main() {
         loaded.docs_per_second, loaded.to
     );
 
+    // The seeded states the cells start from and restore to: flights back down to the small
+    // collection the runs use.
+    let flights = WorkloadPlan::Flights(Box::new(params.clone()));
+    let ycsb = WorkloadPlan::Ycsb {
+        raw: raw.clone(),
+        seed: 1,
+    };
+    let mut flights_state =
+        dataset::prepare(&target.client, &flights, 16, FLIGHTS_DOCS, None, false)
+            .await
+            .unwrap();
+    let mut ycsb_state = dataset::prepare(&target.client, &ycsb, 16, YCSB_RECORDS, None, false)
+        .await
+        .unwrap();
+
     for workers in [16, 256] {
-        let flights = WorkloadPlan::Flights(Box::new(params.clone()));
         let r = run_cell(
             &target,
             &uri,
             &flights,
             &settings(workers, 15),
             cell("flights", workers),
-            FLIGHTS_DOCS,
+            &mut flights_state,
             &CellProgress::default(),
         )
         .await;
         line("flights", workers, &r);
-        let ycsb = WorkloadPlan::Ycsb {
-            raw: raw.clone(),
-            seed: 1,
-        };
         let r = run_cell(
             &target,
             &uri,
             &ycsb,
             &settings(workers, 15),
             cell("ycsb-a", workers),
-            YCSB_RECORDS,
+            &mut ycsb_state,
             &CellProgress::default(),
         )
         .await;

@@ -363,15 +363,18 @@ async fn a_restarted_operator_resumes_without_repeating_a_cell() {
         &external_benchmark(bench, &["ext-a", "ext-b"], "[10k, 20k]"),
     )
     .await;
+    // Two external targets: one runner for both, interleaved.
     let jobs: Api<Job> = Api::namespaced(env.client.clone(), &env.namespace);
-    let job_a = common::runner(bench, "ext-a", "local");
-    let job: Job = common::exists(&env, &job_a).await;
-    let plan_a = common::plan_of(&env, &job).await;
+    let runner = common::platform_runner(bench, "local");
+    let job: Job = common::exists(&env, &runner).await;
+    let plan = common::plan_of(&env, &job).await;
+    let listed: Vec<&str> = plan.targets.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(listed, ["ext-a", "ext-b"]);
     common::write_result(
         &env,
-        &plan_a,
+        &plan,
         "ext-a.local.10k.r1",
-        &common::result_for(&plan_a, "10k", 1, 1000),
+        &common::result_of(&plan, "ext-a", "10k", 1, 1000),
     )
     .await;
     common::status_until(&env, bench, Duration::from_secs(60), "1/4", |s| {
@@ -381,42 +384,43 @@ async fn a_restarted_operator_resumes_without_repeating_a_cell() {
 
     // Killed mid-run; meanwhile the runner's Job is lost.
     first.kill().await;
-    jobs.delete(&job_a, &DeleteParams::foreground())
+    jobs.delete(&runner, &DeleteParams::foreground())
         .await
         .unwrap();
     wait::until(Duration::from_secs(60), "the Job to be gone", || {
         let jobs = jobs.clone();
-        let job_a = job_a.clone();
-        async move { jobs.get_opt(&job_a).await.ok()?.is_none().then_some(()) }
+        let runner = runner.clone();
+        async move { jobs.get_opt(&runner).await.ok()?.is_none().then_some(()) }
     })
     .await;
 
     let second = common::start(&env, common::options(&env.namespace));
     // The Job comes back, told to skip the cell that has its result.
-    let job: Job = common::exists(&env, &job_a).await;
+    let job: Job = common::exists(&env, &runner).await;
     let replan = common::plan_of(&env, &job).await;
     assert_eq!(replan.completed_cells, ["ext-a.local.10k.r1"]);
-    assert_eq!(replan.run_id, plan_a.run_id);
+    assert_eq!(replan.run_id, plan.run_id);
+    assert_eq!(replan.targets, plan.targets);
     common::write_result(
         &env,
         &replan,
-        "ext-a.local.20k.r1",
-        &common::result_for(&replan, "20k", 1, 900),
+        "ext-b.local.10k.r1",
+        &common::result_of(&replan, "ext-b", "10k", 1, 1100),
     )
     .await;
-    // Then ext-b's turn.
-    let job: Job = common::exists(&env, &common::runner(bench, "ext-b", "local")).await;
-    let plan_b = common::plan_of(&env, &job).await;
-    assert!(plan_b.completed_cells.is_empty());
+    common::status_until(&env, bench, Duration::from_secs(60), "2/4", |s| {
+        s.progress.as_deref() == Some("2/4")
+    })
+    .await;
     second.kill().await;
     let third = common::start(&env, common::options(&env.namespace));
-    for (size, ops) in [("10k", 1100), ("20k", 950)] {
-        let id = mongobench::plan::cell_id("ext-b", "local", size, 1);
+    for (target, ops) in [("ext-a", 900), ("ext-b", 950)] {
+        let id = mongobench::plan::cell_id(target, "local", "20k", 1);
         common::write_result(
             &env,
-            &plan_b,
+            &replan,
             &id,
-            &common::result_for(&plan_b, size, 1, ops),
+            &common::result_of(&replan, target, "20k", 1, ops),
         )
         .await;
     }
@@ -438,6 +442,10 @@ async fn a_restarted_operator_resumes_without_repeating_a_cell() {
     let counts = status.counts.unwrap();
     assert_eq!((counts.total, counts.completed, counts.failed), (4, 4, 0));
     assert_eq!(status.comparisons.len(), 2);
+    assert_eq!(status.runners.len(), 1);
+    assert!(status.runners[0].interleaved);
+    assert_eq!(status.runners[0].reason, "AllExternal");
+    assert_eq!(status.runners[0].jobs, std::slice::from_ref(&runner));
     // Each cell was announced exactly once across the three operator processes.
     let events = wait::until(Duration::from_secs(30), "four CellCompleted events", || {
         let env = &env;
@@ -458,11 +466,16 @@ async fn a_restarted_operator_resumes_without_repeating_a_cell() {
     ]) {
         assert!(note.starts_with(&format!("cell {id}: ")), "{note}");
     }
-    // One Job per target, never a duplicate.
-    assert_eq!(
-        jobs.list(&ListParams::default()).await.unwrap().items.len(),
-        2
-    );
+    // One Job for the platform, never a duplicate nor a Job per target.
+    let names: Vec<String> = jobs
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|j| j.name_any())
+        .collect();
+    assert_eq!(names, [runner]);
     third.kill().await;
 }
 
@@ -514,69 +527,78 @@ async fn a_failed_runner_fails_its_remaining_cells_with_its_message_and_the_rest
     uri_secret(&env).await;
     let bench = "fails";
     let operator = common::start(&env, common::options(&env.namespace));
-    common::apply(
-        &env,
-        &external_benchmark(bench, &["ext-a", "ext-b"], "[10k, 20k]"),
-    )
-    .await;
-    let job_a = common::runner(bench, "ext-a", "local");
-    let job: Job = common::exists(&env, &job_a).await;
-    let plan_a = common::plan_of(&env, &job).await;
+    // Two platforms, each with one runner for both targets.
+    let mut doc = external_benchmark(bench, &["ext-a", "ext-b"], "[10k, 20k]");
+    doc["spec"]["platforms"] = json!([{"name": "local"}, {"name": "spare"}]);
+    common::apply(&env, &doc).await;
+    let local = common::platform_runner(bench, "local");
+    let job: Job = common::exists(&env, &local).await;
+    let plan = common::plan_of(&env, &job).await;
     common::write_result(
         &env,
-        &plan_a,
+        &plan,
         "ext-a.local.10k.r1",
-        &common::result_for(&plan_a, "10k", 1, 1000),
+        &common::result_of(&plan, "ext-a", "10k", 1, 1000),
     )
     .await;
-    // The runner fails on the second size, twice (backoffLimit 1): the Job fails for real.
-    let message = "target ext-a: seeding to 20k failed: connection refused";
-    let first = fail_runner_pod(&env, &job_a, &[], message).await;
-    fail_runner_pod(&env, &job_a, &[first], message).await;
+    // The runner fails before ext-b's first cell, twice (backoffLimit 1): the Job fails for
+    // real, and with it every remaining cell of both its targets.
+    let message = "target ext-b: seeding to 10k failed: connection refused";
+    let first = fail_runner_pod(&env, &local, &[], message).await;
+    fail_runner_pod(&env, &local, &[first], message).await;
     let status = common::status_until(
         &env,
         bench,
         Duration::from_secs(120),
-        "the failed cell",
+        "the failed cells",
         |s| s.cells.iter().any(|c| c.phase == CellPhase::Failed),
     )
     .await;
-    let failed = status
-        .cells
-        .iter()
-        .find(|c| c.id == "ext-a.local.20k.r1")
-        .unwrap();
-    assert_eq!(failed.phase, CellPhase::Failed);
-    assert_eq!(failed.message.as_deref(), Some(message));
+    for id in [
+        "ext-a.local.20k.r1",
+        "ext-b.local.10k.r1",
+        "ext-b.local.20k.r1",
+    ] {
+        let failed = status.cells.iter().find(|c| c.id == id).unwrap();
+        assert_eq!(failed.phase, CellPhase::Failed, "{id}");
+        assert_eq!(failed.message.as_deref(), Some(message), "{id}");
+    }
     assert_eq!(status.cells[0].phase, CellPhase::Completed);
-    // The benchmark goes on with the next target and ends Completed, failures counted.
-    let job: Job = common::exists(&env, &common::runner(bench, "ext-b", "local")).await;
-    let plan_b = common::plan_of(&env, &job).await;
-    for size in ["10k", "20k"] {
-        let id = mongobench::plan::cell_id("ext-b", "local", size, 1);
-        common::write_result(
-            &env,
-            &plan_b,
-            &id,
-            &common::result_for(&plan_b, size, 1, 900),
-        )
-        .await;
+    // The other platform's runner goes on, and the benchmark ends Completed, failures counted.
+    let job: Job = common::exists(&env, &common::platform_runner(bench, "spare")).await;
+    let spare = common::plan_of(&env, &job).await;
+    for target in ["ext-a", "ext-b"] {
+        for size in ["10k", "20k"] {
+            let id = mongobench::plan::cell_id(target, "spare", size, 1);
+            common::write_result(
+                &env,
+                &spare,
+                &id,
+                &common::result_of(&spare, target, size, 1, 900),
+            )
+            .await;
+        }
     }
     let status = common::status_until(&env, bench, Duration::from_secs(60), "Completed", |s| {
         s.phase == Some(Phase::Completed)
     })
     .await;
     let counts = status.counts.clone().unwrap();
-    assert_eq!((counts.completed, counts.failed), (3, 1));
+    assert_eq!((counts.completed, counts.failed), (5, 3));
     assert_eq!(
         status.condition("Ready").unwrap().message,
-        "3 completed, 1 failed of 4 cells"
+        "5 completed, 3 failed of 8 cells"
     );
     let warnings = events_with_reason(&env, "CellFailed").await;
-    assert_eq!(warnings.len(), 1);
+    let mut notes: Vec<&str> = warnings.iter().filter_map(|e| e.note.as_deref()).collect();
+    notes.sort();
     assert_eq!(
-        warnings[0].note.as_deref(),
-        Some(&*format!("cell ext-a.local.20k.r1: {message}"))
+        notes,
+        [
+            format!("cell ext-a.local.20k.r1: {message}"),
+            format!("cell ext-b.local.10k.r1: {message}"),
+            format!("cell ext-b.local.20k.r1: {message}"),
+        ]
     );
     operator.kill().await;
 }

@@ -1,7 +1,7 @@
 //! The operator runs on exactly the permissions `manifests/rbac.yaml` grants: an in-process
 //! operator authenticated as a ServiceAccount bound to that ClusterRole takes a provisioned
-//! benchmark from apply to Completed (servers created and deleted, runner access and Job,
-//! status, events, leader Lease) without a single failed pass.
+//! benchmark from apply to Completed (nodes read, servers created and deleted, runner access
+//! and Job, status, events, leader Lease) without a single failed pass.
 mod operator_common;
 mod support;
 
@@ -83,8 +83,11 @@ async fn the_manifest_cluster_role_is_enough_for_a_whole_benchmark() {
     let operator_client = kube::Client::try_from(config).unwrap();
 
     let bench = "rbac";
-    let server = common::server(bench, "mongodb-8.0", "c3");
-    let pvs = common::volumes(&env, "testenv-local", &server, 3, "1Gi").await;
+    let mut pvs = Vec::new();
+    for target in ["mongodb-8.0", "mongodb-8.3"] {
+        let server = common::server(bench, target, "c3");
+        pvs.extend(common::volumes(&env, "testenv-local", &server, 3, "1Gi").await);
+    }
     let mut options = common::options(&ns);
     options.leader_election = Some(LeaderElection::new(ns.clone(), "rbac-test"));
     let operator = mongobench::operator::Operator::new(operator_client, options);
@@ -98,7 +101,8 @@ async fn the_manifest_cluster_role_is_enough_for_a_whole_benchmark() {
             "kind": "MongoBenchmark",
             "metadata": {"name": bench},
             "spec": {
-                "targets": [{"name": "mongodb-8.0", "image": "mongo:8.0.26", "distribution": "community"}],
+                "targets": [{"name": "mongodb-8.0", "image": "mongo:8.0.26", "distribution": "community"},
+                            {"name": "mongodb-8.3", "image": "mongo:8.3.4", "distribution": "community"}],
                 "platforms": [{"name": "c3", "nodeSelector": {"cloud.google.com/gke-nodepool": "c3-pool"},
                                "storageClassName": "testenv-local"}],
                 "replicaSet": {"storageSize": "1Gi"},
@@ -110,20 +114,33 @@ async fn the_manifest_cluster_role_is_enough_for_a_whole_benchmark() {
         }),
     )
     .await;
-    let job: Job = common::exists(&env, &common::runner(bench, "mongodb-8.0", "c3")).await;
+    // The operator read the pool's nodes (the ClusterRole lets it): both replica sets fit on
+    // c3, so one runner runs both targets.
+    let job: Job = common::exists(&env, &common::platform_runner(bench, "c3")).await;
     let plan = common::plan_of(&env, &job).await;
-    common::write_result(
-        &env,
-        &plan,
-        "mongodb-8.0.c3.1k.r1",
-        &common::result_for(&plan, "1k", 1, 100),
-    )
-    .await;
+    for target in ["mongodb-8.0", "mongodb-8.3"] {
+        common::write_result(
+            &env,
+            &plan,
+            &format!("{target}.c3.1k.r1"),
+            &common::result_of(&plan, target, "1k", 1, 100),
+        )
+        .await;
+    }
     let status = common::status_until(&env, bench, Duration::from_secs(60), "Completed", |s| {
         s.phase == Some(Phase::Completed)
     })
     .await;
-    assert_eq!(status.progress.as_deref(), Some("1/1"));
+    assert_eq!(status.progress.as_deref(), Some("2/2"));
+    assert_eq!(
+        (
+            status.runners[0].interleaved,
+            status.runners[0].reason.as_str()
+        ),
+        (true, "Fits"),
+        "{:?}",
+        status.runners
+    );
     // Servers deleted after their cell, events published, not one failed pass.
     let events: Api<Event> = Api::namespaced(env.client.clone(), &ns);
     let reasons = support::wait::until(Duration::from_secs(30), "the ServersDeleted event", || {

@@ -29,7 +29,8 @@ pub use replica_set::{AntiAffinity, ComputeResources, ReplicaSet};
 pub use spec::{CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism};
 pub use status::{
     CellCounts, CellPhase, CellStatus, Comparison, KStatus, MongoBenchmarkStatus, NodeInfo,
-    OperationLatency, Phase, Regime, ResultRef, TargetStatus, Verdict, condition_types, kstatus,
+    OperationLatency, Phase, Regime, ResultRef, RunnerStatus, TargetStatus, Verdict,
+    condition_types, kstatus,
 };
 pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target};
 pub use units::{DatasetSize, UnitsError, parse_dataset_size, parse_duration};

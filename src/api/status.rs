@@ -85,6 +85,11 @@ pub struct MongoBenchmarkStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<TargetStatus>,
 
+    /// How each platform's targets are run: all in one runner, their repetitions interleaved
+    /// (A B C A B C), or one target after another, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runners: Vec<RunnerStatus>,
+
     /// One entry per measured cell (target × platform × size × repetition) with its headline
     /// figures; the full result is referenced.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -196,6 +201,29 @@ pub struct TargetStatus {
     /// The nodes the members ran on.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeInfo>,
+}
+
+/// How the targets of one platform are run.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct RunnerStatus {
+    /// Platform name.
+    pub platform: String,
+    /// The platform's targets, in the order the runners take them.
+    pub targets: Vec<String>,
+    /// True when one runner Job runs every target of the platform, repetitions interleaved
+    /// (A B C A B C), so slow drift of the machines favours none of them; false when the
+    /// targets run one after another, one runner Job each.
+    pub interleaved: bool,
+    /// Why: `SingleTarget`, `AllExternal`, `OneReplicaSet`, `Fits` (the platform's nodes hold
+    /// every replica set at once), `InsufficientCapacity`, `NodesUnreadable`, or `Started`
+    /// (the runners started that way before this was recorded).
+    pub reason: String,
+    /// The same in words, e.g. `platform n2-icelake holds 2 of 3 replica sets at once (...)`.
+    pub message: String,
+    /// The runner Jobs of the platform, in the order they run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<String>,
 }
 
 /// A node a member ran on.

@@ -185,6 +185,20 @@ pub fn parse_duration(s: &str) -> Result<Duration, UnitsError> {
 /// # Errors
 /// [`UnitsError::Quantity`] when `s` is not a non-negative quantity, or exceeds u64 bytes.
 pub fn parse_quantity_bytes(s: &str) -> Result<u64, UnitsError> {
+    parse_quantity_scaled(s, 1)
+}
+
+/// Parses a Kubernetes quantity into thousandths, rounding up as Kubernetes does: the
+/// millicores of a CPU quantity (`3` → 3000, `500m` → 500, `1.5` → 1500, `0.1m` → 1).
+///
+/// # Errors
+/// [`UnitsError::Quantity`] when `s` is not a non-negative quantity, or exceeds u64.
+pub fn parse_quantity_millis(s: &str) -> Result<u64, UnitsError> {
+    parse_quantity_scaled(s, 1000)
+}
+
+/// The value of quantity `s` times `scale`, rounded up.
+fn parse_quantity_scaled(s: &str, scale: u128) -> Result<u64, UnitsError> {
     let err = || UnitsError::Quantity {
         value: s.to_string(),
     };
@@ -239,7 +253,10 @@ pub fn parse_quantity_bytes(s: &str) -> Result<u64, UnitsError> {
             }
         }
     }
-    let numerator = mantissa.checked_mul(multiplier).ok_or_else(err)?;
+    let numerator = mantissa
+        .checked_mul(multiplier)
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(err)?;
     let bytes = numerator.div_ceil(denominator);
     u64::try_from(bytes).map_err(|_| err())
 }
@@ -409,6 +426,11 @@ mod tests {
         assert_eq!(parse_quantity_bytes("500m"), Ok(1));
         assert_eq!(parse_quantity_bytes("0.1Ki"), Ok(103));
         assert_eq!(parse_quantity_bytes("0"), Ok(0));
+        assert_eq!(parse_quantity_millis("3"), Ok(3_000));
+        assert_eq!(parse_quantity_millis("500m"), Ok(500));
+        assert_eq!(parse_quantity_millis("1.5"), Ok(1_500));
+        assert_eq!(parse_quantity_millis("0.1m"), Ok(1));
+        assert_eq!(parse_quantity_millis("2k"), Ok(2_000_000));
     }
 
     #[test]

@@ -133,13 +133,17 @@ pub async fn execute(
             Ok(None)
         }
         Action::StartRunner {
-            target,
             platform,
+            targets,
             completed_cells,
         } => {
+            let resolved = targets
+                .iter()
+                .map(|t| target_of(t))
+                .collect::<Result<Vec<_>, _>>()?;
             let objects = jobs::runner_objects(
                 bench,
-                target_of(target)?,
+                &resolved,
                 platform_of(platform)?,
                 completed_cells.clone(),
                 &ctx.options.image,
@@ -154,13 +158,17 @@ pub async fn execute(
                     completed_cells.len()
                 )
             };
+            let what = match targets.as_slice() {
+                [one] => format!("target {one} on platform {platform}"),
+                _ => format!(
+                    "targets {} on platform {platform}, interleaved",
+                    targets.join(", ")
+                ),
+            };
             Ok(Some(EventSpec {
                 warning: false,
                 reason: "RunnerStarted".into(),
-                note: format!(
-                    "Job {} runs target {target} on platform {platform}{skipped}",
-                    objects.job.name_any()
-                ),
+                note: format!("Job {} runs {what}{skipped}", objects.job.name_any()),
                 related: Some(Related {
                     api_version: "batch/v1",
                     kind: "Job",
@@ -169,13 +177,17 @@ pub async fn execute(
             }))
         }
         Action::UpdatePlan {
-            target,
             platform,
+            targets,
             completed_cells,
         } => {
+            let resolved = targets
+                .iter()
+                .map(|t| target_of(t))
+                .collect::<Result<Vec<_>, _>>()?;
             let objects = jobs::runner_objects(
                 bench,
-                target_of(target)?,
+                &resolved,
                 platform_of(platform)?,
                 completed_cells.clone(),
                 &ctx.options.image,

@@ -108,6 +108,21 @@ pub fn transitions(
         _ => {}
     }
 
+    // A platform whose targets will not run interleaved, and why; the event refers to the
+    // platform's first runner Job, so two platforms' warnings are not folded into one series.
+    for r in new.runners.iter().filter(|r| !r.interleaved) {
+        let before = old.runners.iter().find(|o| o.platform == r.platform);
+        if before.is_some_and(|o| !o.interleaved && o.reason == r.reason) {
+            continue;
+        }
+        let related = r.jobs.first().map(|job| Related {
+            api_version: "batch/v1",
+            kind: "Job",
+            name: job.clone(),
+        });
+        out.push(warning("NotInterleaved", r.message.clone()).about(related));
+    }
+
     // Seeded to a size: the first completed cell of a (target, platform, size).
     let seeded = |s: &MongoBenchmarkStatus| -> BTreeSet<(String, String, String)> {
         s.cells
@@ -297,6 +312,43 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_platform_not_interleaved_warns_once_with_the_reason() {
+        let runners = |interleaved: bool, reason: &str| crate::api::RunnerStatus {
+            platform: "n2".into(),
+            targets: vec!["a".into(), "b".into()],
+            interleaved,
+            reason: reason.into(),
+            message: format!("platform n2: {reason}"),
+            jobs: vec!["b-run-a-n2".into(), "b-run-b-n2".into()],
+        };
+        let short = MongoBenchmarkStatus {
+            runners: vec![runners(false, "InsufficientCapacity")],
+            ..Default::default()
+        };
+        assert_eq!(
+            transitions("b", None, &short),
+            [EventSpec {
+                warning: true,
+                reason: "NotInterleaved".into(),
+                note: "platform n2: InsufficientCapacity".into(),
+                related: Some(Related {
+                    api_version: "batch/v1",
+                    kind: "Job",
+                    name: "b-run-a-n2".into()
+                })
+            }]
+        );
+        assert_eq!(transitions("b", Some(&short), &short), []);
+        // Interleaved: nothing to warn about.
+        let fits = MongoBenchmarkStatus {
+            runners: vec![runners(true, "Fits")],
+            ..Default::default()
+        };
+        assert_eq!(transitions("b", Some(&short), &fits), []);
+        assert_eq!(transitions("b", None, &fits), []);
     }
 
     #[test]

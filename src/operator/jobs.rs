@@ -1,7 +1,9 @@
-//! The runner of one target on one platform: its plan in a ConfigMap, and a Job running
-//! `mongobench run --plan /etc/mongobench/plan.yaml` on the client pool with the target's URI in
-//! `MONGOBENCH_TARGET_URI`. The runners of a benchmark share a ServiceAccount whose Role allows
-//! only what a runner does: create, read and patch its result ConfigMaps. Pure builders.
+//! The runner of one target on a platform, or of every target of a platform interleaved: its
+//! plan in a ConfigMap, and a Job running `mongobench run --plan /etc/mongobench/plan.yaml` on
+//! the client pool with the i-th target's URI in [`target_uri_env`]`(i)`
+//! (`MONGOBENCH_TARGET_URI`, `MONGOBENCH_TARGET_URI_1`, ...). The runners of a benchmark share
+//! a ServiceAccount whose Role allows only what a runner does: create, read and patch its
+//! result ConfigMaps. Pure builders.
 
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
@@ -29,7 +31,7 @@ pub fn target_uri_env(index: usize) -> String {
     }
 }
 
-/// The plan ConfigMap and the Job of one slot.
+/// The plan ConfigMap and the Job of one runner.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunnerObjects {
     /// Holds `plan.yaml`.
@@ -78,49 +80,58 @@ pub fn run_id(bench: &MongoBenchmark) -> String {
         .collect()
 }
 
-/// The plan of `target` on `platform`, skipping `completed_cells`.
+/// The plan of the runner of `targets` (in spec order) on `platform`, skipping
+/// `completed_cells`: the i-th target's URI is in [`target_uri_env`]`(i)`.
 pub fn job_plan(
     bench: &MongoBenchmark,
-    target: &Target,
+    targets: &[&Target],
     platform: &Platform,
     completed_cells: Vec<String>,
 ) -> JobPlan {
     let bench_name = bench.name_any();
     let namespace = bench.namespace().unwrap_or_default();
-    let (initiate_members, replica_set_name) = if target.is_provisioned() {
-        let server = names::server_name(&bench_name, &target.name, &platform.name);
-        let members = (0..bench.spec.replica_set().members())
-            .map(|i| names::member_address(&server, &namespace, i))
-            .collect();
-        (members, Some(server))
-    } else {
-        (Vec::new(), None)
-    };
+    let targets = targets
+        .iter()
+        .enumerate()
+        .map(|(i, target)| {
+            let (initiate_members, replica_set_name) = if target.is_provisioned() {
+                let server = names::server_name(&bench_name, &target.name, &platform.name);
+                let members = (0..bench.spec.replica_set().members())
+                    .map(|m| names::member_address(&server, &namespace, m))
+                    .collect();
+                (members, Some(server))
+            } else {
+                (Vec::new(), None)
+            };
+            JobTarget {
+                name: target.name.clone(),
+                uri_env: target_uri_env(i),
+                initiate_members,
+                replica_set_name,
+            }
+        })
+        .collect();
     JobPlan {
         benchmark: bench_name,
         namespace: Some(namespace),
         uid: bench.metadata.uid.clone(),
         run_id: run_id(bench),
         platform: platform.name.clone(),
-        targets: vec![JobTarget {
-            name: target.name.clone(),
-            uri_env: target_uri_env(0),
-            initiate_members,
-            replica_set_name,
-        }],
+        targets,
         completed_cells,
         spec: bench.spec.clone(),
     }
 }
 
-/// Builds the plan ConfigMap and the Job of `target` on `platform`.
+/// Builds the plan ConfigMap and the Job of the runner of `targets` (one, or every target of
+/// the platform, interleaved) on `platform`.
 ///
 /// # Errors
 /// [`Error::Incomplete`] for a MongoBenchmark without namespace or uid; [`Error::Spec`] when
-/// `spec.client.platform` names no platform.
+/// `spec.client.platform` names no platform or `targets` is empty.
 pub fn runner_objects(
     bench: &MongoBenchmark,
-    target: &Target,
+    targets: &[&Target],
     platform: &Platform,
     completed_cells: Vec<String>,
     default_image: &str,
@@ -129,12 +140,18 @@ pub fn runner_objects(
     let namespace = bench
         .namespace()
         .ok_or_else(|| Error::Incomplete(bench_name.clone()))?;
-    let plan = job_plan(bench, target, platform, completed_cells);
-    let mut labels =
-        names::slot_labels(&bench_name, Component::Runner, &target.name, &platform.name);
+    if targets.is_empty() {
+        return Err(Error::Spec(format!(
+            "a runner on platform {} without targets",
+            platform.name
+        )));
+    }
+    let plan = job_plan(bench, targets, platform, completed_cells);
+    let target_names: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+    let mut labels = names::runner_labels(&bench_name, &platform.name, &target_names);
     labels.insert(names::RUN_ID_LABEL.into(), names::label_value(&plan.run_id));
-    let job_name = names::runner_name(&bench_name, &target.name, &platform.name);
-    let plan_name = names::plan_name(&bench_name, &target.name, &platform.name);
+    let job_name = names::runner_job_name(&bench_name, &platform.name, &target_names);
+    let plan_name = names::runner_plan_name(&bench_name, &platform.name, &target_names);
     let plan_yaml = serde_yaml::to_string(&plan).expect("a plan serializes");
     let config_map = json!({
         "apiVersion": "v1",
@@ -155,28 +172,32 @@ pub fn runner_objects(
         }
         None => (client.node_selector.clone(), client.tolerations.clone()),
     };
-    let uri = match &target.external {
-        Some(external) => json!({
-            "name": TARGET_URI_ENV,
-            "valueFrom": {"secretKeyRef": {
-                "name": external.uri_secret_ref.name,
-                "key": external.uri_secret_ref.key()
-            }}
-        }),
-        None => {
-            let server = names::server_name(&bench_name, &target.name, &platform.name);
-            json!({
-                "name": TARGET_URI_ENV,
-                "value": names::replica_set_uri(&server, &namespace, bench.spec.replica_set().members())
-            })
-        }
-    };
+    let env: Vec<serde_json::Value> = targets
+        .iter()
+        .zip(&plan.targets)
+        .map(|(target, planned)| match &target.external {
+            Some(external) => json!({
+                "name": planned.uri_env,
+                "valueFrom": {"secretKeyRef": {
+                    "name": external.uri_secret_ref.name,
+                    "key": external.uri_secret_ref.key()
+                }}
+            }),
+            None => {
+                let server = names::server_name(&bench_name, &target.name, &platform.name);
+                json!({
+                    "name": planned.uri_env,
+                    "value": names::replica_set_uri(&server, &namespace, bench.spec.replica_set().members())
+                })
+            }
+        })
+        .collect();
     let mut container = json!({
         "name": "runner",
         "image": client.image.as_deref().unwrap_or(default_image),
         "command": ["mongobench"],
         "args": ["run", "--plan", format!("{PLAN_DIR}/{PLAN_KEY}")],
-        "env": [uri],
+        "env": env,
         "volumeMounts": [{"name": "plan", "mountPath": PLAN_DIR, "readOnly": true}],
         "terminationMessagePolicy": "FallbackToLogsOnError"
     });
@@ -256,7 +277,7 @@ mod tests {
         let b = bench("study", STUDY);
         let objects = runner_objects(
             &b,
-            &b.spec.targets[0],
+            &[&b.spec.targets[0]],
             &b.spec.platforms[0],
             vec!["psmdb-8.0.axion.1m.r1".into()],
             "registry.example/mongobench:1.0",
@@ -349,7 +370,7 @@ mod tests {
         let b = bench("study", &yaml);
         let objects = runner_objects(
             &b,
-            &b.spec.targets[1],
+            &[&b.spec.targets[1]],
             &b.spec.platforms[1],
             vec![],
             "default:1",
@@ -377,6 +398,58 @@ mod tests {
         assert!(plan.targets[0].initiate_members.is_empty());
         assert_eq!(plan.targets[0].replica_set_name, None);
         assert!(plan.completed_cells.is_empty());
+    }
+
+    #[test]
+    fn a_platform_runner_lists_every_target_with_an_env_var_each() {
+        let b = bench("study", STUDY);
+        let targets: Vec<&Target> = b.spec.targets.iter().collect();
+        let objects = runner_objects(&b, &targets, &b.spec.platforms[1], vec![], "img:1").unwrap();
+        let job = value(&objects.job);
+        assert_eq!(job["metadata"]["name"], "study-run-x86");
+        let labels = &job["metadata"]["labels"];
+        assert_eq!(labels["mongobench.io/platform"], "x86");
+        assert!(labels.get("mongobench.io/target").is_none(), "{labels}");
+        assert_eq!(job["spec"]["template"]["metadata"]["labels"], *labels);
+        let pod = &job["spec"]["template"]["spec"];
+        assert_eq!(
+            pod["containers"][0]["env"],
+            json!([
+                {"name": "MONGOBENCH_TARGET_URI", "value":
+                    "mongodb://study-psmdb-8-0-x86-0.study-psmdb-8-0-x86.lab.svc.cluster.local:27017,\
+                     study-psmdb-8-0-x86-1.study-psmdb-8-0-x86.lab.svc.cluster.local:27017,\
+                     study-psmdb-8-0-x86-2.study-psmdb-8-0-x86.lab.svc.cluster.local:27017/\
+                     ?replicaSet=study-psmdb-8-0-x86"},
+                {"name": "MONGOBENCH_TARGET_URI_1",
+                 "valueFrom": {"secretKeyRef": {"name": "ext-uri", "key": "uri"}}}
+            ])
+        );
+        assert_eq!(
+            pod["volumes"],
+            json!([{"name": "plan", "configMap": {"name": "study-run-x86-plan"}}])
+        );
+        assert_eq!(
+            objects.plan.metadata.name.as_deref(),
+            Some("study-run-x86-plan")
+        );
+        let plan: JobPlan =
+            serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()["plan.yaml"]).unwrap();
+        let listed: Vec<(&str, &str)> = plan
+            .targets
+            .iter()
+            .map(|t| (t.name.as_str(), t.uri_env.as_str()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("psmdb-8.0", "MONGOBENCH_TARGET_URI"),
+                ("ext", "MONGOBENCH_TARGET_URI_1")
+            ]
+        );
+        assert_eq!(plan.targets[0].initiate_members.len(), 3);
+        assert!(plan.targets[1].initiate_members.is_empty());
+        assert_eq!(plan.platform, "x86");
+        assert!(runner_objects(&b, &[], &b.spec.platforms[1], vec![], "img:1").is_err());
     }
 
     #[test]

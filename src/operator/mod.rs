@@ -3,7 +3,8 @@
 //! One pass of the reconcile loop (`run.rs` wires it into a kube `Controller`):
 //!
 //! 1. [`observe`] reads what the cluster holds for the benchmark: its StatefulSets, server pods,
-//!    runner Jobs and their pods, and the result ConfigMaps the runners wrote.
+//!    runner Jobs and their pods, the result ConfigMaps the runners wrote and, for platforms
+//!    whose runners have not started, their Nodes.
 //! 2. [`reconcile::decide`] (pure) turns the MongoBenchmark and those observations into the
 //!    next actions (create servers, start a runner, delete servers) and the desired status
 //!    ([`status`] folds the results into cells, progress, conditions and comparisons).
@@ -11,10 +12,12 @@
 //!    server-side apply; the status is applied only when it differs from the stored one, and
 //!    [`events`] are published only for transitions, so an idle benchmark makes no API writes.
 //!
-//! Work is split in *slots*: one target on one platform, run by one Job. A provisioned
-//! target's slot first gets a replica set (StatefulSet + headless Service + NetworkPolicy);
-//! an external target's slot goes straight to its Job. Everything created is owned by the
-//! MongoBenchmark, so deleting it removes everything through garbage collection.
+//! Work is split in *runners*, each one Job on one platform: every target of the platform,
+//! interleaved, when its nodes hold all its replica sets at once ([`placement`]), else one
+//! target per runner, one after another. A provisioned target first gets a replica set
+//! (StatefulSet + headless Service + NetworkPolicy); a runner of external targets goes
+//! straight to its Job. Everything created is owned by the MongoBenchmark, so deleting it
+//! removes everything through garbage collection.
 //!
 //! The loop is level-triggered: it keeps no state of its own. A restarted operator reads the
 //! same objects, reaches the same decisions and redoes no completed cell (a re-created Job is
@@ -29,6 +32,7 @@ pub mod leader;
 pub mod metrics;
 pub mod names;
 pub mod observe;
+pub mod placement;
 pub mod reconcile;
 pub mod run;
 pub mod servers;

@@ -110,6 +110,27 @@ pub fn plan_name(benchmark: &str, target: &str, platform: &str) -> String {
     format!("{}-plan", runner_name(benchmark, target, platform))
 }
 
+/// Name of the runner Job of several targets of `platform`, interleaved:
+/// `<benchmark>-run-<platform>`.
+pub fn platform_runner_name(benchmark: &str, platform: &str) -> String {
+    dns_label(&[benchmark, "run", platform], JOB_NAME_MAX)
+}
+
+/// Name of the runner Job of `targets` on `platform`: a runner of one target is named after
+/// its slot ([`runner_name`]), a runner of several after the platform
+/// ([`platform_runner_name`]).
+pub fn runner_job_name<S: AsRef<str>>(benchmark: &str, platform: &str, targets: &[S]) -> String {
+    match targets {
+        [one] => runner_name(benchmark, one.as_ref(), platform),
+        _ => platform_runner_name(benchmark, platform),
+    }
+}
+
+/// Name of the ConfigMap holding the plan of the runner of `targets` on `platform`.
+pub fn runner_plan_name<S: AsRef<str>>(benchmark: &str, platform: &str, targets: &[S]) -> String {
+    format!("{}-plan", runner_job_name(benchmark, platform, targets))
+}
+
 /// Name of the runners' ServiceAccount, Role and RoleBinding of a benchmark.
 pub fn runner_account(benchmark: &str) -> String {
     dns_label(&[benchmark, "runner"], JOB_NAME_MAX)
@@ -162,6 +183,24 @@ pub fn slot_labels(
     labels
 }
 
+/// Labels of the runner Job and plan of `targets` on `platform`: a runner of one target
+/// carries its slot's labels; a runner of several targets the platform label and no target
+/// label (which is how a pass tells the two apart).
+pub fn runner_labels<S: AsRef<str>>(
+    benchmark: &str,
+    platform: &str,
+    targets: &[S],
+) -> BTreeMap<String, String> {
+    match targets {
+        [one] => slot_labels(benchmark, Component::Runner, one.as_ref(), platform),
+        _ => {
+            let mut labels = benchmark_labels(benchmark, Component::Runner);
+            labels.insert(PLATFORM_LABEL.to_owned(), label_value(platform));
+            labels
+        }
+    }
+}
+
 /// Selector of every child of `benchmark` the operator created.
 pub fn children_selector(benchmark: &str) -> String {
     format!(
@@ -194,6 +233,14 @@ mod tests {
             "percona-9-vs-8-run-psmdb-8-0-x86-icelake"
         );
         assert_eq!(plan_name("b", "t", "p"), "b-run-t-p-plan".to_owned());
+        assert_eq!(
+            platform_runner_name("percona-9-vs-8", "x86-icelake"),
+            "percona-9-vs-8-run-x86-icelake"
+        );
+        assert_eq!(runner_job_name("b", "p.1", &["t"]), "b-run-t-p-1");
+        assert_eq!(runner_job_name("b", "p.1", &["t", "u"]), "b-run-p-1");
+        assert_eq!(runner_plan_name("b", "p", &["t", "u"]), "b-run-p-plan");
+        assert_eq!(runner_plan_name("b", "p", &["t"]), "b-run-t-p-plan");
         assert_eq!(runner_account("b"), "b-runner");
         // A leading digit is not a DNS-1035 label.
         assert_eq!(server_name("1st", "a", "b"), "mb-1st-a-b");
@@ -214,6 +261,9 @@ mod tests {
         assert_eq!(server_name(&long, "psmdb-8.0", "x86"), name);
         assert_ne!(server_name(&long, "psmdb-8.1", "x86"), name);
         assert_eq!(runner_name(&long, "t", "p").len(), 63);
+        let platform_runner = platform_runner_name(&long, "x86");
+        assert_eq!(platform_runner.len(), 63);
+        assert_ne!(platform_runner, platform_runner_name(&long, "arm"));
         assert_eq!(label_value(&"x".repeat(63)), "x".repeat(63));
         assert_eq!(label_value(&"x".repeat(64)).len(), 63);
     }
@@ -250,5 +300,13 @@ mod tests {
         assert_eq!(labels["mongobench.io/target"], "psmdb-8.0");
         assert_eq!(labels["app.kubernetes.io/component"], "server");
         assert_eq!(labels.len(), 7);
+        let runner = runner_labels("b", "x86", &["a", "c"]);
+        assert_eq!(runner["mongobench.io/platform"], "x86");
+        assert_eq!(runner["app.kubernetes.io/component"], "runner");
+        assert!(!runner.contains_key("mongobench.io/target"));
+        assert_eq!(
+            runner_labels("b", "x86", &["a"]),
+            slot_labels("b", Component::Runner, "a", "x86")
+        );
     }
 }

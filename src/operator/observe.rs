@@ -1,6 +1,7 @@
 //! What the cluster holds for one benchmark, read fresh at the start of every pass: server
 //! StatefulSets and pods, runner Jobs (with the termination message of a failed runner), the
-//! runners' ServiceAccount, and the result ConfigMaps of the current run. [`Observed`] is plain
+//! runners' ServiceAccount, the result ConfigMaps of the current run, and, for a platform
+//! whose runners have not started, its Nodes (whether its replica sets fit at once). [`Observed`] is plain
 //! data so the decision that follows is a pure function; [`observe`] is the only part that
 //! reads the API.
 
@@ -8,20 +9,48 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{ConfigMap, Pod, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod, ServiceAccount};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, ListParams};
 use kube::{Client, ResourceExt};
 
 use super::Error;
 use super::names::{self, Component};
-use crate::api::MongoBenchmark;
+pub use super::placement::{NodeCapacity, PlatformNodes};
+use crate::api::units::{parse_quantity_bytes, parse_quantity_millis};
+use crate::api::{MongoBenchmark, Platform};
 use crate::result::CellResult;
 
 /// One target on one platform: `(target name, platform name)` as the spec writes them.
 pub type Slot = (String, String);
 
-/// The runner Job of a slot.
+/// What one runner Job runs.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RunnerKey {
+    /// One target on a platform.
+    Target(Slot),
+    /// Every target of a platform (named as the spec writes it), interleaved.
+    Platform(String),
+}
+
+impl RunnerKey {
+    /// The key of the runner of `targets` on `platform`.
+    pub fn of<S: AsRef<str>>(platform: &str, targets: &[S]) -> RunnerKey {
+        match targets {
+            [one] => RunnerKey::Target((one.as_ref().to_owned(), platform.to_owned())),
+            _ => RunnerKey::Platform(platform.to_owned()),
+        }
+    }
+
+    /// The platform it runs on.
+    pub fn platform(&self) -> &str {
+        match self {
+            RunnerKey::Target((_, p)) | RunnerKey::Platform(p) => p,
+        }
+    }
+}
+
+/// The state of a runner Job.
 #[derive(Debug, Clone, PartialEq)]
 pub enum JobState {
     /// Pods are pending or running (or being retried).
@@ -108,12 +137,15 @@ pub struct Observed {
     pub stateful_sets: BTreeMap<Slot, u32>,
     /// Server pods of the benchmark, on any slot.
     pub server_pods: Vec<ServerPod>,
-    /// Runner Jobs by slot.
-    pub jobs: BTreeMap<Slot, JobState>,
+    /// Runner Jobs.
+    pub jobs: BTreeMap<RunnerKey, JobState>,
     /// True when the runners' ServiceAccount exists (with its Role and RoleBinding).
     pub runner_access: bool,
-    /// The `completedCells` of each slot's plan ConfigMap.
-    pub plans: BTreeMap<Slot, Vec<String>>,
+    /// The `completedCells` of each runner's plan ConfigMap.
+    pub plans: BTreeMap<RunnerKey, Vec<String>>,
+    /// The nodes of each platform that has two or more provisioned targets and no runner Job
+    /// yet: what decides whether its replica sets are created together (by platform name).
+    pub nodes: BTreeMap<String, PlatformNodes>,
 }
 
 /// Maps the target/platform labels of a child back to the spec's names.
@@ -131,6 +163,74 @@ fn slot_of(bench: &MongoBenchmark, labels: &BTreeMap<String, String>) -> Option<
         .iter()
         .find(|p| &names::label_value(&p.name) == platform)?;
     Some((t.name.clone(), p.name.clone()))
+}
+
+/// Maps the platform/target labels of a runner Job or plan back to the spec's names: with a
+/// target label, that target's runner; without, the runner of every target of the platform.
+fn runner_of(bench: &MongoBenchmark, labels: &BTreeMap<String, String>) -> Option<RunnerKey> {
+    if labels.contains_key(names::TARGET_LABEL) {
+        return slot_of(bench, labels).map(RunnerKey::Target);
+    }
+    let platform = labels.get(names::PLATFORM_LABEL)?;
+    let p = bench
+        .spec
+        .platforms
+        .iter()
+        .find(|p| &names::label_value(&p.name) == platform)?;
+    Some(RunnerKey::Platform(p.name.clone()))
+}
+
+/// What a pass needs of a Node.
+pub fn node_capacity(node: &Node) -> NodeCapacity {
+    let status = node.status.as_ref();
+    let ready = status
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+    let allocatable = status.and_then(|s| s.allocatable.as_ref());
+    let quantity = |name: &str, parse: fn(&str) -> Result<u64, crate::api::UnitsError>| {
+        allocatable
+            .and_then(|a| a.get(name))
+            .and_then(|q| parse(&q.0).ok())
+    };
+    NodeCapacity {
+        name: node.name_any(),
+        ready,
+        schedulable: !node
+            .spec
+            .as_ref()
+            .and_then(|s| s.unschedulable)
+            .unwrap_or(false),
+        cpu_millis: quantity("cpu", parse_quantity_millis),
+        memory_bytes: quantity("memory", parse_quantity_bytes),
+        pods: quantity("pods", parse_quantity_bytes),
+    }
+}
+
+/// The nodes matching `platform`'s effective node selector. A list the operator may not make
+/// (401, 403, 404) is reported, not an error; other failures fail the pass, which is retried
+/// rather than deciding on missing facts.
+async fn platform_nodes(client: &Client, platform: &Platform) -> Result<PlatformNodes, Error> {
+    let selector: Vec<String> = platform
+        .effective_node_selector()
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let nodes: Api<Node> = Api::all(client.clone());
+    match nodes
+        .list(&ListParams::default().labels(&selector.join(",")))
+        .await
+    {
+        Ok(list) => Ok(PlatformNodes::Listed(
+            list.items.iter().map(node_capacity).collect(),
+        )),
+        Err(kube::Error::Api(s)) if matches!(s.code, 401 | 403 | 404) => Ok(
+            PlatformNodes::Unreadable(format!("listing nodes: {}", s.message)),
+        ),
+        Err(e) => Err(Error::kube(
+            format!("listing the nodes of platform {}", platform.name),
+            e,
+        )),
+    }
 }
 
 /// The state of a Job from its conditions and, when it failed, its pods' messages.
@@ -265,7 +365,7 @@ pub async fn observe(
         p.labels().get(names::COMPONENT_LABEL).map(String::as_str) == Some(c.as_str())
     };
     for job in jobs.list(&children).await.map_err(list_err("jobs", &ns))? {
-        let Some(slot) = slot_of(bench, job.labels()) else {
+        let Some(runner) = runner_of(bench, job.labels()) else {
             continue;
         };
         let job_name = job.name_any();
@@ -277,7 +377,23 @@ pub async fn observe(
             })
             .cloned()
             .collect();
-        observed.jobs.insert(slot, job_state(&job, &its_pods));
+        observed.jobs.insert(runner, job_state(&job, &its_pods));
+    }
+    // Whether a platform's replica sets fit at once matters only before its first runner.
+    let provisioned = bench
+        .spec
+        .targets
+        .iter()
+        .filter(|t| t.is_provisioned())
+        .count();
+    if provisioned >= 2 {
+        for platform in &bench.spec.platforms {
+            if observed.jobs.keys().any(|k| k.platform() == platform.name) {
+                continue;
+            }
+            let nodes = platform_nodes(client, platform).await?;
+            observed.nodes.insert(platform.name.clone(), nodes);
+        }
     }
     for pod in all_pods.iter().filter(|p| component(p, Component::Server)) {
         let Some(slot) = slot_of(bench, pod.labels()) else {
@@ -332,7 +448,7 @@ pub async fn observe(
         .await
         .map_err(list_err("configmaps", &ns))?
     {
-        let Some(slot) = slot_of(bench, cm.labels()) else {
+        let Some(runner) = runner_of(bench, cm.labels()) else {
             continue;
         };
         let plan = cm
@@ -341,7 +457,7 @@ pub async fn observe(
             .and_then(|d| d.get(names::PLAN_KEY))
             .and_then(|text| serde_yaml::from_str::<crate::plan::JobPlan>(text).ok());
         if let Some(plan) = plan {
-            observed.plans.insert(slot, plan.completed_cells);
+            observed.plans.insert(runner, plan.completed_cells);
         }
     }
     let results = ListParams::default().labels(&names::results_selector(&name, run_id));
@@ -497,6 +613,58 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(pod_problem(&running), None);
+    }
+
+    #[test]
+    fn nodes_give_their_allocatable_readiness_and_cordon() {
+        let node: Node = serde_json::from_value(json!({
+            "metadata": {"name": "n2-icelake-0"},
+            "spec": {"unschedulable": true},
+            "status": {
+                "allocatable": {"cpu": "3920m", "memory": "16Gi", "pods": "110"},
+                "conditions": [{"type": "Ready", "status": "True"}]
+            }
+        }))
+        .unwrap();
+        assert_eq!(
+            node_capacity(&node),
+            NodeCapacity {
+                name: "n2-icelake-0".into(),
+                ready: true,
+                schedulable: false,
+                cpu_millis: Some(3920),
+                memory_bytes: Some(16 << 30),
+                pods: Some(110),
+            }
+        );
+        let bare: Node = serde_json::from_value(json!({"metadata": {"name": "new"}})).unwrap();
+        assert_eq!(
+            node_capacity(&bare),
+            NodeCapacity {
+                name: "new".into(),
+                ready: false,
+                schedulable: true,
+                ..NodeCapacity::default()
+            }
+        );
+    }
+
+    #[test]
+    fn runner_labels_map_back_to_their_runner() {
+        let b =
+            crate::operator::servers::tests::bench("study", crate::operator::servers::tests::STUDY);
+        let slot = names::runner_labels("study", "x86", &["psmdb-8.0"]);
+        assert_eq!(
+            runner_of(&b, &slot),
+            Some(RunnerKey::Target(("psmdb-8.0".into(), "x86".into())))
+        );
+        let platform = names::runner_labels("study", "x86", &["psmdb-8.0", "ext"]);
+        assert_eq!(
+            runner_of(&b, &platform),
+            Some(RunnerKey::Platform("x86".into()))
+        );
+        let unknown = names::runner_labels("study", "gone", &["psmdb-8.0", "ext"]);
+        assert_eq!(runner_of(&b, &unknown), None);
     }
 
     #[test]

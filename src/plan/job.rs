@@ -1,5 +1,6 @@
-//! The plan file: what one runner process executes (one target on one platform), written by
-//! the operator into a ConfigMap the Job mounts, or built in memory by `mongobench run`.
+//! The plan file: what one runner process executes (its targets on one platform, side by
+//! side), written by the operator into a ConfigMap the Job mounts, or built in memory by
+//! `mongobench run`.
 
 use serde::{Deserialize, Serialize};
 

@@ -239,11 +239,22 @@ pub async fn write_result(
         .unwrap_or_else(|e| panic!("writing result ConfigMap {name}: {e}"));
 }
 
-/// A complete result for a cell of `plan`.
+/// A complete result for a cell of the first target of `plan`.
 pub fn result_for(plan: &JobPlan, size: &str, repetition: u32, ops: u64) -> CellResult {
+    result_of(plan, &plan.targets[0].name, size, repetition, ops)
+}
+
+/// A complete result for a cell of `target` in `plan`.
+pub fn result_of(
+    plan: &JobPlan,
+    target: &str,
+    size: &str,
+    repetition: u32,
+    ops: u64,
+) -> CellResult {
     let mut r = mongobench::operator::testing::result(
         &plan.benchmark,
-        &plan.targets[0].name,
+        target,
         &plan.platform,
         size,
         repetition,
@@ -323,6 +334,11 @@ pub fn server(bench: &str, target: &str, platform: &str) -> String {
 
 pub fn runner(bench: &str, target: &str, platform: &str) -> String {
     names::runner_name(bench, target, platform)
+}
+
+/// Name of the Job that runs every target of `platform` interleaved.
+pub fn platform_runner(bench: &str, platform: &str) -> String {
+    names::platform_runner_name(bench, platform)
 }
 
 pub fn name_of<K: Resource>(k: &K) -> String {

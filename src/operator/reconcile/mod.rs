@@ -1,16 +1,33 @@
 //! The "what next" decision: a pure function of the MongoBenchmark, what the cluster holds
 //! ([`Observed`]) and the time, returning the actions to take and the status to show.
 //!
-//! Work is done in slots (one target on one platform, one runner Job). Which slots are active:
-//! - `PerPlatform`: on every platform, the first slot (in target order) not finished; so the
-//!   platforms proceed at once and a platform's targets one after another on the same nodes.
-//! - `Sequential`: the first unfinished slot of all, platform by platform.
+//! Work is done by runners, each one Job on one platform. Per platform, first, whether it can
+//! hold all its targets at once ([`RunnerStatus`] in `status.runners` says which and why):
+//! - yes when it has one target, when its targets are all external (they take no room), when
+//!   only one of them is provisioned, or when its nodes hold every replica set at once
+//!   ([`placement`](super::placement)): then ONE runner runs every target of the platform,
+//!   repetitions interleaved (A B C A B C), once all their replica sets are ready;
+//! - no when they do not, or when the nodes cannot be read: one runner per target, one after
+//!   another.
 //!
-//! An active slot of a provisioned target gets its servers first (only once no other target's
-//! server pods remain on the platform, when servers are deleted after their cells) and its
-//! runner once every member is ready; an external target's slot gets its runner at once. A
-//! slot is finished when each of its cells has a result or its runner failed. Finished slots
-//! lose their servers under `cleanupPolicy: DeleteServers`. `suspend: true` creates nothing new.
+//! Once a runner Job of the platform exists the choice stays as it started (a platform runner
+//! means interleaved, a one-target runner of a platform with several targets means not), and
+//! so it does once the replica sets of two or more targets were created together, or, when
+//! its Jobs are gone, once the platform has results (as `status.runners` recorded); a
+//! platform whose runners have not started follows its nodes.
+//!
+//! Which runners are active:
+//! - `PerPlatform`: on every platform, the first runner (in target order) not finished; so the
+//!   platforms proceed at once and, when not interleaved, a platform's targets one after
+//!   another on the same nodes.
+//! - `Sequential`: the first unfinished runner of all, platform by platform.
+//!
+//! An active runner gets the servers of its provisioned targets first (only once no other
+//! target's server pods remain on the platform, when servers are deleted after their cells)
+//! and its Job once every member of each is ready; a runner of external targets gets its Job
+//! at once. A runner is finished when each of its cells has a result or its Job failed.
+//! Finished runners lose their servers under `cleanupPolicy: DeleteServers`. `suspend: true`
+//! creates nothing new.
 //!
 //! Server pods that stay unschedulable, or cannot pull their image, past the stall deadline
 //! make the benchmark `Stalled` (reason `Unschedulable` or `ImagePullFailed`, naming the
@@ -22,12 +39,15 @@ use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
 
-use super::Error;
-use super::observe::{JobState, Observed, ObservedResult, PodProblem, ServerPod, Slot};
+use super::observe::{
+    JobState, Observed, ObservedResult, PlatformNodes, PodProblem, RunnerKey, ServerPod, Slot,
+};
+use super::placement::{self, MemberRequests};
 use super::status::{self, CellOutcome, condition};
+use super::{Error, names};
 use crate::api::{
     CellCounts, CleanupPolicy, MongoBenchmark, MongoBenchmarkStatus, NodeInfo, Parallelism, Phase,
-    TargetStatus, condition_types as ct,
+    Platform, RunnerStatus, TargetStatus, condition_types as ct,
 };
 use crate::plan::{self, Cell};
 use crate::result::CellResult;
@@ -44,22 +64,22 @@ pub enum Action {
     },
     /// Create the runners' ServiceAccount, Role and RoleBinding.
     CreateRunnerAccess,
-    /// Create the plan ConfigMap and the Job of a slot.
+    /// Create the plan ConfigMap and the Job of a runner.
     StartRunner {
-        /// Target name.
-        target: String,
         /// Platform name.
         platform: String,
+        /// Its targets, in spec order: one, or every target of the platform (interleaved).
+        targets: Vec<String>,
         /// Cells that already have a result: the runner skips them.
         completed_cells: Vec<String>,
     },
-    /// Rewrite the plan of a running slot so that a retried runner pod skips the cells that
+    /// Rewrite the plan of a running runner so that a retried runner pod skips the cells that
     /// have results since the Job started.
     UpdatePlan {
-        /// Target name.
-        target: String,
         /// Platform name.
         platform: String,
+        /// Its targets.
+        targets: Vec<String>,
         /// Cells that have a result.
         completed_cells: Vec<String>,
     },
@@ -97,7 +117,172 @@ pub struct Decision {
     pub requeue_after: Option<Duration>,
 }
 
-/// Where an active slot is.
+/// Reasons of [`RunnerStatus`], documented on its `reason` field.
+pub mod runner_reasons {
+    /// The platform has one target.
+    pub const SINGLE_TARGET: &str = "SingleTarget";
+    /// Every target of the platform is external.
+    pub const ALL_EXTERNAL: &str = "AllExternal";
+    /// One target is provisioned, the others are external.
+    pub const ONE_REPLICA_SET: &str = "OneReplicaSet";
+    /// The platform's nodes hold every replica set at once.
+    pub const FITS: &str = "Fits";
+    /// They do not.
+    pub const INSUFFICIENT_CAPACITY: &str = "InsufficientCapacity";
+    /// The platform's nodes could not be read.
+    pub const NODES_UNREADABLE: &str = "NodesUnreadable";
+    /// The runners started this way before the reason was recorded.
+    pub const STARTED: &str = "Started";
+}
+
+/// How the targets of one platform are run.
+#[derive(Debug, Clone, PartialEq)]
+struct PlatformPlan {
+    interleaved: bool,
+    reason: String,
+    message: String,
+}
+
+impl PlatformPlan {
+    fn new(interleaved: bool, reason: &str, message: String) -> PlatformPlan {
+        PlatformPlan {
+            interleaved,
+            reason: reason.to_owned(),
+            message,
+        }
+    }
+}
+
+/// Whether `platform` runs its targets interleaved, from its nodes and what has started
+/// (module docs).
+fn platform_plan(
+    bench: &MongoBenchmark,
+    platform: &Platform,
+    observed: &Observed,
+    has_results: bool,
+) -> Result<PlatformPlan, Error> {
+    use runner_reasons as r;
+    let spec = &bench.spec;
+    let name = platform.name.as_str();
+    if spec.targets.len() == 1 {
+        return Ok(PlatformPlan::new(
+            true,
+            r::SINGLE_TARGET,
+            format!("platform {name} has one target"),
+        ));
+    }
+    let provisioned = spec.targets.iter().filter(|t| t.is_provisioned()).count() as u32;
+    let not_interleaved = "its targets run one after another, not interleaved";
+    let computed = match provisioned {
+        0 => Some(PlatformPlan::new(
+            true,
+            r::ALL_EXTERNAL,
+            format!("every target on platform {name} is external: no replica set to place"),
+        )),
+        1 => Some(PlatformPlan::new(
+            true,
+            r::ONE_REPLICA_SET,
+            format!("one replica set to place on platform {name}, the other targets are external"),
+        )),
+        _ => match observed.nodes.get(name) {
+            Some(PlatformNodes::Listed(nodes)) => {
+                let rs = spec.replica_set();
+                let requests = MemberRequests::of(&rs)
+                    .map_err(|e| Error::Spec(format!("spec.replicaSet.resources: {e}")))?;
+                let fit = placement::fit(nodes, provisioned, rs.members(), &requests);
+                let said = placement::describe(name, &fit, rs.members(), &requests);
+                Some(if fit.fits() {
+                    PlatformPlan::new(true, r::FITS, said)
+                } else {
+                    PlatformPlan::new(
+                        false,
+                        r::INSUFFICIENT_CAPACITY,
+                        format!("{said}: {not_interleaved}"),
+                    )
+                })
+            }
+            Some(PlatformNodes::Unreadable(why)) => Some(PlatformPlan::new(
+                false,
+                r::NODES_UNREADABLE,
+                format!("the nodes of platform {name} cannot be read ({why}): {not_interleaved}"),
+            )),
+            None => None,
+        },
+    };
+    let old = bench
+        .status
+        .as_ref()
+        .and_then(|s| s.runners.iter().find(|r| r.platform == name));
+    let pinned = if observed
+        .jobs
+        .contains_key(&RunnerKey::Platform(name.to_owned()))
+    {
+        Some(true)
+    } else if observed.jobs.keys().any(|k| k.platform() == name) {
+        Some(false)
+    } else if provisioned >= 2
+        && observed
+            .stateful_sets
+            .keys()
+            .filter(|(_, p)| p == name)
+            .count()
+            >= 2
+    {
+        Some(true)
+    } else if has_results {
+        // Its Jobs are gone (deleted by hand) but it had started: as status recorded.
+        old.map(|o| o.interleaved)
+    } else {
+        None
+    };
+    Ok(match (pinned, computed) {
+        (None, Some(plan)) => plan,
+        (None, None) => PlatformPlan::new(
+            false,
+            r::NODES_UNREADABLE,
+            format!("the nodes of platform {name} were not read: {not_interleaved}"),
+        ),
+        // Started: what status said when it started, else what explains it now.
+        (Some(mode), computed) => match old.filter(|o| o.interleaved == mode) {
+            Some(o) => PlatformPlan::new(mode, &o.reason, o.message.clone()),
+            None => match computed.filter(|c| c.interleaved == mode) {
+                Some(plan) => plan,
+                None if mode => PlatformPlan::new(
+                    true,
+                    r::STARTED,
+                    format!(
+                        "the replica sets of platform {name} were created together, its targets run interleaved"
+                    ),
+                ),
+                None => PlatformPlan::new(
+                    false,
+                    r::STARTED,
+                    format!(
+                        "the runners of platform {name} started one target at a time: {not_interleaved}"
+                    ),
+                ),
+            },
+        },
+    })
+}
+
+/// One runner: its targets on a platform, and the key of its Job.
+#[derive(Debug, Clone)]
+struct Unit {
+    platform: String,
+    targets: Vec<String>,
+    key: RunnerKey,
+}
+
+/// `target a` or `targets a, b`.
+fn who(targets: &[String]) -> String {
+    match targets {
+        [one] => format!("target {one}"),
+        _ => format!("targets {}", targets.join(", ")),
+    }
+}
+
+/// Where an active runner is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Step {
     /// Waiting for its servers (or for the nodes to be free of the previous target's).
@@ -108,7 +293,7 @@ enum Step {
     Running,
 }
 
-/// A problem keeping a slot's servers from running.
+/// A problem keeping the servers of a target on a platform from running.
 struct ServerIssue {
     reason: &'static str,
     message: String,
@@ -156,7 +341,7 @@ fn slot_key(target: &str, platform: &str) -> Slot {
 /// Decides the next actions and the status of `bench`.
 ///
 /// # Errors
-/// [`Error::Spec`] when the spec cannot be expanded into cells.
+/// [`Error::Spec`] when the spec cannot be expanded into cells or its resources do not parse.
 pub fn decide(
     bench: &MongoBenchmark,
     observed: &Observed,
@@ -168,43 +353,63 @@ pub fn decide(
     let members = spec.replica_set().members();
     let suspended = spec.suspend();
     let delete_servers = spec.cleanup_policy() == CleanupPolicy::DeleteServers;
+    let bench_name = bench.metadata.name.clone().unwrap_or_default();
 
-    // Slots in plan order (platform by platform, target by target).
-    let mut slots: Vec<Slot> = Vec::new();
-    for c in &cells {
-        let key = slot_key(&c.target, &c.platform);
-        if !slots.contains(&key) {
-            slots.push(key);
+    // Per platform, how its targets run; then the runners in plan order (platform by
+    // platform, target by target).
+    let target_names: Vec<String> = spec.targets.iter().map(|t| t.name.clone()).collect();
+    let mut plans: Vec<(&Platform, PlatformPlan)> = Vec::new();
+    let mut units: Vec<Unit> = Vec::new();
+    for platform in &spec.platforms {
+        let has_results = cells
+            .iter()
+            .any(|c| c.platform == platform.name && observed.results.contains_key(&c.id));
+        let plan = platform_plan(bench, platform, observed, has_results)?;
+        let groups: Vec<Vec<String>> = if plan.interleaved {
+            vec![target_names.clone()]
+        } else {
+            target_names.iter().map(|t| vec![t.clone()]).collect()
+        };
+        for targets in groups {
+            units.push(Unit {
+                key: RunnerKey::of(&platform.name, &targets),
+                platform: platform.name.clone(),
+                targets,
+            });
         }
+        plans.push((platform, plan));
     }
+    let unit_of: BTreeMap<Slot, usize> = units
+        .iter()
+        .enumerate()
+        .flat_map(|(i, u)| u.targets.iter().map(move |t| (slot_key(t, &u.platform), i)))
+        .collect();
+    let unit_index = |c: &Cell| unit_of[&slot_key(&c.target, &c.platform)];
     let mut outcomes: Vec<CellOutcome<'_>> = cells
         .iter()
-        .map(|c| {
-            outcome_of(
-                c,
-                observed,
-                observed.jobs.get(&slot_key(&c.target, &c.platform)),
-            )
-        })
+        .map(|c| outcome_of(c, observed, observed.jobs.get(&units[unit_index(c)].key)))
         .collect();
-    let slot_done = |slot: &Slot, outcomes: &[CellOutcome<'_>]| {
+    let unit_done = |u: usize, outcomes: &[CellOutcome<'_>]| {
         cells
             .iter()
             .zip(outcomes)
-            .filter(|(c, _)| c.target == slot.0 && c.platform == slot.1)
+            .filter(|(c, _)| unit_index(c) == u)
             .all(|(_, o)| o.is_terminal())
     };
-    let unfinished: Vec<&Slot> = slots.iter().filter(|s| !slot_done(s, &outcomes)).collect();
-    let active: Vec<&Slot> = match spec.parallelism() {
+    let unfinished: Vec<usize> = (0..units.len())
+        .filter(|&u| !unit_done(u, &outcomes))
+        .collect();
+    let active: Vec<usize> = match spec.parallelism() {
         Parallelism::Sequential => unfinished.first().copied().into_iter().collect(),
         Parallelism::PerPlatform => {
             let mut seen: Vec<&str> = Vec::new();
             unfinished
                 .iter()
                 .copied()
-                .filter(|s| {
-                    let first = !seen.contains(&s.1.as_str());
-                    seen.push(&s.1);
+                .filter(|&u| {
+                    let platform = units[u].platform.as_str();
+                    let first = !seen.contains(&platform);
+                    seen.push(platform);
                     first
                 })
                 .collect()
@@ -219,43 +424,47 @@ pub fn decide(
     let mut runner_started = false;
     let mut jobs_running = false;
 
-    for slot in &active {
-        let (target_name, platform_name) = (&slot.0, &slot.1);
-        let target = spec.target(target_name).expect("slots come from the spec");
-        let job = observed.jobs.get(*slot);
-        let has_results = cells.iter().any(|c| {
-            c.target == *target_name
-                && c.platform == *platform_name
-                && observed.results.contains_key(&c.id)
-        });
+    for &u in &active {
+        let unit = &units[u];
+        let platform_name = &unit.platform;
+        let provisioned: Vec<&String> = unit
+            .targets
+            .iter()
+            .filter(|t| spec.target(t).is_some_and(|t| t.is_provisioned()))
+            .collect();
+        let job = observed.jobs.get(&unit.key);
         let completed_cells: Vec<String> = cells
             .iter()
-            .filter(|c| c.target == *target_name && c.platform == *platform_name)
-            .filter(|c| observed.results.contains_key(&c.id))
+            .filter(|c| unit_index(c) == u && observed.results.contains_key(&c.id))
             .map(|c| c.id.clone())
             .collect();
+        let working = if completed_cells.is_empty() {
+            Step::Seeding
+        } else {
+            Step::Running
+        };
         if job.is_some() {
             jobs_running = true;
             if job == Some(&JobState::Active)
                 && observed
                     .plans
-                    .get(*slot)
+                    .get(&unit.key)
                     .is_some_and(|p| *p != completed_cells)
             {
                 actions.push(Action::UpdatePlan {
-                    target: target_name.clone(),
                     platform: platform_name.clone(),
+                    targets: unit.targets.clone(),
                     completed_cells: completed_cells.clone(),
                 });
             }
-            steps.push(if has_results {
-                Step::Running
-            } else {
-                Step::Seeding
-            });
-            // The servers of a running slot still count for ServersReady.
-            if target.is_provisioned() {
-                let ready = observed.stateful_sets.get(*slot).copied().unwrap_or(0);
+            steps.push(working);
+            // The servers of a running runner still count for ServersReady.
+            for target_name in provisioned {
+                let ready = observed
+                    .stateful_sets
+                    .get(&slot_key(target_name, platform_name))
+                    .copied()
+                    .unwrap_or(0);
                 if ready >= members {
                     ready_notes.push(format!(
                         "{target_name} on {platform_name} ({members}/{members})"
@@ -272,14 +481,17 @@ pub fn decide(
             }
             continue;
         }
-        if target.is_provisioned() {
-            match observed.stateful_sets.get(*slot) {
+        // The servers of every provisioned target of the runner, created together.
+        let mut all_ready = true;
+        for target_name in provisioned {
+            let slot = slot_key(target_name, platform_name);
+            match observed.stateful_sets.get(&slot) {
                 None => {
-                    steps.push(Step::Provisioning);
+                    all_ready = false;
                     let others_on_platform = observed
                         .server_pods
                         .iter()
-                        .any(|p| p.slot.1 == *platform_name && p.slot.0 != *target_name);
+                        .any(|p| p.slot.1 == *platform_name && !unit.targets.contains(&p.slot.0));
                     if delete_servers && others_on_platform {
                         issues.push(ServerIssue {
                             reason: "WaitingForNodes",
@@ -305,29 +517,37 @@ pub fn decide(
                             stalled: false,
                         });
                     }
-                    continue;
                 }
                 Some(&ready) if ready < members => {
-                    steps.push(Step::Provisioning);
-                    let pods = observed.server_pods.iter().filter(|p| p.slot == **slot);
-                    let (issue, left) = unready_servers(slot, ready, members, pods, settings);
+                    all_ready = false;
+                    let pods = observed.server_pods.iter().filter(|p| p.slot == slot);
+                    let (issue, left) = unready_servers(&slot, ready, members, pods, settings);
                     if let Some(left) = left {
                         next_deadline = Some(next_deadline.map_or(left, |d| d.min(left)));
                     }
                     issues.push(issue);
-                    continue;
                 }
                 Some(_) => ready_notes.push(format!(
                     "{target_name} on {platform_name} ({members}/{members})"
                 )),
             }
         }
+        if !all_ready {
+            steps.push(Step::Provisioning);
+            continue;
+        }
         // Servers ready, or nothing to provision: the runner.
         if suspended {
             issues.push(ServerIssue {
                 reason: "Suspended",
                 message: format!(
-                    "target {target_name} on platform {platform_name}: suspended before its runner"
+                    "{} on platform {platform_name}: suspended before {} runner",
+                    who(&unit.targets),
+                    if unit.targets.len() == 1 {
+                        "its"
+                    } else {
+                        "their"
+                    }
                 ),
                 stalled: false,
             });
@@ -337,45 +557,80 @@ pub fn decide(
             actions.push(Action::CreateRunnerAccess);
         }
         actions.push(Action::StartRunner {
-            target: target_name.clone(),
             platform: platform_name.clone(),
+            targets: unit.targets.clone(),
             completed_cells,
         });
         runner_started = true;
         jobs_running = true;
-        steps.push(if has_results {
-            Step::Running
-        } else {
-            Step::Seeding
-        });
+        steps.push(working);
     }
 
-    // The first pending cell of each slot with a runner is the one it works on.
-    for slot in &active {
-        let started = observed.jobs.contains_key(*slot)
-            || actions.iter().any(|a| matches!(a, Action::StartRunner { target, platform, .. } if target == &slot.0 && platform == &slot.1));
+    // The cell a runner works on: its first pending one in the order it runs them (sizes
+    // ascending, then repetitions, then its targets: A B A B).
+    for &u in &active {
+        let unit = &units[u];
+        let started = observed.jobs.contains_key(&unit.key)
+            || actions.iter().any(|a| {
+                matches!(a, Action::StartRunner { platform, targets, .. }
+                    if *platform == unit.platform && *targets == unit.targets)
+            });
         if !started {
             continue;
         }
-        if let Some(i) = cells.iter().zip(&outcomes).position(|(c, o)| {
-            c.target == slot.0 && c.platform == slot.1 && *o == CellOutcome::Pending
-        }) {
+        let order = |c: &Cell| {
+            (
+                spec.dataset.sizes.iter().position(|s| *s == c.size),
+                c.repetition,
+                unit.targets.iter().position(|t| *t == c.target),
+            )
+        };
+        let first = cells
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| unit_index(c) == u && outcomes[*i] == CellOutcome::Pending)
+            .min_by_key(|(_, c)| order(c))
+            .map(|(i, _)| i);
+        if let Some(i) = first {
             outcomes[i] = CellOutcome::Running;
         }
     }
 
-    // Cleanup of finished slots.
+    // Cleanup of finished runners.
     if delete_servers {
-        for slot in &slots {
-            if observed.stateful_sets.contains_key(slot) && slot_done(slot, &outcomes) {
-                actions.push(Action::DeleteServers {
-                    target: slot.0.clone(),
-                    platform: slot.1.clone(),
-                });
+        for (u, unit) in units.iter().enumerate() {
+            if !unit_done(u, &outcomes) {
+                continue;
+            }
+            for target in &unit.targets {
+                if observed
+                    .stateful_sets
+                    .contains_key(&slot_key(target, &unit.platform))
+                {
+                    actions.push(Action::DeleteServers {
+                        target: target.clone(),
+                        platform: unit.platform.clone(),
+                    });
+                }
             }
         }
     }
 
+    let runners: Vec<RunnerStatus> = plans
+        .into_iter()
+        .map(|(platform, plan)| RunnerStatus {
+            platform: platform.name.clone(),
+            targets: target_names.clone(),
+            interleaved: plan.interleaved,
+            reason: plan.reason,
+            message: plan.message,
+            jobs: units
+                .iter()
+                .filter(|u| u.platform == platform.name)
+                .map(|u| names::runner_job_name(&bench_name, &u.platform, &u.targets))
+                .collect(),
+        })
+        .collect();
     let status = build_status(
         bench,
         observed,
@@ -389,6 +644,7 @@ pub fn decide(
             runner_started,
             suspended,
             now,
+            runners,
         },
     );
     let terminal = matches!(status.phase, Some(Phase::Completed | Phase::Failed));
@@ -485,6 +741,7 @@ struct BuildInput<'a> {
     runner_started: bool,
     suspended: bool,
     now: Timestamp,
+    runners: Vec<RunnerStatus>,
 }
 
 fn build_status(
@@ -725,6 +982,7 @@ fn build_status(
         target_names: Some(spec.target_names()),
         platform_names: Some(spec.platform_names()),
         targets: target_statuses(observed, cells, outcomes),
+        runners: input.runners.clone(),
         cells: cell_statuses,
         comparisons,
         headline,

@@ -1,0 +1,184 @@
+//! End to end, the evidence: a MongoBenchmark with two external targets, a MongoDB-wire
+//! server reached directly and the same server behind a proxy that holds every reply for a
+//! fixed delay, goes from apply to Completed through the real control plane. The platform's
+//! targets are all external, so the operator starts ONE runner Job for both; the real
+//! scheduler binds it to a client node, where the testenv kubelet harness runs its command
+//! with the project's binary, both URIs from their Secrets, and its ServiceAccount's token.
+//! The runner interleaves the repetitions (direct, delayed, direct, ...), and the verdict in
+//! status is that the delayed target is slower, with a 95 % interval that excludes zero.
+//!
+//! It runs in a test binary of its own so that no other test's runner shares the machine
+//! with its measurement.
+mod operator_common;
+mod support;
+
+use std::path::Path;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, ListParams, PostParams};
+use mongobench::api::{CellPhase, Phase, Verdict};
+use mongobench::result::CellResult;
+use operator_common as common;
+use serde_json::json;
+use support::proxy::DelayProxy;
+
+/// Held on every reply of the delayed target. One worker in a closed loop pays it on every
+/// operation; on the 2-core development machine, with FerretDB answering a flights operation
+/// on 10 documents in about 60 ms, it measured -20.0 % ±6.8 % and -17.8 % ±5.6 % (adjusted p
+/// 0.0002 and 0.0005). With two workers FerretDB's CPU is the limit and a delay hides in it.
+const DELAY: Duration = Duration::from_millis(20);
+/// Five repetitions per side: with three, one slow first cell was enough to bring the
+/// interval close to zero.
+const REPETITIONS: u32 = 5;
+
+async fn secret(env: &support::KubeEnv, name: &str, uri: &str) {
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "stringData": {"uri": uri}
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(env.client.clone(), &env.namespace)
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_to_completed() {
+    let env = common::setup("e2e-verdict").await;
+    // A FerretDB of the test's own (flights uses the fixed `airline.flights` namespace);
+    // both targets reach the same server, one of them through the proxy.
+    let server = support::private_mongo("e2e-verdict");
+    let delayed = DelayProxy::start(&server.uri, DELAY);
+    secret(&env, "direct", &server.uri).await;
+    secret(&env, "delayed", &delayed.uri).await;
+    let kubelet = testenv_kubelet::start(
+        env.client.clone(),
+        &env.namespace,
+        &env.kubeconfig,
+        Path::new(env!("CARGO_BIN_EXE_mongobench")),
+    );
+    let _operator = common::start(&env, common::options(&env.namespace));
+    let bench = "verdict";
+    common::apply(
+        &env,
+        &json!({
+            "apiVersion": "mongobench.io/v1alpha1",
+            "kind": "MongoBenchmark",
+            "metadata": {"name": bench},
+            "spec": {
+                "targets": [
+                    {"name": "direct", "external": {"uriSecretRef": {"name": "direct"}}},
+                    {"name": "delayed", "external": {"uriSecretRef": {"name": "delayed"}}}
+                ],
+                "platforms": [{"name": "local"}],
+                "client": {"nodeSelector": {"cloud.google.com/gke-nodepool": "client"}},
+                "dataset": {"sizes": ["10"]},
+                "workload": {"type": "flights", "workers": 1, "duration": "5s", "warmup": "2s", "seed": 5},
+                "repetitions": REPETITIONS,
+                "cleanupPolicy": "Retain"
+            }
+        }),
+    )
+    .await;
+
+    let status = common::status_until(
+        &env,
+        bench,
+        Duration::from_secs(400),
+        "the benchmark to complete",
+        |s| matches!(s.phase, Some(Phase::Completed | Phase::Failed)),
+    )
+    .await;
+    assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
+    assert_eq!(status.progress.as_deref(), Some("10/10"));
+    for cell in &status.cells {
+        assert_eq!(
+            cell.phase,
+            CellPhase::Completed,
+            "{}: {:?}",
+            cell.id,
+            cell.message
+        );
+    }
+
+    // One runner for both targets, started once.
+    let runner = common::platform_runner(bench, "local");
+    assert_eq!(status.runners.len(), 1);
+    assert!(status.runners[0].interleaved);
+    assert_eq!(status.runners[0].reason, "AllExternal");
+    assert_eq!(status.runners[0].jobs, [runner]);
+    let started = kubelet.started.lock().unwrap().clone();
+    assert_eq!(started.len(), 1, "runner pods started: {started:?}");
+
+    // The repetitions ran interleaved: in the order their results were written, the targets
+    // alternate.
+    let mut results: Vec<(String, CellResult)> =
+        Api::<ConfigMap>::namespaced(env.client.clone(), &env.namespace)
+            .list(&ListParams::default().labels("mongobench.io/benchmark=verdict"))
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .filter_map(|cm| {
+                let created = cm.metadata.creation_timestamp.clone()?.0.to_string();
+                let json = cm.data?.remove("result.json")?;
+                Some((created, CellResult::from_json(&json).unwrap()))
+            })
+            .collect();
+    assert_eq!(results.len(), 2 * REPETITIONS as usize);
+    results.sort_by(|a, b| {
+        (&a.0, a.1.cell.repetition, a.1.cell.target != "direct").cmp(&(
+            &b.0,
+            b.1.cell.repetition,
+            b.1.cell.target != "direct",
+        ))
+    });
+    let order: Vec<String> = results
+        .iter()
+        .map(|(_, r)| format!("{} r{}", r.cell.target, r.cell.repetition))
+        .collect();
+    let expected: Vec<String> = (1..=REPETITIONS)
+        .flat_map(|rep| [format!("direct r{rep}"), format!("delayed r{rep}")])
+        .collect();
+    assert_eq!(order, expected);
+    for (_, r) in &results {
+        eprintln!(
+            "{}: {:.1} ops/s",
+            r.cell,
+            r.measured.as_ref().unwrap().overall.ops_per_sec
+        );
+    }
+
+    // The verdict: slower, with an interval that excludes zero, and the headline says it.
+    assert_eq!(status.comparisons.len(), 1, "{:#?}", status.comparisons);
+    let c = &status.comparisons[0];
+    eprintln!("comparison: {c:?}\nheadline: {:?}", status.headline);
+    assert_eq!(
+        (c.target.as_str(), c.baseline.as_str()),
+        ("delayed", "direct")
+    );
+    assert_eq!(
+        (c.repetitions, c.baseline_repetitions),
+        (REPETITIONS, REPETITIONS)
+    );
+    assert_eq!(c.verdict, Some(Verdict::Slower));
+    let (low, high) = (
+        c.throughput_ci95_low_percent.unwrap(),
+        c.throughput_ci95_high_percent.unwrap(),
+    );
+    assert!(low < high && high < 0.0, "interval [{low}, {high}]");
+    // "delayed -X.X% ±Y.Y% ops/s vs direct at 10, 5 reps"
+    let delta = c.throughput_delta_percent.unwrap();
+    let headline = status.headline.clone().unwrap();
+    let half_width = headline
+        .strip_prefix(&format!("delayed {delta:+.1}% ±"))
+        .and_then(|rest| rest.strip_suffix("% ops/s vs direct at 10, 5 reps"))
+        .and_then(|w| w.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("headline {headline:?}"));
+    assert!(
+        (half_width - (high - low) / 2.0).abs() < 0.06,
+        "headline {headline:?} against [{low}, {high}]"
+    );
+}
