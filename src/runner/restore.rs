@@ -289,23 +289,6 @@ impl<'a> Writer<'a> {
     }
 }
 
-// TEMPORARY until the per-record load values land.
-fn temporary_load_document(props: &Properties, seed: u64, k: u64) -> Document {
-    let shared = ycsb::SharedState::new(0);
-    let mut raw_props = props.clone();
-    raw_props.insert_start = k;
-    raw_props.insert_count = 1;
-    let mut w = ycsb::Worker::new(&raw_props, seed, 0, 1, ycsb::Phase::Load, &shared).unwrap();
-    let op = w.next().unwrap();
-    op.operation.commands[0]
-        .body
-        .get_array("documents")
-        .unwrap()[0]
-        .as_document()
-        .unwrap()
-        .clone()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
