@@ -17,10 +17,58 @@ ETCD_PORT=${MONGOBENCH_ETCD_PORT:-23790}
 ETCD_PEER_PORT=${MONGOBENCH_ETCD_PEER_PORT:-23800}
 APISERVER_PORT=${MONGOBENCH_APISERVER_PORT:-6443}
 FERRETDB_PORT=${MONGOBENCH_FERRETDB_PORT:-27018}
+FERRETDB_SQLITE_PORT=${MONGOBENCH_FERRETDB_SQLITE_PORT:-27019}
+POSTGRES_PORT=${MONGOBENCH_POSTGRES_PORT:-25432}
+
+# Debian's PostgreSQL 15 server (package postgresql-15), the `mongo` server's storage.
+PG_BIN=${MONGOBENCH_PG_BIN:-/usr/lib/postgresql/15/bin}
+# postgres refuses to run as root: as root, the cluster runs as this system user (testenv/build
+# creates it), and its data directory lives outside $RUN, which may sit in a home directory
+# that user cannot enter (/root is 0700). $RUN/postgres.data records where.
+PG_USER=mongobench-pg
+if [[ $EUID -eq 0 ]]; then
+  PG_AS=(setpriv "--reuid=$PG_USER" "--regid=$PG_USER" --clear-groups)
+  PG_DATA=/tmp/mongobench-pg-$(printf %s "$RUN" | sha256sum | cut -c1-12)
+else
+  PG_AS=()
+  PG_DATA=$RUN/postgres
+fi
+# FerretDB's role and database (testenv/postgres/init.sql); no password: loopback only, trust.
+PG_URL=postgres://ferretdb@127.0.0.1:$POSTGRES_PORT/ferretdb
 
 log() { printf '[testenv] %s\n' "$*" >&2; }
 die() { printf '[testenv] error: %s\n' "$*" >&2; exit 1; }
 
 need_go() {
   command -v go >/dev/null 2>&1 || die "the Go toolchain is missing: install Go 1.26 (https://go.dev/dl) and put 'go' on PATH"
+}
+
+# The executable a component's pid file must point at: a pid whose process runs anything else
+# (a recycled pid) is never signalled.
+exe_of() {
+  case $1 in
+    postgres) echo "$PG_BIN/postgres" ;;
+    ferretdb-sqlite) echo "$BIN/ferretdb" ;;
+    *) echo "$BIN/$1" ;;
+  esac
+}
+
+# stop NAME: stops the process of $RUN/NAME.pid if it is still ours, then removes the pid file.
+# postgres gets SIGINT (fast shutdown: it disconnects its clients); the others SIGTERM.
+stop() {
+  local name=$1 pidfile=$RUN/$1.pid pid sig=TERM
+  [[ -f $pidfile ]] || return 0
+  pid=$(cat "$pidfile")
+  [[ $name == postgres ]] && sig=INT
+  # readlink shows "PATH (deleted)" when the binary was rebuilt meanwhile, hence the `*`.
+  if kill -0 "$pid" 2>/dev/null && [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == "$(exe_of "$name")"* ]]; then
+    kill -s "$sig" "$pid" 2>/dev/null
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    # A postmaster killed outright would leave its backends behind: SIGQUIT (immediate
+    # shutdown) takes them along.
+    [[ $name == postgres ]] && kill -0 "$pid" 2>/dev/null && kill -QUIT "$pid" 2>/dev/null && sleep 2
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
+    log "$name: stopped (pid $pid)"
+  fi
+  rm -f "$pidfile"
 }

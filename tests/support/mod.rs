@@ -1,8 +1,8 @@
 //! Test support: attaches each test binary to the real components of `testenv/` (a Kubernetes
-//! control plane with kwok nodes, and FerretDB as the MongoDB-wire server), starting them through
-//! `testenv/up` when they are not running, and gives every test its own namespace or database so
-//! tests run in parallel. A component that cannot be reached fails the test with what is missing
-//! and how to start it; nothing is skipped.
+//! control plane with kwok nodes, FerretDB on PostgreSQL as the MongoDB-wire server and FerretDB
+//! on SQLite as a second one), starting them through `testenv/up` when they are not running, and
+//! gives every test its own namespace or database so tests run in parallel. A component that
+//! cannot be reached fails the test with what is missing and how to start it; nothing is skipped.
 #![allow(dead_code)] // each test binary uses a different part of this module
 
 use std::path::{Path, PathBuf};
@@ -24,6 +24,11 @@ pub mod wait;
 struct Endpoints {
     kubeconfig: Option<PathBuf>,
     mongodb_uri: Option<String>,
+    mongodb_sqlite_uri: Option<String>,
+    /// The PostgreSQL database of the `mongo` server's FerretDB, and the psql that reaches it:
+    /// private servers get a database of their own on the same cluster.
+    postgresql_url: Option<String>,
+    psql: Option<PathBuf>,
 }
 
 fn repo_root() -> &'static Path {
@@ -58,6 +63,9 @@ fn read_env(component: &str) -> Endpoints {
     Endpoints {
         kubeconfig: value("KUBECONFIG").map(PathBuf::from),
         mongodb_uri: value("MONGODB_URI"),
+        mongodb_sqlite_uri: value("MONGODB_SQLITE_URI"),
+        postgresql_url: value("MONGOBENCH_POSTGRESQL_URL"),
+        psql: value("MONGOBENCH_PSQL").map(PathBuf::from),
     }
 }
 
@@ -66,7 +74,12 @@ fn read_env(component: &str) -> Endpoints {
 fn ensure_up(component: &'static str) -> Endpoints {
     static K8S: OnceLock<Result<Endpoints, String>> = OnceLock::new();
     static MONGO: OnceLock<Result<Endpoints, String>> = OnceLock::new();
-    let cell = if component == "k8s" { &K8S } else { &MONGO };
+    static MONGO_SQLITE: OnceLock<Result<Endpoints, String>> = OnceLock::new();
+    let cell = match component {
+        "k8s" => &K8S,
+        "mongo-sqlite" => &MONGO_SQLITE,
+        _ => &MONGO,
+    };
     let result = cell.get_or_init(|| {
         let script = repo_root().join("testenv/up");
         let out = Command::new(&script)
@@ -203,15 +216,34 @@ impl MongoEnv {
     }
 }
 
-/// The URI of the testenv's MongoDB-wire server, starting it if needed.
+/// The URI of the testenv's MongoDB-wire server (FerretDB on PostgreSQL), starting it if needed.
 pub fn mongo_uri() -> String {
     ensure_up("mongo")
         .mongodb_uri
         .expect("testenv/up mongo reported no MONGODB_URI")
 }
 
+/// The URI of the testenv's second MongoDB-wire server (FerretDB on SQLite), starting it if
+/// needed.
+pub fn mongo_sqlite_uri() -> String {
+    ensure_up("mongo-sqlite")
+        .mongodb_sqlite_uri
+        .expect("testenv/up mongo-sqlite reported no MONGODB_SQLITE_URI")
+}
+
+/// A client on the testenv's MongoDB-wire server (FerretDB on PostgreSQL) and a database of
+/// this test's own.
 pub async fn mongo(test: &str) -> MongoEnv {
-    let uri = mongo_uri();
+    mongo_at(mongo_uri(), test).await
+}
+
+/// A client on the testenv's second MongoDB-wire server (FerretDB on SQLite) and a database of
+/// this test's own.
+pub async fn mongo_sqlite(test: &str) -> MongoEnv {
+    mongo_at(mongo_sqlite_uri(), test).await
+}
+
+async fn mongo_at(uri: String, test: &str) -> MongoEnv {
     let client = mongodb::Client::with_uri_str(&uri)
         .await
         .unwrap_or_else(|e| panic!("connecting to the testenv MongoDB-wire server at {uri}: {e}"));
@@ -225,11 +257,40 @@ pub async fn mongo(test: &str) -> MongoEnv {
 
 /// A FerretDB process of one test's own, for tests that need a server nobody else uses: the
 /// fixed `airline.flights` namespace, or stopping and killing the server mid-run. The process
-/// is killed when this is dropped.
+/// is killed when this is dropped, and its storage removed.
 pub struct PrivateMongo {
     pub uri: String,
     child: std::process::Child,
     dir: PathBuf,
+    /// The PostgreSQL database of a PostgreSQL-backed server (dropped with it).
+    database: Option<PrivateDatabase>,
+}
+
+/// A database of the testenv's PostgreSQL cluster that one private server stores its data in.
+struct PrivateDatabase {
+    psql: PathBuf,
+    /// The shared server's database URL, to connect to while creating or dropping this one.
+    admin_url: String,
+    name: String,
+}
+
+impl PrivateDatabase {
+    fn sql(&self, statement: &str) -> Result<(), String> {
+        let out = Command::new(&self.psql)
+            .args(["-Xq", "-v", "ON_ERROR_STOP=1", "-d", &self.admin_url])
+            .args(["-c", statement])
+            .output()
+            .map_err(|e| format!("running {}: {e}", self.psql.display()))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{statement}` on {}: {}",
+                self.admin_url,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    }
 }
 
 impl PrivateMongo {
@@ -238,7 +299,7 @@ impl PrivateMongo {
         self.child.id()
     }
 
-    /// Kills the server now (as a crash would).
+    /// Kills the server now (as a crash would). Its storage stays until this is dropped.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -254,13 +315,63 @@ impl PrivateMongo {
 impl Drop for PrivateMongo {
     fn drop(&mut self) {
         self.kill();
+        if let Some(db) = &self.database {
+            // FORCE: connections of the killed server may not be gone yet.
+            let _ = db.sql(&format!(
+                "DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)",
+                db.name
+            ));
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
-/// Starts a private FerretDB on a free loopback port and waits until it accepts connections.
+/// Starts a private FerretDB on the testenv's PostgreSQL cluster, with a PostgreSQL database of
+/// its own, on a free loopback port, and waits until it accepts connections. Killing it is a
+/// server crash; its data stays in PostgreSQL until this is dropped.
 pub fn private_mongo(test: &str) -> PrivateMongo {
-    ensure_up("mongo");
+    let env = ensure_up("mongo");
+    let admin_url = env
+        .postgresql_url
+        .expect("testenv/up mongo reported no MONGOBENCH_POSTGRESQL_URL");
+    let psql = env
+        .psql
+        .expect("testenv/up mongo reported no MONGOBENCH_PSQL");
+    let name = format!(
+        "private_{}_{}",
+        slug(test, 30).replace('-', "_"),
+        unique_suffix()
+    );
+    let (cluster, _) = admin_url
+        .rsplit_once('/')
+        .expect("MONGOBENCH_POSTGRESQL_URL ends in /DATABASE");
+    let url = format!("{cluster}/{name}");
+    let database = PrivateDatabase {
+        psql,
+        admin_url,
+        name,
+    };
+    // A copy of template1, which holds the GIN-twin triggers (testenv/postgres/init.sql).
+    database
+        .sql(&format!("CREATE DATABASE \"{}\"", database.name))
+        .unwrap_or_else(|e| panic!("creating the private server's PostgreSQL database: {e}"));
+    start_private("mongo", test, Some((url, database)))
+}
+
+/// Starts a private FerretDB on SQLite (files of its own) on a free loopback port and waits
+/// until it accepts connections.
+pub fn private_mongo_sqlite(test: &str) -> PrivateMongo {
+    start_private("mongo-sqlite", test, None)
+}
+
+/// Starts `ferretdb` on PostgreSQL (`postgresql`: the database URL and the database) or, when
+/// that is `None`, on SQLite files in the server's private directory.
+fn start_private(
+    component: &'static str,
+    test: &str,
+    postgresql: Option<(String, PrivateDatabase)>,
+) -> PrivateMongo {
+    ensure_up(component);
     let bin = std::fs::read_to_string(run_dir().join("env"))
         .ok()
         .and_then(|t| {
@@ -273,6 +384,10 @@ pub fn private_mongo(test: &str) -> PrivateMongo {
         .join("private")
         .join(format!("{}-{}", slug(test, 40), unique_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
+    let (storage_arg, database) = match postgresql {
+        Some((url, database)) => (format!("--postgresql-url={url}"), Some(database)),
+        None => (format!("--sqlite-url=file:{}/", dir.display()), None),
+    };
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -290,7 +405,7 @@ pub fn private_mongo(test: &str) -> PrivateMongo {
         });
     }
     let child = command
-        .arg(format!("--sqlite-url=file:{}/", dir.display()))
+        .arg(storage_arg)
         .arg(format!("--listen-addr=127.0.0.1:{port}"))
         .arg("--log-level=warn")
         .stdout(log.try_clone().unwrap())
@@ -302,13 +417,18 @@ pub fn private_mongo(test: &str) -> PrivateMongo {
                 bin.display()
             )
         });
-    let server = PrivateMongo {
+    let mut server = PrivateMongo {
         uri: format!("mongodb://127.0.0.1:{port}/"),
         child,
         dir,
+        database,
     };
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Ok(Some(status)) = server.child.try_wait() {
+            let log = std::fs::read_to_string(server.dir.join("ferretdb.log")).unwrap_or_default();
+            panic!("private FerretDB on port {port} exited at start ({status}):\n{log}");
+        }
         assert!(
             std::time::Instant::now() < deadline,
             "private FerretDB on port {port} did not start"
