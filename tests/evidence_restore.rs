@@ -203,7 +203,7 @@ async fn ycsb_d_and_e_grow_through_two_sizes_without_a_duplicate_key() {
         let bench = runs::benchmark(
             workload,
             runs::ycsb(workload),
-            settings(RunLength::Operations(300), RunLength::Operations(50)),
+            settings(RunLength::Operations(150), RunLength::Operations(30)),
             &[200, 400],
             2,
         );

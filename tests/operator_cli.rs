@@ -36,17 +36,17 @@ impl Drop for Child {
 async fn the_operator_command_serves_health_and_reconciles_the_quickstart() {
     let env = common::setup("op-cli").await;
     let secrets: Api<Secret> = Api::namespaced(env.client.clone(), &env.namespace);
-    let secret: serde_json::Value = serde_yaml::from_str(
-        &std::fs::read_to_string(common::repo("examples/quickstart-secret.yaml")).unwrap(),
-    )
-    .unwrap();
-    secrets
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(secret).unwrap(),
-        )
-        .await
-        .unwrap();
+    let text = std::fs::read_to_string(common::repo("examples/quickstart-secret.yaml")).unwrap();
+    for document in serde_yaml::Deserializer::from_str(&text) {
+        let secret = <serde_json::Value as serde::Deserialize>::deserialize(document).unwrap();
+        secrets
+            .create(
+                &PostParams::default(),
+                &serde_json::from_value(secret).unwrap(),
+            )
+            .await
+            .unwrap();
+    }
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -85,7 +85,8 @@ async fn the_operator_command_serves_health_and_reconciles_the_quickstart() {
     quickstart["spec"]["client"] =
         json!({"nodeSelector": {"cloud.google.com/gke-nodepool": "client"}});
     common::apply(&env, &quickstart).await;
-    let job: Job = common::exists(&env, &common::runner("quickstart", "local", "local")).await;
+    // Two external targets: one runner for the platform, interleaving them.
+    let job: Job = common::exists(&env, &common::platform_runner("quickstart", "local")).await;
     let container = &job.spec.unwrap().template.spec.unwrap().containers[0];
     assert_eq!(
         container.image.as_deref(),
@@ -99,7 +100,7 @@ async fn the_operator_command_serves_health_and_reconciles_the_quickstart() {
         |s| s.phase == Some(mongobench::api::Phase::Seeding),
     )
     .await;
-    assert_eq!(status.progress.as_deref(), Some("0/2"));
+    assert_eq!(status.progress.as_deref(), Some("0/12"));
     let metrics = http_get(port, "/metrics").unwrap();
     assert!(
         metrics.contains("mongobench_benchmarks{phase=\"Seeding\"} 1"),

@@ -200,13 +200,28 @@ fn the_quickstart_with_its_secret_is_valid() {
         &repo("examples/quickstart.yaml"),
     ]);
     assert_eq!(code, 0, "{stdout}");
-    let secret: serde_json::Value = serde_yaml::from_str(
-        &std::fs::read_to_string(repo("examples/quickstart-secret.yaml")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(secret["kind"], "Secret");
-    assert_eq!(secret["metadata"]["name"], "quickstart-mongodb");
-    assert_eq!(secret["stringData"]["uri"], "mongodb://127.0.0.1:27018");
+    let text = std::fs::read_to_string(repo("examples/quickstart-secret.yaml")).unwrap();
+    let secrets: Vec<serde_json::Value> = serde_yaml::Deserializer::from_str(&text)
+        .map(|d| <serde_json::Value as serde::Deserialize>::deserialize(d).unwrap())
+        .collect();
+    let names: Vec<(&str, &str, &str)> = secrets
+        .iter()
+        .map(|s| {
+            (
+                s["kind"].as_str().unwrap(),
+                s["metadata"]["name"].as_str().unwrap(),
+                s["stringData"]["uri"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // The test environment's two servers: FerretDB on PostgreSQL and on SQLite.
+    assert_eq!(
+        names,
+        [
+            ("Secret", "quickstart-postgres", "mongodb://127.0.0.1:27018"),
+            ("Secret", "quickstart-sqlite", "mongodb://127.0.0.1:27019")
+        ]
+    );
 }
 
 #[test]
