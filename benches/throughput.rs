@@ -291,7 +291,7 @@ impl Compare {
                     .load(std::sync::atomic::Ordering::Relaxed);
                 let elapsed = started.elapsed().as_secs_f64();
                 let figure = format!(
-                    "< {:.2} (abandoned after {elapsed:.0} s: {done} ops done, warm-up included; seeded in {seeded:.0} s)",
+                    "< {:.3} (abandoned after {elapsed:.0} s: {done} ops done, warm-up included; seeded in {seeded:.0} s)",
                     (done.max(1)) as f64 / elapsed
                 );
                 (figure, false)
