@@ -228,9 +228,9 @@ fn the_quickstart_with_its_secret_is_valid() {
 fn one_file_with_several_mistakes_reports_all_of_them_in_line_order() {
     let text = std::fs::read_to_string(repo("examples/quickstart.yaml"))
         .unwrap()
-        .replace("sizes: [1k, 2k]", "sizes: [2k, 1k]")
+        .replace("sizes: ['500', 1k]", "sizes: [1k, '500']")
         .replace("workers: 4", "workers: 0")
-        .replace("repetitions: 1", "repetitions: 101");
+        .replace("repetitions: 3", "repetitions: 101");
     let dir = std::env::temp_dir().join(format!("mongobench-corpus-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("three-mistakes.yaml");
