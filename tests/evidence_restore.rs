@@ -254,3 +254,43 @@ async fn repetitions_of_an_operation_bounded_run_send_identical_traffic() {
         assert_eq!(r.dataset.digest, results[0].dataset.digest);
     }
 }
+
+/// `reuseDataset`: a stored dataset of the same identity is kept when its digest verifies, and
+/// seeded afresh when a document was changed behind the runner's back.
+#[tokio::test]
+async fn reuse_keeps_a_verified_dataset_and_refuses_a_changed_one() {
+    let server = support::private_mongo("reuse");
+    let target = connect("reuse", &server.uri, 4, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let plan = runs::ycsb("workloadc");
+    let first = runs::seeded(&target, &plan, 200, 4).await;
+    let reuse = |client| {
+        let plan = plan.clone();
+        async move {
+            mongobench::runner::dataset::prepare(client, &plan, 4, 200, None, true)
+                .await
+                .unwrap()
+        }
+    };
+    let kept = reuse(&target.client).await;
+    assert_eq!((kept.action, &kept.digest), ("reused", &first.digest));
+
+    let coll = target
+        .client
+        .database("ycsb")
+        .collection::<Document>("usertable");
+    let one = coll.find_one(doc! {}).await.unwrap().unwrap();
+    coll.update_one(
+        doc! {"_id": one.get("_id").unwrap().clone()},
+        doc! {"$set": {"field0": "changed"}},
+    )
+    .await
+    .unwrap();
+    let again = reuse(&target.client).await;
+    assert_eq!(
+        again.action, "fresh",
+        "a dataset whose digest changed is not reused"
+    );
+    assert_eq!(again.digest, first.digest);
+}

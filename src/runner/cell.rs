@@ -507,3 +507,60 @@ async fn restore_and_verify_changes(
         reseeded,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::measure::{ClientCpuUsage, ErrorKind};
+    use crate::result::testing::{cell, result_from};
+
+    fn flights() -> WorkloadPlan {
+        WorkloadPlan::Flights(Box::default())
+    }
+
+    /// `n` finds of which `failed` failed with `kind`.
+    fn with_failures(n: usize, failed: usize, kind: ErrorKind) -> CellResult {
+        let ops: Vec<_> = (0..n)
+            .map(|i| ("find", 100, if i < failed { Err(kind) } else { Ok(()) }))
+            .collect();
+        result_from(cell("t", "p", "1k", 1), Duration::from_secs(1), &ops, None)
+    }
+
+    #[test]
+    fn errors_over_the_budget_duplicate_keys_and_a_saturated_client_invalidate() {
+        // 1 failure in 100 is within the 1 % budget; 2 are not.
+        assert!(validity_gates(&with_failures(100, 1, ErrorKind::Timeout), &flights()).is_empty());
+        assert_eq!(
+            validity_gates(&with_failures(100, 2, ErrorKind::Timeout), &flights()),
+            ["errors: 2.00% of 100 operations failed (budget 1%)"]
+        );
+        // A single duplicate key is a flights generator violation; YCSB only counts it.
+        let dup = with_failures(1000, 1, ErrorKind::DuplicateKey);
+        assert_eq!(
+            validity_gates(&dup, &flights()),
+            [
+                "duplicate key: 1 inserts collided, which flights never generates (specs/flights.md §6)"
+            ]
+        );
+        let ycsb = WorkloadPlan::Ycsb {
+            raw: ycsb::RawProperties::preset("workloada").unwrap(),
+            seed: 1,
+        };
+        assert!(validity_gates(&dup, &ycsb).is_empty());
+        let mut saturated = with_failures(10, 0, ErrorKind::Other);
+        saturated.client_cpu = Some(ClientCpuUsage {
+            user_us: 1_900_000,
+            system_us: 0,
+            wall_us: 1_000_000,
+            cores: 2,
+            utilization: 0.95,
+            client_saturated: true,
+        });
+        assert_eq!(
+            validity_gates(&saturated, &flights()),
+            ["client saturated: it used 95% of its 2 cores, so the client was measured"]
+        );
+    }
+}
