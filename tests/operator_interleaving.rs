@@ -68,32 +68,8 @@ async fn volumes(env: &support::KubeEnv, bench: &str) -> Vec<String> {
 
 /// The nodes of the running server pods of `target`, once there are `members` of them.
 async fn placed(env: &support::KubeEnv, target: &str, members: usize) -> Vec<String> {
-    let pods: Api<Pod> = Api::namespaced(env.client.clone(), &env.namespace);
     let selector = format!("app.kubernetes.io/component=server,mongobench.io/target={target}");
-    wait::until(
-        Duration::from_secs(120),
-        &format!("{members} running server pods of {target}"),
-        || {
-            let pods = pods.clone();
-            let selector = selector.clone();
-            async move {
-                let list = pods
-                    .list(&ListParams::default().labels(&selector))
-                    .await
-                    .ok()?;
-                let nodes: Vec<String> = list
-                    .items
-                    .iter()
-                    .filter(|p| {
-                        p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
-                    })
-                    .filter_map(|p| p.spec.as_ref()?.node_name.clone())
-                    .collect();
-                (nodes.len() == members).then_some(nodes)
-            }
-        },
-    )
-    .await
+    common::running_pod_nodes(env, &selector, members).await
 }
 
 fn assert_spread(nodes: &[String]) {

@@ -31,34 +31,10 @@ async fn placed(
     platform: &str,
     members: usize,
 ) -> Vec<String> {
-    let pods: Api<Pod> = Api::namespaced(env.client.clone(), &env.namespace);
     let selector = format!(
         "app.kubernetes.io/component=server,mongobench.io/target={target},mongobench.io/platform={platform}"
     );
-    wait::until(
-        Duration::from_secs(120),
-        &format!("{members} running server pods of {target} on {platform}"),
-        || {
-            let pods = pods.clone();
-            let selector = selector.clone();
-            async move {
-                let list = pods
-                    .list(&ListParams::default().labels(&selector))
-                    .await
-                    .ok()?;
-                let running: Vec<String> = list
-                    .items
-                    .iter()
-                    .filter(|p| {
-                        p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
-                    })
-                    .filter_map(|p| p.spec.as_ref()?.node_name.clone())
-                    .collect();
-                (running.len() == members).then_some(running)
-            }
-        },
-    )
-    .await
+    common::running_pod_nodes(env, &selector, members).await
 }
 
 fn assert_spread(nodes: &[String], pool_prefix: &str) {

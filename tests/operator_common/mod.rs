@@ -348,3 +348,37 @@ pub fn name_of<K: Resource>(k: &K) -> String {
 pub fn labels_of<K: ResourceExt>(k: &K) -> std::collections::BTreeMap<String, String> {
     k.labels().clone()
 }
+
+/// Waits until `members` pods matching the label `selector` are bound and Running; returns
+/// their nodes.
+pub async fn running_pod_nodes(
+    env: &support::KubeEnv,
+    selector: &str,
+    members: usize,
+) -> Vec<String> {
+    let pods: Api<k8s_openapi::api::core::v1::Pod> =
+        Api::namespaced(env.client.clone(), &env.namespace);
+    wait::until(
+        Duration::from_secs(120),
+        &format!("{members} running pods ({selector})"),
+        || {
+            let pods = pods.clone();
+            async move {
+                let list = pods
+                    .list(&kube::api::ListParams::default().labels(selector))
+                    .await
+                    .ok()?;
+                let nodes: Vec<String> = list
+                    .items
+                    .iter()
+                    .filter(|p| {
+                        p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running")
+                    })
+                    .filter_map(|p| p.spec.as_ref()?.node_name.clone())
+                    .collect();
+                (nodes.len() == members).then_some(nodes)
+            }
+        },
+    )
+    .await
+}
