@@ -21,7 +21,7 @@ FERRETDB_SQLITE_PORT=${MONGOBENCH_FERRETDB_SQLITE_PORT:-27019}
 POSTGRES_PORT=${MONGOBENCH_POSTGRES_PORT:-25432}
 
 # Debian's PostgreSQL 15 server (package postgresql-15), the `mongo` server's storage.
-PG_BIN=${MONGOBENCH_PG_BIN:-/usr/lib/postgresql/15/bin}
+PG_BIN=${MONGOBENCH_POSTGRES_BIN:-/usr/lib/postgresql/15/bin}
 # postgres refuses to run as root: as root, the cluster runs as this system user (testenv/build
 # creates it), and its data directory lives outside $RUN, which may sit in a home directory
 # that user cannot enter (/root is 0700). $RUN/postgres.data records where.
