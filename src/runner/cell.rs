@@ -303,9 +303,16 @@ async fn fill(
             return Err(("warmup", fatal));
         }
         progress.set("restoring");
-        let record = restore_and_verify(target, plan, settings, seeded, &outcome.sources, "warmup")
-            .await
-            .map_err(|e| ("restoring after the warm-up", e))?;
+        let record = restore_and_verify(
+            target,
+            plan,
+            settings,
+            seeded,
+            &changes_of(&outcome.sources),
+            "warmup",
+        )
+        .await
+        .map_err(|e| ("restoring after the warm-up", e))?;
         result.dataset.restores.push(record);
     }
 
@@ -370,7 +377,7 @@ async fn fill(
         .map_err(|e| ("collecting statistics", e.to_string()))?;
 
     progress.set("restoring");
-    let record = restore_and_verify_changes(target, plan, settings, seeded, &changes, "measured")
+    let record = restore_and_verify(target, plan, settings, seeded, &changes, "measured")
         .await
         .map_err(|e| ("restoring after the measured phase", e))?;
     result.dataset.restores.push(record);
@@ -448,21 +455,9 @@ fn validity_gates(result: &CellResult, plan: &WorkloadPlan) -> Vec<String> {
     out
 }
 
-/// Undoes what `sources` changed and checks the collection against the seeded digest.
-async fn restore_and_verify(
-    target: &Target,
-    plan: &WorkloadPlan,
-    settings: &RunSettings,
-    seeded: &mut Seeded,
-    sources: &[Source],
-    after: &str,
-) -> Result<RestoreRecord, String> {
-    restore_and_verify_changes(target, plan, settings, seeded, &changes_of(sources), after).await
-}
-
 /// Undoes `changes` and checks the collection against the seeded digest; seeds the size
 /// again when they differ, and says so.
-async fn restore_and_verify_changes(
+async fn restore_and_verify(
     target: &Target,
     plan: &WorkloadPlan,
     settings: &RunSettings,

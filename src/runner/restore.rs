@@ -76,11 +76,6 @@ impl Changes {
         self.keynums.extend(other.keynums);
         self.inserted_keys.extend(other.inserted_keys);
     }
-
-    /// Whether nothing was changed.
-    pub fn is_empty(&self) -> bool {
-        *self == Changes::default()
-    }
 }
 
 /// The string `_id`s an insert (`documents`) or upsert (`updates[].q`) command writes.
@@ -305,7 +300,6 @@ mod tests {
         assert_eq!(a.seqs, BTreeSet::from([1, 3]));
         assert_eq!(a.sharing_flight_id, BTreeSet::from([7]));
         assert!(a.inserted_flights);
-        assert!(Changes::default().is_empty());
     }
 
     #[test]
