@@ -2,11 +2,10 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use mongobench::cli::{Cli, Command};
 
 fn main() -> anyhow::Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = Cli::parse_as_invoked();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -22,6 +21,7 @@ fn main() -> anyhow::Result<ExitCode> {
         }
         Command::Run(args) => mongobench::cli::run::run(&args),
         Command::Report(args) => mongobench::cli::report::run(&args),
+        Command::Get(args) => mongobench::cli::get::run(&args),
         Command::Verify(args) => mongobench::cli::verify::run(&args, &mut std::io::stdout().lock()),
     }
 }

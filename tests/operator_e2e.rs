@@ -66,7 +66,10 @@ async fn environment(
 #[tokio::test]
 async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() {
     let (env, server, _kubelet) = environment("e2e").await;
-    let _operator = common::start(&env, common::options(&env.namespace));
+    let mut options = common::options(&env.namespace);
+    let listen = common::free_local_addr();
+    options.listen = Some(listen);
+    let _operator = common::start(&env, options);
     common::apply(&env, &benchmark("e2e")).await;
 
     let status = common::status_until(
@@ -119,6 +122,35 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
             measured.overall.ops_per_sec
         );
     }
+    // /metrics holds the latest valid figures of each size: those of its second repetition.
+    let metrics = common::http_get(listen, "/metrics").await;
+    for size in ["100", "200"] {
+        let latest = cells
+            .iter()
+            .find(|c| c.size == size && c.repetition == 2)
+            .unwrap();
+        let labels = format!(
+            r#"namespace="{}",benchmark="e2e",target="ferretdb",platform="local",size="{size}""#,
+            env.namespace
+        );
+        let gauge = |name: &str, labels: &str| {
+            let prefix = format!("mongobench_{name}{{{labels}}} ");
+            metrics
+                .lines()
+                .find_map(|l| l.strip_prefix(&prefix))
+                .unwrap_or_else(|| panic!("{prefix} missing in:\n{metrics}"))
+                .parse::<f64>()
+                .unwrap()
+        };
+        let ops = gauge("result_ops_per_second", &labels);
+        assert!((ops - latest.ops_per_second.unwrap()).abs() < 1e-6, "{ops}");
+        assert!(!latest.latencies.is_empty());
+        for op in &latest.latencies {
+            let l = format!(r#"{labels},operation="{}""#, op.operation);
+            assert_eq!(gauge("result_p99_microseconds", &l), op.p99_micros as f64);
+        }
+    }
+
     // The runner really ran against the server: it holds the grown dataset.
     let client = server.client().await;
     let record = mongobench::runner::seed_flights::dataset_record(&client)

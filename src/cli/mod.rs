@@ -3,6 +3,7 @@
 //! that tests can call directly.
 
 pub mod crd;
+pub mod get;
 pub mod operator;
 pub mod report;
 pub mod run;
@@ -10,7 +11,10 @@ pub mod validate;
 pub mod verify;
 pub mod yaml_lines;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+
+/// The name kubectl finds the binary by as a plugin (`kubectl mongobench ...`).
+pub const KUBECTL_PLUGIN: &str = "kubectl-mongobench";
 
 /// Benchmarks MongoDB versions and hardware with evidence.
 #[derive(Debug, Parser)]
@@ -19,6 +23,25 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Parses the process's arguments; invoked as [`KUBECTL_PLUGIN`], help and errors name
+    /// the command `kubectl mongobench`.
+    pub fn parse_as_invoked() -> Cli {
+        let invoked = std::env::args_os().next().unwrap_or_default();
+        let plugin = std::path::Path::new(&invoked)
+            .file_name()
+            .is_some_and(|n| n == KUBECTL_PLUGIN);
+        if !plugin {
+            return Cli::parse();
+        }
+        let matches = Cli::command()
+            .name("kubectl mongobench")
+            .bin_name("kubectl mongobench")
+            .get_matches();
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
 }
 
 /// The subcommands.
@@ -36,6 +59,8 @@ pub enum Command {
     Operator(operator::OperatorArgs),
     /// Render a benchmark's results (from the cluster, or from `run --out` files).
     Report(report::ReportArgs),
+    /// List MongoBenchmarks with their phase, progress and headline.
+    Get(get::GetArgs),
     /// Check the traffic fingerprints of `run --out` files by generating the traffic again.
     Verify(verify::VerifyArgs),
 }

@@ -149,9 +149,14 @@ async fn from_cluster(
         .context("connecting to the Kubernetes API")?;
     let namespace = namespace.unwrap_or(client.default_namespace()).to_owned();
     let bench = Api::<MongoBenchmark>::namespaced(client.clone(), &namespace)
-        .get(name)
+        .get_opt(name)
         .await
-        .with_context(|| format!("MongoBenchmark {namespace}/{name}"))?;
+        .with_context(|| format!("reading MongoBenchmark {namespace}/{name}"))?
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "no MongoBenchmark named {name} in namespace {namespace} (-n selects another)"
+            )
+        })?;
     let configmaps = Api::<ConfigMap>::namespaced(client, &namespace)
         .list(&ListParams::default().labels(&format!("{BENCHMARK_LABEL}={}", sanitize(name))))
         .await

@@ -1,5 +1,6 @@
 //! Prometheus metrics of the operator, served on `/metrics`: reconciles, errors by kind,
-//! reconcile durations, benchmarks by phase, API writes by kind, and leadership.
+//! reconcile durations, benchmarks by phase, API writes by kind, leadership, and the latest
+//! valid figures of every benchmark ([`ResultGauges`]).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -13,7 +14,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
-use crate::api::Phase;
+use super::result_gauges::ResultGauges;
+use crate::api::{MongoBenchmarkStatus, Phase};
 
 /// Labels of the error counter.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -47,6 +49,7 @@ pub struct Metrics {
     leader: Gauge,
     write_total: AtomicU64,
     by_benchmark: Mutex<BTreeMap<(String, String), Phase>>,
+    results: ResultGauges,
 }
 
 impl Default for Metrics {
@@ -87,6 +90,7 @@ impl Metrics {
             "1 while this replica holds the leader lease",
             leader.clone(),
         );
+        let results = ResultGauges::register(&mut registry);
         Metrics {
             registry,
             reconciles,
@@ -97,6 +101,7 @@ impl Metrics {
             leader,
             write_total: AtomicU64::new(0),
             by_benchmark: Mutex::new(BTreeMap::new()),
+            results,
         }
     }
 
@@ -135,8 +140,19 @@ impl Metrics {
         self.reconciles.get()
     }
 
+    /// Records the status of a benchmark (`None`: it is gone): its phase and its figures.
+    pub fn set_benchmark(
+        &self,
+        namespace: &str,
+        name: &str,
+        status: Option<&MongoBenchmarkStatus>,
+    ) {
+        self.set_phase(namespace, name, status.and_then(|s| s.phase));
+        self.results.set(namespace, name, status);
+    }
+
     /// Records the phase of a benchmark (`None`: it is gone) and updates the phase gauge.
-    pub fn set_phase(&self, namespace: &str, name: &str, phase: Option<Phase>) {
+    fn set_phase(&self, namespace: &str, name: &str, phase: Option<Phase>) {
         let mut map = self.by_benchmark.lock().expect("metrics lock");
         let key = (namespace.to_owned(), name.to_owned());
         match phase {
@@ -193,9 +209,13 @@ mod tests {
         m.failed("api");
         m.wrote("StatefulSet");
         m.wrote("status");
-        m.set_phase("ns", "a", Some(Phase::Running));
-        m.set_phase("ns", "b", Some(Phase::Running));
-        m.set_phase("ns", "b", None);
+        let running = MongoBenchmarkStatus {
+            phase: Some(Phase::Running),
+            ..MongoBenchmarkStatus::default()
+        };
+        m.set_benchmark("ns", "a", Some(&running));
+        m.set_benchmark("ns", "b", Some(&running));
+        m.set_benchmark("ns", "b", None);
         m.set_leader(true);
         let text = m.encode();
         for line in [

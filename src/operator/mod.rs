@@ -34,6 +34,7 @@ pub mod names;
 pub mod observe;
 pub mod placement;
 pub mod reconcile;
+pub mod result_gauges;
 pub mod run;
 pub mod servers;
 pub mod status;

@@ -198,11 +198,11 @@ async fn reconcile_pass(cached: Arc<MongoBenchmark>, ctx: Arc<Context>) -> Resul
         .await
         .map_err(|e| Error::kube(format!("reading MongoBenchmark {ns}/{name}"), e))?
     else {
-        ctx.metrics.set_phase(&ns, &name, None);
+        ctx.metrics.set_benchmark(&ns, &name, None);
         return Ok(Action::await_change());
     };
     if bench.metadata.deletion_timestamp.is_some() {
-        ctx.metrics.set_phase(&ns, &name, None);
+        ctx.metrics.set_benchmark(&ns, &name, None);
         return Ok(Action::await_change());
     }
     let run_id = jobs::run_id(&bench);
@@ -237,7 +237,8 @@ async fn reconcile_pass(cached: Arc<MongoBenchmark>, ctx: Arc<Context>) -> Resul
             "status updated"
         );
     }
-    ctx.metrics.set_phase(&ns, &name, decision.status.phase);
+    ctx.metrics
+        .set_benchmark(&ns, &name, Some(&decision.status));
     ctx.metrics.reconciled(started.elapsed());
     Ok(match decision.requeue_after {
         Some(d) => Action::requeue(d),

@@ -2,7 +2,7 @@
 //! aligned right, no trailing blanks.
 
 /// The table text, `\n` line ends. `right` says which columns align right.
-pub(super) fn fixed_width(headers: &[&str], right: &[bool], rows: &[Vec<String>]) -> String {
+pub(crate) fn fixed_width(headers: &[&str], right: &[bool], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (w, field) in widths.iter_mut().zip(row) {

@@ -10,7 +10,7 @@ mod compare;
 mod csv;
 pub mod java_format;
 mod json;
-mod layout;
+pub(crate) mod layout;
 mod table;
 mod ycsb_text;
 
