@@ -72,6 +72,32 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
     let _operator = common::start(&env, options);
     common::apply(&env, &benchmark("e2e")).await;
 
+    // While it runs, the status names the cell being measured, as the runner reports it.
+    let measuring = common::status_until(
+        &env,
+        "e2e",
+        Duration::from_secs(240),
+        "a cell being measured",
+        |s| {
+            s.cells
+                .iter()
+                .any(|c| c.activity.as_deref() == Some("measuring"))
+        },
+    )
+    .await;
+    let cell = measuring
+        .cells
+        .iter()
+        .find(|c| c.activity.as_deref() == Some("measuring"))
+        .unwrap();
+    assert_eq!(cell.phase, mongobench::api::CellPhase::Running);
+    let measured_id = cell.id.clone();
+    let progress = measuring.progress.clone().unwrap();
+    assert!(
+        progress.ends_with(&format!(", {} measuring", cell.id)),
+        "{progress}"
+    );
+
     let status = common::status_until(
         &env,
         "e2e",
@@ -150,6 +176,22 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
             assert_eq!(gauge("result_p99_microseconds", &l), op.p99_micros as f64);
         }
     }
+
+    // The pass that wrote the measuring cell into status announced it.
+    let events: Vec<String> =
+        Api::<k8s_openapi::api::events::v1::Event>::namespaced(env.client.clone(), &env.namespace)
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .filter_map(|e| Some(format!("{}: {}", e.reason?, e.note?)))
+            .collect();
+    let expected = format!("Measuring: cell {}: measuring", measured_id);
+    assert!(
+        events.iter().any(|e| *e == expected),
+        "{expected} missing in {events:#?}"
+    );
 
     // The runner really ran against the server: it holds the grown dataset.
     let client = server.client().await;

@@ -268,6 +268,10 @@ pub struct CellStatus {
     /// Why the cell failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// While it runs, what its runner does: `seeding` (its size), `restoring`, `warmup`,
+    /// `settling`, `measuring` or `explaining`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activity: Option<String>,
     /// Measured throughput, operations per second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops_per_second: Option<f64>,

@@ -21,6 +21,7 @@ use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec, RunLength};
 use crate::plan::{self, CONNECT_TIMEOUT, Cell, JobPlan, LOCAL_PLATFORM};
 use crate::report::{CompareOptions, render_csv};
 use crate::result::{CellResult, CellStatus};
+use crate::runner::activity::{self, Activity};
 use crate::runner::benchmark::{self, Benchmark, Connected, Events};
 use crate::runner::cell::{CellProgress, RunSettings};
 use crate::runner::connect::connect_with;
@@ -333,11 +334,34 @@ fn summary(cell: &Cell, result: &CellResult) -> String {
     }
 }
 
-/// Progress output: a live line on a terminal, plain log lines otherwise.
+/// Progress output: on a terminal, a progress bar per cell with its phase and live ops/s;
+/// plain log lines otherwise.
 struct Display {
     terminal: bool,
     planned: Option<Duration>,
     warmup: Option<Duration>,
+}
+
+/// The bar of a cell of `total_secs` seconds (warm-up and measurement), or a spinner when the
+/// run is bounded by operations.
+fn cell_bar(id: &str, total_secs: Option<u64>) -> indicatif::ProgressBar {
+    let (bar, template) = match total_secs {
+        Some(secs) => (
+            indicatif::ProgressBar::new(secs),
+            "{prefix} [{bar:30}] {pos:>4}/{len}s  {msg}",
+        ),
+        None => (
+            indicatif::ProgressBar::new_spinner(),
+            "{prefix} {spinner} {elapsed}  {msg}",
+        ),
+    };
+    let style = indicatif::ProgressStyle::with_template(template)
+        .expect("a valid template")
+        .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_prefix(id.to_owned());
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
 }
 
 impl Display {
@@ -363,35 +387,50 @@ impl Display {
         let phase = progress.phase.clone();
         let id = cell.id.clone();
         let total = self.planned.zip(self.warmup).map(|(p, w)| p + w);
-        let bar = self.terminal.then(|| {
-            let bar = indicatif::ProgressBar::new_spinner();
-            bar.enable_steady_tick(Duration::from_millis(200));
-            bar
-        });
+        let bar = self
+            .terminal
+            .then(|| cell_bar(&id, total.map(|t| t.as_secs())));
         let bar_task = bar.clone();
         let handle = tokio::spawn(async move {
             let started = Instant::now();
             let mut last_ops = 0;
             let mut last_print = Instant::now();
+            // When warm-up (or measurement, without one) began: what the run length counts.
+            let mut timed: Option<Instant> = None;
             let mut interval = tokio::time::interval(Duration::from_secs(1));
             loop {
                 interval.tick().await;
                 let now_ops = ops.completed.load(Ordering::Relaxed);
                 let rate = now_ops.saturating_sub(last_ops);
                 last_ops = now_ops;
-                let phase = *phase.lock().expect("phase lock");
+                let phase = match *phase.lock().expect("phase lock") {
+                    "" => "starting",
+                    p => p,
+                };
                 let elapsed = started.elapsed();
+                if matches!(phase, "warmup" | "measuring") && timed.is_none() {
+                    timed = Some(Instant::now());
+                }
                 // Time left is known only while the timed phases run.
-                let left = total
+                let in_timed = timed
                     .filter(|_| matches!(phase, "warmup" | "measuring"))
-                    .map(|t| format!(", ~{}s left", t.saturating_sub(elapsed).as_secs()))
+                    .map(|t| t.elapsed());
+                let left = total
+                    .zip(in_timed)
+                    .map(|(t, e)| format!(", ~{}s left", t.saturating_sub(e).as_secs()))
                     .unwrap_or_default();
                 let text = format!(
                     "{id}: {phase}, {rate} ops/s, {}s elapsed{left}",
                     elapsed.as_secs()
                 );
                 match &bar_task {
-                    Some(bar) => bar.set_message(text),
+                    Some(bar) => {
+                        // The bar counts the timed phases; restoring and settling hold it.
+                        if let Some(e) = in_timed {
+                            bar.set_position(e.as_secs());
+                        }
+                        bar.set_message(format!("{phase}, {rate} ops/s"));
+                    }
                     None if last_print.elapsed() >= Duration::from_secs(10) => {
                         eprintln!("{text}");
                         last_print = Instant::now();
@@ -418,27 +457,56 @@ impl Ticker {
     }
 }
 
-/// The runner Job's results: each written to its ConfigMap as it lands.
+/// The runner Job's results: each written to its ConfigMap as it lands; what it is doing,
+/// published for the operator.
 struct JobEvents<'a> {
     client: kube::Client,
     job: &'a JobPlan,
     failures: Vec<String>,
+    activity: activity::Publisher,
+    /// Follows the phases of the running cell.
+    phases: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Events for JobEvents<'_> {
     fn seeding(&mut self, target: &str, size: &str, documents: u64) {
         eprintln!("{target}: seeding to {size} ({documents} documents)");
+        self.activity.publish(Activity {
+            target: target.to_owned(),
+            size: size.to_owned(),
+            cell: None,
+            phase: "seeding".to_owned(),
+        });
     }
 
     fn seeded(&mut self, target: &str, size: &str, seeded: &Seeded) {
         eprintln!("{}", seeded_line(target, size, seeded));
     }
 
-    fn started(&mut self, cell: &Cell, _progress: &CellProgress) {
+    fn started(&mut self, cell: &Cell, progress: &CellProgress) {
         eprintln!("{}: running", cell.id);
+        let phase = progress.phase.clone();
+        let publisher = self.activity.clone();
+        let (target, size, id) = (cell.target.clone(), cell.size.clone(), cell.id.clone());
+        self.phases = Some(tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_millis(250));
+            loop {
+                tick.tick().await;
+                let now = *phase.lock().expect("phase lock");
+                publisher.publish(Activity {
+                    target: target.clone(),
+                    size: size.clone(),
+                    cell: Some(id.clone()),
+                    phase: now.to_owned(),
+                });
+            }
+        }));
     }
 
     async fn finished(&mut self, cell: &Cell, result: &CellResult) -> anyhow::Result<()> {
+        if let Some(phases) = self.phases.take() {
+            phases.abort();
+        }
         eprintln!("{}", summary(cell, result));
         sink::write_configmap(&self.client, self.job, &cell.id, result).await?;
         if let CellStatus::Incomplete { reason } = &result.status {
@@ -491,9 +559,11 @@ async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<Exit
         .await
         .context("connecting to the Kubernetes API for results")?;
     let mut events = JobEvents {
+        activity: activity::Publisher::start(client.clone(), &job),
         client,
         job: &job,
         failures: Vec::new(),
+        phases: None,
     };
     benchmark::run(&bench, &connected, &mut events).await?;
     if events.failures.is_empty() {
@@ -516,6 +586,17 @@ fn fail(message: &str) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timed_cell_gets_a_bar_of_its_seconds_and_a_bounded_one_a_spinner() {
+        let bar = cell_bar("a.local.1k.r1", Some(15));
+        assert_eq!(bar.length(), Some(15));
+        assert_eq!(bar.prefix(), "a.local.1k.r1");
+        bar.finish_and_clear();
+        let spinner = cell_bar("a.local.1k.r1", None);
+        assert_eq!(spinner.length(), None);
+        spinner.finish_and_clear();
+    }
 
     #[test]
     fn targets_parse_and_refuse_bad_forms() {

@@ -150,6 +150,24 @@ pub fn transitions(
         }
     }
 
+    // What the runners start on: seeding a cell's size, restoring its data, measuring it.
+    for c in &new.cells {
+        let Some(activity) = c.activity.as_deref() else {
+            continue;
+        };
+        let before = old.cells.iter().find(|o| o.id == c.id);
+        if before.and_then(|o| o.activity.as_deref()) == Some(activity) {
+            continue;
+        }
+        let (reason, what) = match activity {
+            "seeding" => ("Seeding", format!("seeding {} to {}", c.target, c.size)),
+            "restoring" => ("Restoring", "restoring the seeded data".to_owned()),
+            "measuring" => ("Measuring", "measuring".to_owned()),
+            _ => continue,
+        };
+        out.push(normal(reason, format!("cell {}: {what}", c.id)));
+    }
+
     // Cells done or failed.
     for c in &new.cells {
         let before = old.cells.iter().find(|o| o.id == c.id).map(|o| o.phase);
@@ -311,6 +329,52 @@ mod tests {
                     "3/3 cells finished; t at 1k: p 1235 ops/s"
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn seeding_restoring_and_measuring_a_cell_are_announced_once_each() {
+        let doing = |activities: [Option<&str>; 2]| MongoBenchmarkStatus {
+            phase: Some(Phase::Running),
+            cells: activities
+                .iter()
+                .zip(["a1", "a2"])
+                .map(|(a, id)| CellStatus {
+                    activity: a.map(str::to_owned),
+                    ..cell(id, "1k", CellPhase::Running)
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let notes = |old: [Option<&str>; 2], new: [Option<&str>; 2]| -> Vec<(String, String)> {
+            transitions("b", Some(&doing(old)), &doing(new))
+                .into_iter()
+                .map(|e| (e.reason, e.note))
+                .collect()
+        };
+        let pair = |r: &str, n: &str| (r.to_owned(), n.to_owned());
+        assert_eq!(
+            notes([None, None], [Some("seeding"), None]),
+            [pair("Seeding", "cell a1: seeding t to 1k")]
+        );
+        assert_eq!(notes([Some("seeding"), None], [Some("seeding"), None]), []);
+        assert_eq!(
+            notes(
+                [Some("seeding"), None],
+                [Some("restoring"), Some("measuring")]
+            ),
+            [
+                pair("Restoring", "cell a1: restoring the seeded data"),
+                pair("Measuring", "cell a2: measuring")
+            ]
+        );
+        // The other phases of a cell are in its status only.
+        assert_eq!(
+            notes(
+                [Some("measuring"), None],
+                [Some("explaining"), Some("warmup")]
+            ),
+            []
         );
     }
 

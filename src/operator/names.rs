@@ -211,8 +211,14 @@ pub fn children_selector(benchmark: &str) -> String {
 
 /// Selector of the result ConfigMaps of one run of `benchmark`.
 pub fn results_selector(benchmark: &str, run_id: &str) -> String {
+    format!("{},{CELL_LABEL}", run_selector(benchmark, run_id))
+}
+
+/// Selector of what the runners of one run of `benchmark` write: result and activity
+/// ConfigMaps.
+pub fn run_selector(benchmark: &str, run_id: &str) -> String {
     format!(
-        "{BENCHMARK_LABEL}={},{RUN_ID_LABEL}={},{CELL_LABEL}",
+        "{BENCHMARK_LABEL}={},{RUN_ID_LABEL}={}",
         label_value(benchmark),
         label_value(run_id)
     )

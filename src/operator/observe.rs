@@ -20,6 +20,7 @@ pub use super::placement::{NodeCapacity, PlatformNodes};
 use crate::api::units::{parse_quantity_bytes, parse_quantity_millis};
 use crate::api::{MongoBenchmark, Platform};
 use crate::result::CellResult;
+use crate::runner::activity::{self, Activity};
 
 /// One target on one platform: `(target name, platform name)` as the spec writes them.
 pub type Slot = (String, String);
@@ -143,6 +144,8 @@ pub struct Observed {
     pub runner_access: bool,
     /// The `completedCells` of each runner's plan ConfigMap.
     pub plans: BTreeMap<RunnerKey, Vec<String>>,
+    /// What each platform's runner last said it is doing (by platform name).
+    pub activities: BTreeMap<String, Activity>,
     /// The nodes of each platform that has two or more provisioned targets and no runner Job
     /// yet: what decides whether its replica sets are created together (by platform name).
     pub nodes: BTreeMap<String, PlatformNodes>,
@@ -460,18 +463,38 @@ pub async fn observe(
             observed.plans.insert(runner, plan.completed_cells);
         }
     }
-    let results = ListParams::default().labels(&names::results_selector(&name, run_id));
+    let written = ListParams::default().labels(&names::run_selector(&name, run_id));
     for cm in cms
-        .list(&results)
+        .list(&written)
         .await
         .map_err(list_err("configmaps", &ns))?
     {
-        let Some(cell) = cm.labels().get(names::CELL_LABEL).cloned() else {
-            continue;
-        };
-        observed.results.insert(cell, read_result(&cm));
+        if let Some(cell) = cm.labels().get(names::CELL_LABEL).cloned() {
+            observed.results.insert(cell, read_result(&cm));
+        } else if let Some((platform, a)) = read_activity(bench, &cm) {
+            observed.activities.insert(platform, a);
+        }
     }
     Ok(observed)
+}
+
+/// The platform (spec name) and activity of an activity ConfigMap.
+fn read_activity(bench: &MongoBenchmark, cm: &ConfigMap) -> Option<(String, Activity)> {
+    let labels = cm.labels();
+    if labels.get(activity::COMPONENT_LABEL).map(String::as_str)
+        != Some(activity::ACTIVITY_COMPONENT)
+    {
+        return None;
+    }
+    let platform = labels.get(activity::PLATFORM_LABEL)?;
+    let name = bench
+        .spec
+        .platforms
+        .iter()
+        .find(|p| crate::plan::sanitize(&p.name) == *platform)?
+        .name
+        .clone();
+    Some((name, Activity::from_data(cm.data.as_ref()?)?))
 }
 
 /// The result document of a result ConfigMap.

@@ -21,8 +21,12 @@ use super::names::RESULT_KEY;
 pub enum CellOutcome<'a> {
     /// Not started.
     Pending,
-    /// Its runner is working on it.
-    Running,
+    /// Its runner is working on it: seeding its size, or in a phase of the cell (`restoring`,
+    /// `measuring`, ...) when the runner said so.
+    Running {
+        /// What the runner is doing, e.g. `seeding to 1k`, `measuring`.
+        activity: Option<&'a str>,
+    },
     /// A complete result (valid or not).
     Completed {
         /// The result.
@@ -73,7 +77,10 @@ pub fn cell_status(cell: &Cell, outcome: CellOutcome<'_>) -> CellStatus {
     };
     match outcome {
         CellOutcome::Pending => status.phase = CellPhase::Pending,
-        CellOutcome::Running => status.phase = CellPhase::Running,
+        CellOutcome::Running { activity } => {
+            status.phase = CellPhase::Running;
+            status.activity = activity.map(str::to_owned);
+        }
         CellOutcome::Failed {
             message,
             config_map,
@@ -333,7 +340,13 @@ mod tests {
             (CellPhase::Failed, Some("boom"))
         );
         assert_eq!(s.ops_per_second, None);
-        let s = cell_status(&cell("a", "1k", 2), CellOutcome::Running);
+        let s = cell_status(
+            &cell("a", "1k", 2),
+            CellOutcome::Running {
+                activity: Some("measuring"),
+            },
+        );
+        assert_eq!(s.activity.as_deref(), Some("measuring"));
         assert_eq!((s.phase, s.message), (CellPhase::Running, None));
     }
 

@@ -3,6 +3,7 @@
 //! same code (`benchmark.rs`) runs locally (`mongobench run --target NAME=URI`) and inside the
 //! operator's Job.
 
+pub mod activity;
 pub mod benchmark;
 pub mod cell;
 pub mod connect;

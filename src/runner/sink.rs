@@ -27,20 +27,25 @@ pub fn configmap_name(benchmark: &str, cell: &str) -> String {
     name.chars().take(253).collect()
 }
 
-/// The result ConfigMap of one cell.
-pub fn result_configmap(
-    plan: &JobPlan,
-    cell: &str,
-    result: &CellResult,
-) -> serde_json::Result<ConfigMap> {
-    let owner = plan.uid.as_ref().map(|uid| OwnerReference {
+/// The MongoBenchmark as the owner of what a runner writes (when the plan knows its uid).
+pub fn owner_reference(plan: &JobPlan) -> Option<OwnerReference> {
+    plan.uid.as_ref().map(|uid| OwnerReference {
         api_version: API_VERSION.to_owned(),
         kind: KIND.to_owned(),
         name: plan.benchmark.clone(),
         uid: uid.clone(),
         controller: Some(false),
         block_owner_deletion: Some(true),
-    });
+    })
+}
+
+/// The result ConfigMap of one cell.
+pub fn result_configmap(
+    plan: &JobPlan,
+    cell: &str,
+    result: &CellResult,
+) -> serde_json::Result<ConfigMap> {
+    let owner = owner_reference(plan);
     Ok(ConfigMap {
         metadata: ObjectMeta {
             name: Some(configmap_name(&plan.benchmark, cell)),

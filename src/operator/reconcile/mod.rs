@@ -51,6 +51,7 @@ use crate::api::{
 };
 use crate::plan::{self, Cell};
 use crate::result::CellResult;
+use crate::runner::activity::Activity;
 
 /// Something to change in the cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -334,6 +335,25 @@ fn outcome_of<'a>(
     }
 }
 
+/// The pending cell (an index into `cells`) an activity is about, with its phase: the cell it
+/// names, or while seeding, the first pending cell of the target and size in `order`.
+fn running_cell<'a, K: Ord>(
+    activity: &'a Activity,
+    cells: &[Cell],
+    pending: &[usize],
+    order: impl Fn(&Cell) -> K,
+) -> Option<(usize, &'a str)> {
+    let i = match &activity.cell {
+        Some(id) => pending.iter().copied().find(|&i| cells[i].id == *id)?,
+        None => pending
+            .iter()
+            .copied()
+            .filter(|&i| cells[i].target == activity.target && cells[i].size == activity.size)
+            .min_by_key(|&i| order(&cells[i]))?,
+    };
+    Some((i, activity.phase.as_str()))
+}
+
 fn slot_key(target: &str, platform: &str) -> Slot {
     (target.to_owned(), platform.to_owned())
 }
@@ -585,14 +605,27 @@ pub fn decide(
                 unit.targets.iter().position(|t| *t == c.target),
             )
         };
-        let first = cells
+        let pending: Vec<usize> = cells
             .iter()
             .enumerate()
             .filter(|(i, c)| unit_index(c) == u && outcomes[*i] == CellOutcome::Pending)
-            .min_by_key(|(_, c)| order(c))
-            .map(|(i, _)| i);
-        if let Some(i) = first {
-            outcomes[i] = CellOutcome::Running;
+            .map(|(i, _)| i)
+            .collect();
+        // The cell the runner names (or, while it seeds, the first of the size it seeds);
+        // without word from it, the first in its order.
+        let named = observed
+            .activities
+            .get(&unit.platform)
+            .and_then(|a| running_cell(a, &cells, &pending, order));
+        let first = pending.iter().copied().min_by_key(|&i| order(&cells[i]));
+        match (named, first) {
+            (Some((i, activity)), _) => {
+                outcomes[i] = CellOutcome::Running {
+                    activity: Some(activity),
+                }
+            }
+            (None, Some(i)) => outcomes[i] = CellOutcome::Running { activity: None },
+            (None, None) => {}
         }
     }
 
@@ -762,7 +795,7 @@ fn build_status(
     let invalid =
         count(|o| matches!(o, CellOutcome::Completed { result, .. } if !result.is_valid()));
     let failed = count(|o| matches!(o, CellOutcome::Failed { .. }));
-    let running = count(|o| matches!(o, CellOutcome::Running));
+    let running = count(|o| matches!(o, CellOutcome::Running { .. }));
     let finished = completed + invalid + failed;
     let all_done = finished == total;
     let stall = input.issues.iter().find(|i| i.stalled);
@@ -784,7 +817,19 @@ fn build_status(
         }
     };
 
-    let progress = format!("{finished}/{total}");
+    // The count, and while cells run, what the runners do: `3/12, a.x86.1k.r2 measuring`.
+    let doing: Vec<String> = cells
+        .iter()
+        .zip(outcomes)
+        .filter_map(|(c, o)| match o {
+            CellOutcome::Running { activity: Some(a) } => Some(format!("{} {a}", c.id)),
+            _ => None,
+        })
+        .collect();
+    let progress = std::iter::once(format!("{finished}/{total}"))
+        .chain(doing)
+        .collect::<Vec<_>>()
+        .join(", ");
     let tally = if invalid > 0 {
         format!("{completed} completed, {invalid} invalid, {failed} failed of {total} cells")
     } else {
@@ -809,7 +854,7 @@ fn build_status(
         if all_done {
             tally.clone()
         } else {
-            format!("{progress} cells finished")
+            format!("{finished}/{total} cells finished")
         },
     );
     let (reconciling, stalled) = match (phase, stall) {
@@ -844,7 +889,7 @@ fn build_status(
                 ct::RECONCILING,
                 true,
                 &phase_name,
-                format!("{progress} cells finished"),
+                format!("{finished}/{total} cells finished"),
             ),
             c(ct::STALLED, false, "Progressing", String::new()),
         ),
@@ -920,7 +965,7 @@ fn build_status(
         if all_done {
             tally.clone()
         } else {
-            format!("{progress} cells finished")
+            format!("{finished}/{total} cells finished")
         },
     );
 

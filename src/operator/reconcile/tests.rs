@@ -993,3 +993,98 @@ fn a_platform_with_results_keeps_its_order_when_its_jobs_are_deleted() {
     assert_eq!(d.actions, [servers("b", "p")]);
     assert_eq!(runner_status(&d, "p"), runner_status(&first, "p"));
 }
+
+#[test]
+fn the_cell_a_runner_names_runs_with_its_activity_in_progress() {
+    // Two external targets interleaved on one platform, two sizes, two repetitions.
+    let spec = "\
+targets:
+  - {name: a, external: {uriSecretRef: {name: s}}}
+  - {name: b, external: {uriSecretRef: {name: s}}}
+platforms: [{name: local}]
+dataset: {sizes: [1k, 2k]}
+workload: {type: flights}
+repetitions: 2
+";
+    let b = bench("bench", spec);
+    let mut o = Observed {
+        runner_access: true,
+        ..Default::default()
+    };
+    o.jobs
+        .insert(RunnerKey::Platform("local".into()), JobState::Active);
+    let running = |d: &Decision| -> Vec<(String, Option<String>)> {
+        d.status
+            .cells
+            .iter()
+            .filter(|c| c.phase == CellPhase::Running)
+            .map(|c| (c.id.clone(), c.activity.clone()))
+            .collect()
+    };
+    // No word from the runner: the first cell in its order, no activity.
+    let d = decide(&b, &o, &settings(0)).unwrap();
+    assert_eq!(running(&d), [("a.local.1k.r1".to_owned(), None)]);
+    assert_eq!(d.status.progress.as_deref(), Some("0/8"));
+
+    // Seeding b to 1k: the first cell of b at 1k.
+    let seeding = |target: &str, size: &str| Activity {
+        target: target.into(),
+        size: size.into(),
+        cell: None,
+        phase: "seeding".into(),
+    };
+    o.activities.insert("local".into(), seeding("b", "1k"));
+    let d = decide(&b, &o, &settings(0)).unwrap();
+    assert_eq!(
+        running(&d),
+        [("b.local.1k.r1".to_owned(), Some("seeding".to_owned()))]
+    );
+    assert_eq!(
+        d.status.progress.as_deref(),
+        Some("0/8, b.local.1k.r1 seeding")
+    );
+
+    // Measuring a named cell.
+    o.activities.insert(
+        "local".into(),
+        Activity {
+            cell: Some("a.local.1k.r2".into()),
+            phase: "measuring".into(),
+            ..seeding("a", "1k")
+        },
+    );
+    let d = decide(&b, &o, &settings(0)).unwrap();
+    assert_eq!(
+        running(&d),
+        [("a.local.1k.r2".to_owned(), Some("measuring".to_owned()))]
+    );
+    assert_eq!(
+        d.status.progress.as_deref(),
+        Some("0/8, a.local.1k.r2 measuring")
+    );
+    // The conditions count cells only, so they do not change with every phase.
+    assert_eq!(cond(&d, "Reconciling").2, "0/8 cells finished");
+
+    // Word about a cell that has its result already is stale: the first pending cell runs.
+    let id = crate::plan::cell_id("a", "local", "1k", 2);
+    let result = testing::result(
+        "bench",
+        "a",
+        "local",
+        "1k",
+        2,
+        10,
+        &[("find", 1000, 100)],
+        None,
+    );
+    o.results.insert(
+        id.clone(),
+        ObservedResult::Document {
+            config_map: format!("bench-{id}"),
+            result: Box::new(result),
+        },
+    );
+    let d = decide(&b, &o, &settings(0)).unwrap();
+    assert_eq!(running(&d), [("a.local.1k.r1".to_owned(), None)]);
+    assert_eq!(d.status.progress.as_deref(), Some("1/8"));
+}
