@@ -163,8 +163,39 @@ async fn assert_runner(
         Some(server.as_str())
     );
     assert!(plan.completed_cells.is_empty());
-    // Its pod is placed on the client pool.
+    // The plan carries each member's node, as the scheduler placed it, with the node's labels.
+    let facts = plan.targets[0]
+        .facts
+        .clone()
+        .expect("facts of a provisioned target");
     let pods: Api<Pod> = Api::namespaced(env.client.clone(), ns);
+    let nodes: Api<k8s_openapi::api::core::v1::Node> = Api::all(env.client.clone());
+    assert_eq!(facts.members.len(), 3);
+    for (i, m) in facts.members.iter().enumerate() {
+        assert_eq!(m.member, hosts[i]);
+        let pod = pods.get(&format!("{server}-{i}")).await.unwrap();
+        let node_name = pod.spec.unwrap().node_name.unwrap();
+        assert_eq!(m.node_name.as_deref(), Some(node_name.as_str()));
+        let labels = nodes
+            .get(&node_name)
+            .await
+            .unwrap()
+            .metadata
+            .labels
+            .unwrap();
+        assert_eq!(m.zone.as_ref(), labels.get("topology.kubernetes.io/zone"));
+        assert_eq!(
+            m.instance_type.as_ref(),
+            labels.get("node.kubernetes.io/instance-type")
+        );
+        assert_eq!(
+            m.cpu_platform.as_ref(),
+            labels.get("mongobench.io/cpu-platform")
+        );
+        assert_eq!(m.architecture.as_ref(), labels.get("kubernetes.io/arch"));
+        assert!(m.zone.is_some() && m.cpu_platform.is_some(), "{m:?}");
+    }
+    // Its pod is placed on the client pool.
     let job_name = common::runner(bench, target, platform);
     let node = wait::until(
         Duration::from_secs(60),

@@ -247,6 +247,9 @@ pub struct NodeInfo {
     /// Instance type (`node.kubernetes.io/instance-type`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_type: Option<String>,
+    /// CPU platform (`mongobench.io/cpu-platform`, else the machine family).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_platform: Option<String>,
 }
 
 /// One measured cell: a target on a platform at a dataset size, one repetition.

@@ -508,7 +508,20 @@ impl Events for JobEvents<'_> {
             phases.abort();
         }
         eprintln!("{}", summary(cell, result));
-        sink::write_configmap(&self.client, self.job, &cell.id, result).await?;
+        let facts = self
+            .job
+            .targets
+            .iter()
+            .find(|t| t.name == cell.target)
+            .and_then(|t| t.facts.as_ref());
+        match facts {
+            Some(facts) => {
+                let mut result = result.clone();
+                facts.fill(&mut result);
+                sink::write_configmap(&self.client, self.job, &cell.id, &result).await?;
+            }
+            None => sink::write_configmap(&self.client, self.job, &cell.id, result).await?,
+        }
         if let CellStatus::Incomplete { reason } = &result.status {
             self.failures.push(reason.clone());
         }

@@ -17,7 +17,7 @@ use serde_json::json;
 use super::context::Context;
 use super::events::{EventSpec, Related};
 use super::reconcile::Action;
-use super::{Error, FIELD_MANAGER, jobs, names, servers};
+use super::{Error, FIELD_MANAGER, facts, jobs, names, servers};
 use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
 
 async fn apply<K>(ctx: &Context, ns: &str, obj: &K) -> Result<(), Error>
@@ -146,6 +146,7 @@ pub async fn execute(
                 &resolved,
                 platform_of(platform)?,
                 completed_cells.clone(),
+                &facts::gather(&ctx.client, bench, &ns, &resolved, platform_of(platform)?).await?,
                 &ctx.options.image,
             )?;
             apply(ctx, &ns, &objects.plan).await?;
@@ -190,6 +191,7 @@ pub async fn execute(
                 &resolved,
                 platform_of(platform)?,
                 completed_cells.clone(),
+                &facts::gather(&ctx.client, bench, &ns, &resolved, platform_of(platform)?).await?,
                 &ctx.options.image,
             )?;
             apply(ctx, &ns, &objects.plan).await?;

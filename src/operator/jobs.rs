@@ -5,6 +5,8 @@
 //! a ServiceAccount whose Role allows only what a runner does: create, read and patch its
 //! result ConfigMaps. Pure builders.
 
+use std::collections::BTreeMap;
+
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
@@ -14,7 +16,7 @@ use serde_json::json;
 use super::Error;
 use super::names::{self, Component, PLAN_DIR, PLAN_KEY};
 use crate::api::{MongoBenchmark, Platform, Target};
-use crate::plan::{JobPlan, JobTarget};
+use crate::plan::{JobPlan, JobTarget, ServerFacts};
 
 /// Retries of a failed runner pod before its Job counts as failed.
 pub const BACKOFF_LIMIT: i32 = 1;
@@ -87,6 +89,7 @@ pub fn job_plan(
     targets: &[&Target],
     platform: &Platform,
     completed_cells: Vec<String>,
+    facts: &BTreeMap<String, ServerFacts>,
 ) -> JobPlan {
     let bench_name = bench.name_any();
     let namespace = bench.namespace().unwrap_or_default();
@@ -108,6 +111,7 @@ pub fn job_plan(
                 uri_env: target_uri_env(i),
                 initiate_members,
                 replica_set_name,
+                facts: facts.get(&target.name).cloned(),
             }
         })
         .collect();
@@ -134,6 +138,7 @@ pub fn runner_objects(
     targets: &[&Target],
     platform: &Platform,
     completed_cells: Vec<String>,
+    facts: &BTreeMap<String, ServerFacts>,
     default_image: &str,
 ) -> Result<RunnerObjects, Error> {
     let bench_name = bench.name_any();
@@ -146,7 +151,7 @@ pub fn runner_objects(
             platform.name
         )));
     }
-    let plan = job_plan(bench, targets, platform, completed_cells);
+    let plan = job_plan(bench, targets, platform, completed_cells, facts);
     let target_names: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
     let mut labels = names::runner_labels(&bench_name, &platform.name, &target_names);
     labels.insert(names::RUN_ID_LABEL.into(), names::label_value(&plan.run_id));
@@ -275,14 +280,22 @@ mod tests {
     #[test]
     fn provisioned_target_job_gets_the_replica_set_uri_and_the_client_pool() {
         let b = bench("study", STUDY);
+        let facts = ServerFacts {
+            image_digest: Some("sha256:0123abcd".into()),
+            ..ServerFacts::default()
+        };
         let objects = runner_objects(
             &b,
             &[&b.spec.targets[0]],
             &b.spec.platforms[0],
             vec!["psmdb-8.0.axion.1m.r1".into()],
+            &BTreeMap::from([(b.spec.targets[0].name.clone(), facts.clone())]),
             "registry.example/mongobench:1.0",
         )
         .unwrap();
+        let plan: JobPlan =
+            serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()[PLAN_KEY]).unwrap();
+        assert_eq!(plan.targets[0].facts, Some(facts));
         let job = value(&objects.job);
         assert_eq!(job["metadata"]["name"], "study-run-psmdb-8-0-axion");
         assert_eq!(
@@ -373,6 +386,7 @@ mod tests {
             &[&b.spec.targets[1]],
             &b.spec.platforms[1],
             vec![],
+            &BTreeMap::new(),
             "default:1",
         )
         .unwrap();
@@ -404,7 +418,15 @@ mod tests {
     fn a_platform_runner_lists_every_target_with_an_env_var_each() {
         let b = bench("study", STUDY);
         let targets: Vec<&Target> = b.spec.targets.iter().collect();
-        let objects = runner_objects(&b, &targets, &b.spec.platforms[1], vec![], "img:1").unwrap();
+        let objects = runner_objects(
+            &b,
+            &targets,
+            &b.spec.platforms[1],
+            vec![],
+            &BTreeMap::new(),
+            "img:1",
+        )
+        .unwrap();
         let job = value(&objects.job);
         assert_eq!(job["metadata"]["name"], "study-run-x86");
         let labels = &job["metadata"]["labels"];
@@ -449,7 +471,17 @@ mod tests {
         assert_eq!(plan.targets[0].initiate_members.len(), 3);
         assert!(plan.targets[1].initiate_members.is_empty());
         assert_eq!(plan.platform, "x86");
-        assert!(runner_objects(&b, &[], &b.spec.platforms[1], vec![], "img:1").is_err());
+        assert!(
+            runner_objects(
+                &b,
+                &[],
+                &b.spec.platforms[1],
+                vec![],
+                &BTreeMap::new(),
+                "img:1"
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -26,6 +26,7 @@
 pub mod apply;
 pub mod context;
 pub mod events;
+pub mod facts;
 pub mod http;
 pub mod jobs;
 pub mod leader;

@@ -37,6 +37,8 @@ pub const PLAN_KEY: &str = "plan.yaml";
 pub const PLAN_DIR: &str = "/etc/mongobench";
 /// Port mongod listens on.
 pub const MONGOD_PORT: i32 = 27017;
+/// Name of the mongod container of a server pod.
+pub const MONGOD_CONTAINER: &str = "mongod";
 
 /// Longest StatefulSet name: pods get a `controller-revision-hash` label
 /// `<name>-<10 chars>`, which must fit a 63-character label value.

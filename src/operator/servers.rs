@@ -122,7 +122,7 @@ pub fn server_objects(
     let mut pod_spec = json!({
         "affinity": {"podAntiAffinity": anti_affinity},
         "containers": [{
-            "name": "mongod",
+            "name": names::MONGOD_CONTAINER,
             "image": image,
             "args": mongod_args(bench, target, &name)?,
             "ports": [{"name": "mongodb", "containerPort": MONGOD_PORT}],

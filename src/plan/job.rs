@@ -49,4 +49,126 @@ pub struct JobTarget {
     /// Replica-set name for initiation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica_set_name: Option<String>,
+    /// What Kubernetes knows of a provisioned target's servers when the runner starts: the
+    /// runner adds it to every result, since the servers cannot tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facts: Option<ServerFacts>,
+}
+
+/// The image and machines of a provisioned target, from its pods and their nodes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerFacts {
+    /// The image the pods run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// The digest the kubelet pulled (`sha256:…`), from the pods' status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_digest: Option<String>,
+    /// One entry per member, in ordinal order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<MemberFacts>,
+}
+
+/// The node one member runs on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemberFacts {
+    /// Member address (`host:port`), as in the replica-set configuration.
+    pub member: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_platform: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub architecture: Option<String>,
+}
+
+impl ServerFacts {
+    /// Writes the facts into `result`: the image and digest, and each member's node facts
+    /// into the node entry of the same address.
+    pub fn fill(&self, result: &mut crate::result::CellResult) {
+        if self.image.is_some() {
+            result.server.image.clone_from(&self.image);
+        }
+        if self.image_digest.is_some() {
+            result.server.image_digest.clone_from(&self.image_digest);
+        }
+        for node in &mut result.nodes {
+            let Some(m) = self.members.iter().find(|m| m.member == node.member) else {
+                continue;
+            };
+            node.node_name.clone_from(&m.node_name);
+            node.zone.clone_from(&m.zone);
+            node.instance_type.clone_from(&m.instance_type);
+            node.cpu_platform.clone_from(&m.cpu_platform);
+            node.architecture.clone_from(&m.architecture);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::{CellId, CellResult, CellStatus, NodeInfo};
+
+    #[test]
+    fn facts_fill_the_image_and_the_nodes_of_the_same_address() {
+        let cell = CellId {
+            benchmark: "b".into(),
+            run_id: "r".into(),
+            workload: "flights".into(),
+            target: "a".into(),
+            platform: "p".into(),
+            size: "1k".into(),
+            repetition: 1,
+        };
+        let mut result = CellResult::empty(cell, CellStatus::Complete);
+        result.server.version = Some("8.0.4".into());
+        result.nodes = ["a-0.a:27017", "a-1.a:27017"]
+            .iter()
+            .map(|m| NodeInfo {
+                member: (*m).into(),
+                ..NodeInfo::default()
+            })
+            .collect();
+        let member = |m: &str, node: &str| MemberFacts {
+            member: m.into(),
+            node_name: Some(node.into()),
+            zone: Some("z".into()),
+            instance_type: Some("c4a-standard-4".into()),
+            cpu_platform: Some("c4a".into()),
+            architecture: Some("arm64".into()),
+        };
+        let facts = ServerFacts {
+            image: Some("mongo:8.0.4".into()),
+            image_digest: Some("sha256:0123".into()),
+            // The second member's pod was gone; a member the server does not list is ignored.
+            members: vec![member("a-0.a:27017", "n0"), member("a-9.a:27017", "n9")],
+        };
+        facts.fill(&mut result);
+        assert_eq!(result.server.image.as_deref(), Some("mongo:8.0.4"));
+        assert_eq!(result.server.image_digest.as_deref(), Some("sha256:0123"));
+        assert_eq!(result.server.version.as_deref(), Some("8.0.4"));
+        let n0 = &result.nodes[0];
+        assert_eq!(
+            (
+                n0.node_name.as_deref(),
+                n0.cpu_platform.as_deref(),
+                n0.architecture.as_deref()
+            ),
+            (Some("n0"), Some("c4a"), Some("arm64"))
+        );
+        assert_eq!(
+            result.nodes[1],
+            NodeInfo {
+                member: "a-1.a:27017".into(),
+                ..NodeInfo::default()
+            }
+        );
+    }
 }

@@ -110,6 +110,11 @@ pub struct NodeInfo {
     pub zone: Option<String>,
     /// Instance type label of the node.
     pub instance_type: Option<String>,
+    /// CPU platform of the node (its `mongobench.io/cpu-platform` label, else the machine
+    /// family).
+    pub cpu_platform: Option<String>,
+    /// Architecture of the node (`amd64`, `arm64`), as Kubernetes reports it.
+    pub architecture: Option<String>,
     /// What `hostInfo` reported.
     #[serde(flatten)]
     pub host: HostInfoFigures,

@@ -122,6 +122,8 @@ pub(crate) fn with_measured(
                 node_name: Some(format!("{}-node-{i}", cell.platform)),
                 zone: Some("europe-west4-a".into()),
                 instance_type: Some("n2-standard-4".into()),
+                cpu_platform: Some("intel-icelake".into()),
+                architecture: Some("amd64".into()),
                 host: host.clone(),
             })
             .collect(),

@@ -1064,7 +1064,9 @@ fn target_statuses(
             .map(|n| NodeInfo {
                 name: n.node_name.clone().unwrap_or_else(|| n.member.clone()),
                 cpu_model: n.host.cpu_model.clone(),
-                architecture: n.host.cpu_arch.clone(),
+                // Kubernetes' name for it where known (`arm64`, not `aarch64`).
+                architecture: n.architecture.clone().or_else(|| n.host.cpu_arch.clone()),
+                cpu_platform: n.cpu_platform.clone(),
                 kernel: n.host.kernel_version.clone(),
                 zone: n.zone.clone(),
                 instance_type: n.instance_type.clone(),
