@@ -14,9 +14,10 @@ use crate::operator::{self, DEFAULT_IMAGE, OperatorOptions};
 /// Arguments of `mongobench operator`.
 #[derive(Debug, clap::Args)]
 pub struct OperatorArgs {
-    /// Watch only this namespace (default: all namespaces).
+    /// Watch only this namespace; repeat for several (default: all namespaces). With
+    /// namespaces named, a Role in each is all the operator needs (besides reading nodes).
     #[arg(long, value_name = "NAMESPACE")]
-    pub namespace: Option<String>,
+    pub namespace: Vec<String>,
 
     /// Image of runner Jobs when a benchmark's `spec.client.image` is unset; normally the
     /// operator's own image.
@@ -106,6 +107,8 @@ mod tests {
             "x",
             "--namespace",
             "bench",
+            "--namespace",
+            "lab",
             "--image",
             "reg/mb:1",
             "--listen",
@@ -117,7 +120,7 @@ mod tests {
             "90s",
         ]);
         let o = options(&cli.args).unwrap();
-        assert_eq!(o.namespace.as_deref(), Some("bench"));
+        assert_eq!(o.namespaces, ["bench", "lab"]);
         assert_eq!(o.image, "reg/mb:1");
         assert_eq!(o.listen, Some("127.0.0.1:9090".parse().unwrap()));
         assert_eq!(o.stall_deadline, Duration::from_secs(90));
@@ -128,10 +131,8 @@ mod tests {
         );
         let none = Cli::parse_from(["x", "--listen", "none"]);
         let o = options(&none.args).unwrap();
-        assert_eq!(
-            (o.listen, o.namespace, o.leader_election),
-            (None, None, None)
-        );
+        assert_eq!((o.listen, o.leader_election), (None, None));
+        assert!(o.namespaces.is_empty());
         assert_eq!(o.stall_deadline, Duration::from_secs(600));
         let bad = Cli::parse_from(["x", "--listen", "localhost"]);
         assert!(

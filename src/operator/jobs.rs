@@ -17,6 +17,7 @@ use super::Error;
 use super::names::{self, Component, PLAN_DIR, PLAN_KEY};
 use crate::api::{MongoBenchmark, Platform, Target};
 use crate::plan::{JobPlan, JobTarget, ServerFacts};
+use crate::runner::{activity, sink};
 
 /// Retries of a failed runner pod before its Job counts as failed.
 pub const BACKOFF_LIMIT: i32 = 1;
@@ -236,6 +237,26 @@ pub fn runner_objects(
     })
 }
 
+/// The names of every ConfigMap a runner of `bench` writes: a result per cell, an activity
+/// per platform.
+fn runner_configmaps(bench: &MongoBenchmark) -> Result<Vec<String>, Error> {
+    let bench_name = bench.name_any();
+    let cells = crate::plan::cells(&bench.spec).map_err(|e| Error::Spec(e.to_string()))?;
+    let mut names: Vec<String> = cells
+        .iter()
+        .map(|c| sink::configmap_name(&bench_name, &c.id))
+        .chain(
+            bench
+                .spec
+                .platforms
+                .iter()
+                .map(|p| activity::configmap_name(&bench_name, &p.name)),
+        )
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
 /// Builds the runners' ServiceAccount, Role and RoleBinding.
 ///
 /// # Errors
@@ -252,7 +273,13 @@ pub fn runner_access(bench: &MongoBenchmark) -> Result<RunnerAccess, Error> {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "Role",
         "metadata": metadata,
-        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create", "get", "patch"]}]
+        "rules": [
+            // Kubernetes cannot limit create by name; creating is harmless, reading or changing
+            // another's ConfigMap is what the names below prevent.
+            {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]},
+            {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "patch"],
+             "resourceNames": runner_configmaps(bench)?}
+        ]
     });
     let role_binding = json!({
         "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -489,10 +516,30 @@ mod tests {
         let b = bench("study", STUDY);
         let access = runner_access(&b).unwrap();
         let role = value(&access.role);
+        // Every cell's result and each platform's activity, by name.
+        let cells = crate::plan::cells(&b.spec).unwrap();
+        let mut names: Vec<String> = cells
+            .iter()
+            .map(|c| format!("study-{}", c.id))
+            .chain(
+                b.spec
+                    .platforms
+                    .iter()
+                    .map(|p| format!("study-{}-activity", p.name)),
+            )
+            .collect();
+        names.sort();
+        assert!(
+            names.contains(&"study-psmdb-8.0.axion.1m.r1".to_owned()),
+            "{names:?}"
+        );
         assert_eq!(
             role["rules"],
-            json!([{"apiGroups": [""], "resources": ["configmaps"],
-                    "verbs": ["create", "get", "patch"]}])
+            json!([
+                {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]},
+                {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "patch"],
+                 "resourceNames": names}
+            ])
         );
         let binding = value(&access.role_binding);
         assert_eq!(

@@ -56,8 +56,9 @@ pub const DEFAULT_IMAGE: &str = "ghcr.io/mongobench/mongobench:latest";
 /// How the operator runs.
 #[derive(Debug, Clone)]
 pub struct OperatorOptions {
-    /// Watch only this namespace; `None` watches all namespaces.
-    pub namespace: Option<String>,
+    /// Watch only these namespaces (with a Role in each suffices); none watches all
+    /// namespaces (which needs a ClusterRole).
+    pub namespaces: Vec<String>,
     /// Image of runner Jobs when `spec.client.image` is unset (normally the operator's own,
     /// from `MONGOBENCH_IMAGE`).
     pub image: String,
@@ -74,16 +75,28 @@ pub struct OperatorOptions {
 }
 
 impl OperatorOptions {
-    /// Options for one replica watching `namespace` (all when `None`), with the given runner
-    /// image, the default deadlines, no leader election and no HTTP server.
-    pub fn new(namespace: Option<String>, image: impl Into<String>) -> OperatorOptions {
+    /// Options for one replica watching `namespaces` (all when there are none), with the given
+    /// runner image, the default deadlines, no leader election and no HTTP server.
+    pub fn new(
+        namespaces: impl IntoIterator<Item = String>,
+        image: impl Into<String>,
+    ) -> OperatorOptions {
         OperatorOptions {
-            namespace,
+            namespaces: namespaces.into_iter().collect(),
             image: image.into(),
             stall_deadline: DEFAULT_STALL_DEADLINE,
             resync: Duration::from_secs(60),
             leader_election: None,
             listen: None,
+        }
+    }
+
+    /// The scopes to watch: each namespace, or `None` for all.
+    pub fn scopes(&self) -> Vec<Option<&str>> {
+        if self.namespaces.is_empty() {
+            vec![None]
+        } else {
+            self.namespaces.iter().map(|n| Some(n.as_str())).collect()
         }
     }
 }

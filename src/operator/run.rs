@@ -81,12 +81,22 @@ impl Operator {
     /// # Errors
     /// [`Error::CrdNotInstalled`] on 404, [`Error::Kube`] for other failures.
     pub async fn check_crd(&self) -> Result<(), Error> {
-        let api: Api<MongoBenchmark> = scoped(&self.client, self.options.namespace.as_deref());
-        match api.list(&ListParams::default().limit(1)).await {
-            Ok(_) => Ok(()),
-            Err(kube::Error::Api(s)) if s.code == 404 => Err(Error::CrdNotInstalled),
-            Err(e) => Err(Error::kube("listing MongoBenchmarks", e)),
+        for scope in self.options.scopes() {
+            let api: Api<MongoBenchmark> = scoped(&self.client, scope);
+            match api.list(&ListParams::default().limit(1)).await {
+                Ok(_) => {}
+                Err(kube::Error::Api(s)) if s.code == 404 => return Err(Error::CrdNotInstalled),
+                Err(e) => {
+                    let scope =
+                        scope.map_or("all namespaces".to_owned(), |n| format!("namespace {n}"));
+                    return Err(Error::kube(
+                        format!("listing MongoBenchmarks in {scope}"),
+                        e,
+                    ));
+                }
+            }
         }
+        Ok(())
     }
 
     /// Starts the HTTP server when an address is configured; returns the bound address.
@@ -132,43 +142,52 @@ impl Operator {
         }
     }
 
+    /// Reconciles in every watched scope until shutdown.
     async fn control(self) {
-        let ns = self.options.namespace.clone();
-        let ns = ns.as_deref();
-        let client = &self.client;
-        let children = watcher::Config::default().labels(&format!(
-            "app.kubernetes.io/managed-by={}",
-            names::MANAGED_BY
-        ));
-        let results = watcher::Config::default().labels(names::BENCHMARK_LABEL);
         let ctx = Arc::new(Context::new(
             self.client.clone(),
             self.options.clone(),
             self.metrics.clone(),
         ));
-        Controller::new(
-            scoped::<MongoBenchmark>(client, ns),
-            watcher::Config::default().any_semantic(),
+        futures::future::join_all(
+            self.options
+                .scopes()
+                .into_iter()
+                .map(|scope| control_scope(&self.client, scope, ctx.clone())),
         )
-        .owns(scoped::<StatefulSet>(client, ns), children.clone())
-        .owns(scoped::<Service>(client, ns), children.clone())
-        .owns(scoped::<Job>(client, ns), children.clone())
-        .watches(scoped::<Pod>(client, ns), children, |p: Pod| {
-            owner_by_label(&p)
-        })
-        .watches(scoped::<ConfigMap>(client, ns), results, |c: ConfigMap| {
-            owner_by_label(&c)
-        })
-        .shutdown_on_signal()
-        .run(reconcile_pass, error_policy, ctx)
-        .for_each(|outcome| async move {
-            match outcome {
-                Ok((obj, _)) => tracing::debug!(benchmark = %obj, "reconciled"),
-                Err(e) => tracing::warn!(error = %e, "reconcile failed"),
-            }
-        })
         .await;
     }
+}
+
+/// The controller of one scope (a namespace, or all).
+async fn control_scope(client: &Client, ns: Option<&str>, ctx: Arc<Context>) {
+    let children = watcher::Config::default().labels(&format!(
+        "app.kubernetes.io/managed-by={}",
+        names::MANAGED_BY
+    ));
+    let results = watcher::Config::default().labels(names::BENCHMARK_LABEL);
+    Controller::new(
+        scoped::<MongoBenchmark>(client, ns),
+        watcher::Config::default().any_semantic(),
+    )
+    .owns(scoped::<StatefulSet>(client, ns), children.clone())
+    .owns(scoped::<Service>(client, ns), children.clone())
+    .owns(scoped::<Job>(client, ns), children.clone())
+    .watches(scoped::<Pod>(client, ns), children, |p: Pod| {
+        owner_by_label(&p)
+    })
+    .watches(scoped::<ConfigMap>(client, ns), results, |c: ConfigMap| {
+        owner_by_label(&c)
+    })
+    .shutdown_on_signal()
+    .run(reconcile_pass, error_policy, ctx)
+    .for_each(|outcome| async move {
+        match outcome {
+            Ok((obj, _)) => tracing::debug!(benchmark = %obj, "reconciled"),
+            Err(e) => tracing::warn!(error = %e, "reconcile failed"),
+        }
+    })
+    .await;
 }
 
 fn get_api<

@@ -28,6 +28,8 @@ pub fn configmap_name(benchmark: &str, cell: &str) -> String {
 }
 
 /// The MongoBenchmark as the owner of what a runner writes (when the plan knows its uid).
+/// Without `blockOwnerDeletion`, which would need update rights on the benchmark's
+/// finalizers that the runner has no use for.
 pub fn owner_reference(plan: &JobPlan) -> Option<OwnerReference> {
     plan.uid.as_ref().map(|uid| OwnerReference {
         api_version: API_VERSION.to_owned(),
@@ -35,7 +37,7 @@ pub fn owner_reference(plan: &JobPlan) -> Option<OwnerReference> {
         name: plan.benchmark.clone(),
         uid: uid.clone(),
         controller: Some(false),
-        block_owner_deletion: Some(true),
+        block_owner_deletion: None,
     })
 }
 

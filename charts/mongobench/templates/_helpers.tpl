@@ -7,3 +7,41 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "mongobench.image" -}}
 {{ .Values.image.repository }}:{{ .Values.image.tag }}
 {{- end }}
+{{- /* The operator's rules in the namespaces of the benchmarks (manifests/rbac.yaml has the
+same; a test keeps them equal). */ -}}
+{{- define "mongobench.operatorRules" -}}
+# The benchmarks: read them, write their status (never their spec), delete one whose
+# ttlSecondsAfterFinished has passed.
+- apiGroups: [mongobench.io]
+  resources: [mongobenchmarks]
+  verbs: [get, list, watch, delete]
+- apiGroups: [mongobench.io]
+  resources: [mongobenchmarks/status]
+  verbs: [get, patch, update]
+# What the operator creates for a benchmark, all owned by it.
+- apiGroups: [apps]
+  resources: [statefulsets]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: [""]
+  resources: [services, configmaps, serviceaccounts]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: [batch]
+  resources: [jobs]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: [networking.k8s.io]
+  resources: [networkpolicies]
+  verbs: [get, list, watch, create, patch, delete]
+# The runners' Role (configmaps, which the operator holds itself: RBAC grants only what
+# the granter has).
+- apiGroups: [rbac.authorization.k8s.io]
+  resources: [roles, rolebindings]
+  verbs: [get, list, watch, create, patch, delete]
+# Server and runner pods: scheduling problems, image pulls, termination messages.
+- apiGroups: [""]
+  resources: [pods]
+  verbs: [get, list, watch]
+# Events on benchmarks; repeats are patched into a series.
+- apiGroups: [events.k8s.io]
+  resources: [events]
+  verbs: [create, patch]
+{{- end }}
