@@ -20,6 +20,14 @@ pub(super) struct Group<'r> {
 }
 
 impl Group<'_> {
+    /// `flights/v1, platform n2, size 1M`.
+    pub fn title(&self) -> String {
+        format!(
+            "{}, platform {}, size {}",
+            self.workload, self.platform, self.size
+        )
+    }
+
     /// Seeded documents of the size (the largest any cell reports; 0 when none got that far).
     fn documents(&self) -> u64 {
         self.targets

@@ -1,6 +1,7 @@
 //! Renderers for a set of result documents: a fixed-width table for people, YCSB 0.17.0's
-//! text report, CSV, JSON, a comparison of targets against a baseline, Markdown for issues and
-//! pull requests, and a long-form history CSV for change-point tools.
+//! text report, CSV, JSON, a comparison of targets against a baseline, a self-contained HTML
+//! page with plots, Markdown for issues and pull requests, and a long-form history CSV for
+//! change-point tools.
 //!
 //! No renderer passes an incomplete result off as valid: the table and CSV mark it (NOTE
 //! `INCOMPLETE`, `status` column), JSON keeps its `status`, and the YCSB text and the
@@ -11,10 +12,12 @@ mod compare;
 mod csv;
 mod groups;
 mod history;
+mod html;
 pub mod java_format;
 mod json;
 mod layout;
 mod markdown;
+mod plots;
 #[cfg(test)]
 mod study;
 mod table;
@@ -26,6 +29,7 @@ pub use compare::{
 };
 pub use csv::{CSV_COLUMNS, OVERALL, render_csv};
 pub use history::{HISTORY_COLUMNS, render_history_csv};
+pub use html::render_html;
 pub use json::render_json;
 pub use markdown::render_markdown;
 pub use table::render_table;
@@ -45,4 +49,12 @@ pub enum ReportError {
     /// The results cannot be placed in a performance history (a run without a start time).
     #[error("cannot export a history: {0}")]
     History(String),
+    /// A plot could not be drawn.
+    #[error("cannot draw the plot {plot}: {reason}")]
+    Plot {
+        /// The plot's title.
+        plot: String,
+        /// What the plotting library said.
+        reason: String,
+    },
 }
