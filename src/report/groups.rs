@@ -5,6 +5,7 @@
 
 use hdrhistogram::Histogram;
 
+use super::compare::Comparison;
 use crate::measure::stats::Summary;
 use crate::result::{CellResult, OperationResult};
 
@@ -166,6 +167,20 @@ pub(super) fn groups(results: &[CellResult]) -> Vec<Group<'_>> {
     groups
 }
 
+/// Puts the groups of a comparison in the order of [`groups`] (sizes from the smallest dataset
+/// up), whatever order the results came in.
+pub(super) fn sort_like_groups(comparison: &mut Comparison, results: &[CellResult]) {
+    let order: Vec<(&str, &str, &str)> = groups(results)
+        .iter()
+        .map(|g| (g.workload, g.platform, g.size))
+        .collect();
+    comparison.groups.sort_by_key(|g| {
+        order
+            .iter()
+            .position(|&k| k == (g.workload.as_str(), g.platform.as_str(), g.size.as_str()))
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -217,5 +232,16 @@ mod tests {
         assert_eq!((merged.len(), merged.max()), (4, 400));
         assert_eq!(a.throughput().unwrap().n, 2);
         assert_eq!(a.labels(), ["find"]);
+
+        // A comparison lists groups as the results came (4M first); sorted, 10k comes first.
+        let options = crate::report::CompareOptions {
+            baseline: "a".into(),
+            ..Default::default()
+        };
+        let mut c = crate::report::compare(&results, &options).unwrap();
+        let sizes = |c: &Comparison| c.groups.iter().map(|g| g.size.clone()).collect::<Vec<_>>();
+        assert_eq!(sizes(&c), ["4M", "10k"]);
+        sort_like_groups(&mut c, &results);
+        assert_eq!(sizes(&c), ["10k", "4M"]);
     }
 }

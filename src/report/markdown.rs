@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::compare::{CompareOptions, Comparison, MIN_REPETITIONS, compare, headline, p_value};
-use super::groups::groups;
+use super::groups::{groups, sort_like_groups};
 use crate::measure::stats::ALPHA;
 use crate::result::CellResult;
 
@@ -21,7 +21,8 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
         .collect();
     out.push_str(&format!("## Benchmark {}\n\n", runs.join(", ")));
     match compare(results, options) {
-        Ok(comparison) => {
+        Ok(mut comparison) => {
+            sort_like_groups(&mut comparison, results);
             if let Some(line) = headline(&comparison) {
                 out.push_str(&format!("**{}**\n\n", escape(&line)));
             }

@@ -9,7 +9,7 @@ mod verdicts;
 
 use super::ReportError;
 use super::compare::{CompareOptions, compare};
-use super::groups::groups;
+use super::groups::{groups, sort_like_groups};
 use crate::result::CellResult;
 
 const STYLE: &str = "\
@@ -36,7 +36,10 @@ pub fn render_html(
     options: &CompareOptions,
 ) -> Result<String, ReportError> {
     let groups = groups(results);
-    let comparison = compare(results, options);
+    let mut comparison = compare(results, options);
+    if let Ok(c) = &mut comparison {
+        sort_like_groups(c, results);
+    }
     let mut runs: Vec<String> = Vec::new();
     for r in results {
         let run = format!("{} run {}", r.cell.benchmark, r.cell.run_id);
