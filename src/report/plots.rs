@@ -167,33 +167,63 @@ pub(super) fn throughput(title: &str, y_desc: &str, bars: &[Bar]) -> Result<Plot
     })
 }
 
-/// Draws `curves` as lines with a legend at `legend` (where the lines leave room).
+/// Width of the legend strip right of a chart, pixels: a legend there never hides a line.
+const LEGEND_WIDTH: u32 = 150;
+
+/// How a legend entry shows its series.
+enum Swatch {
+    Line,
+    Block,
+}
+
+/// Splits the canvas into the chart's area and a legend strip, and draws the legend there.
+fn with_legend<'a>(
+    root: &Canvas<'a>,
+    entries: &[(String, RGBColor)],
+    swatch: Swatch,
+) -> Result<Canvas<'a>, Box<dyn std::error::Error>> {
+    let (chart, strip) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
+    for ((label, c), i) in entries.iter().zip(0..) {
+        let y = 28 + 20 * i;
+        match swatch {
+            Swatch::Line => {
+                strip.draw(&PathElement::new(vec![(4, y), (24, y)], c.stroke_width(2)))?
+            }
+            Swatch::Block => strip.draw(&Rectangle::new([(8, y - 6), (20, y + 6)], c.filled()))?,
+        }
+        strip.draw(&Text::new(
+            label.as_str(),
+            (30, y - 6),
+            ("sans-serif", 12).into_font(),
+        ))?;
+    }
+    Ok(chart)
+}
+
+/// Draws `curves` as lines.
 fn lines<'a, X, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     curves: &[Curve],
-    legend: SeriesLabelPosition,
 ) -> Drawn
 where
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
     for curve in curves {
-        let c = color(curve.color);
-        chart
-            .draw_series(LineSeries::new(
-                curve.points.iter().copied(),
-                c.stroke_width(2),
-            ))?
-            .label(curve.label.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+        chart.draw_series(LineSeries::new(
+            curve.points.iter().copied(),
+            color(curve.color).stroke_width(2),
+        ))?;
     }
-    chart
-        .configure_series_labels()
-        .position(legend)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .draw()?;
     Ok(())
+}
+
+/// The legend entries of `curves`.
+fn entries(curves: &[Curve]) -> Vec<(String, RGBColor)> {
+    curves
+        .iter()
+        .map(|c| (c.label.clone(), color(c.color)))
+        .collect()
 }
 
 /// Latency against percentile, p50 to p99.99, latency on a log scale. Points are
@@ -213,7 +243,8 @@ pub(super) fn latency_percentiles(title: &str, curves: &[Curve]) -> Result<Plot,
         })
         .collect();
     svg(title, |root| {
-        let mut chart = ChartBuilder::on(root)
+        let area = with_legend(root, &entries(&curves), Swatch::Line)?;
+        let mut chart = ChartBuilder::on(&area)
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(64)
@@ -230,7 +261,7 @@ pub(super) fn latency_percentiles(title: &str, curves: &[Curve]) -> Result<Plot,
             .x_desc("percentile, from p50 at the left edge")
             .y_desc("latency µs (log scale)")
             .draw()?;
-        lines(&mut chart, &curves, SeriesLabelPosition::UpperLeft)
+        lines(&mut chart, &curves)
     })
 }
 
@@ -247,7 +278,8 @@ pub(super) fn per_second(title: &str, curves: &[Curve]) -> Result<Plot, ReportEr
         .fold(1.0_f64, f64::max)
         * 1.25;
     svg(title, |root| {
-        let mut chart = ChartBuilder::on(root)
+        let area = with_legend(root, &entries(curves), Swatch::Line)?;
+        let mut chart = ChartBuilder::on(&area)
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(64)
@@ -257,7 +289,7 @@ pub(super) fn per_second(title: &str, curves: &[Curve]) -> Result<Plot, ReportEr
             .x_desc("second of the measured phase")
             .y_desc("completions per second")
             .draw()?;
-        lines(&mut chart, curves, SeriesLabelPosition::LowerRight)
+        lines(&mut chart, curves)
     })
 }
 
@@ -275,8 +307,26 @@ pub(super) fn cpu_per_member(
         * 1.2;
     let labels: Vec<String> = stacks.iter().map(|s| s.label.clone()).collect();
     let roles = [RGBColor(0, 90, 140), RGBColor(120, 170, 210)];
+    // (bottom, top) of each part of each stack, with the part's colour.
+    let blocks: Vec<(f64, f64, f64, RGBColor)> = stacks
+        .iter()
+        .zip(0..)
+        .flat_map(|(s, i)| {
+            let mut base = 0.0;
+            s.parts.iter().enumerate().map(move |(k, &p)| {
+                let block = (f64::from(i), base, base + p, roles[usize::from(k > 0)]);
+                base += p;
+                block
+            })
+        })
+        .collect();
     svg(title, |root| {
-        let mut chart = ChartBuilder::on(root)
+        let names = [
+            (legend[0].to_owned(), roles[0]),
+            (legend[1].to_owned(), roles[1]),
+        ];
+        let area = with_legend(root, &names, Swatch::Block)?;
+        let mut chart = ChartBuilder::on(&area)
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(64)
@@ -288,39 +338,9 @@ pub(super) fn cpu_per_member(
             .x_label_formatter(&|x| category_label(&labels, *x))
             .y_desc("server CPU µs per operation")
             .draw()?;
-        for (role, name) in legend.iter().enumerate() {
-            let fill = roles[role];
-            let parts = stacks.iter().zip(0..).flat_map(|(s, i)| {
-                let mut base: f64 = s.parts.iter().take(1).sum();
-                let range: Vec<(f64, f64)> = if role == 0 {
-                    s.parts.first().map(|&p| (0.0, p)).into_iter().collect()
-                } else {
-                    s.parts
-                        .iter()
-                        .skip(1)
-                        .map(|&p| {
-                            let r = (base, base + p);
-                            base += p;
-                            r
-                        })
-                        .collect()
-                };
-                let x = f64::from(i);
-                range.into_iter().map(move |(from, to)| {
-                    Rectangle::new([(x - HALF_BAR, from), (x + HALF_BAR, to)], fill.filled())
-                })
-            });
-            chart
-                .draw_series(parts)?
-                .label(*name)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill.filled()));
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .draw()?;
+        chart.draw_series(blocks.iter().map(|&(x, from, to, fill)| {
+            Rectangle::new([(x - HALF_BAR, from), (x + HALF_BAR, to)], fill.filled())
+        }))?;
         Ok(())
     })
 }
