@@ -3,7 +3,7 @@
 //! object is accepted by the real API server (server-side dry run).
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use clap::Parser;
@@ -11,44 +11,9 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::discovery::{ApiResource, Discovery};
 use mongobench::cli::{Cli, Command as Sub};
-use serde::Deserialize;
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The testenv's helm, built if missing (cached by version like every testenv binary).
-fn helm() -> PathBuf {
-    let out = Command::new(repo().join("testenv/build"))
-        .arg("helm")
-        .output()
-        .expect("running testenv/build helm");
-    assert!(
-        out.status.success(),
-        "`testenv/build helm` failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    support::kubectl().with_file_name("helm")
-}
-
-fn render(helm: &Path, namespace: &str, values: &[&str]) -> Vec<serde_json::Value> {
-    let mut cmd = Command::new(helm);
-    cmd.args(["template", "mb"])
-        .arg(repo().join("charts/mongobench"))
-        .args(["--namespace", namespace]);
-    for v in values {
-        cmd.args(["--set", v]);
-    }
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "helm template: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_yaml::Deserializer::from_str(&String::from_utf8(out.stdout).unwrap())
-        .map(|d| serde_json::to_value(serde_yaml::Value::deserialize(d).unwrap()).unwrap())
-        .filter(|v| !v.is_null())
-        .collect()
 }
 
 fn operator_args(docs: &[serde_json::Value]) -> mongobench::cli::operator::OperatorArgs {
@@ -72,7 +37,7 @@ fn operator_args(docs: &[serde_json::Value]) -> mongobench::cli::operator::Opera
 
 #[tokio::test]
 async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
-    let helm = helm();
+    let helm = support::helm();
     let lint = Command::new(&helm)
         .args(["lint", "--strict"])
         .arg(repo().join("charts/mongobench"))
@@ -85,34 +50,75 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
     );
 
     let env = support::kube("op-chart").await;
-    let defaults = render(&helm, &env.namespace, &[]);
+    let defaults = support::helm_template(&helm, "mb", &env.namespace, &[]);
     let kinds: Vec<&str> = defaults.iter().filter_map(|d| d["kind"].as_str()).collect();
+    // Cluster-wide: the benchmark rules in a ClusterRole, nodes in another, leases in a Role
+    // of the release's namespace.
     assert_eq!(
         kinds,
         [
             "ServiceAccount",
             "ClusterRole",
             "ClusterRoleBinding",
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "Role",
+            "RoleBinding",
             "Deployment"
         ]
     );
+    let lease_role = defaults.iter().find(|d| d["kind"] == "Role").unwrap();
+    assert_eq!(lease_role["metadata"]["namespace"], env.namespace.as_str());
+    assert_eq!(
+        lease_role["rules"][0]["resources"],
+        serde_json::json!(["leases"])
+    );
     let args = operator_args(&defaults);
     assert!(args.leader_election);
-    assert_eq!(args.namespace, None);
+    assert!(args.namespace.is_empty());
     assert_eq!(args.listen, "0.0.0.0:8080");
 
-    let custom = render(
+    let custom = support::helm_template(
         &helm,
+        "mb",
         &env.namespace,
         &[
             "leaderElection=false",
-            "watchNamespace=benchmarks",
+            "watchNamespaces={benchmarks,lab}",
             "stallDeadline=90s",
         ],
     );
     let args = operator_args(&custom);
     assert!(!args.leader_election);
-    assert_eq!(args.namespace.as_deref(), Some("benchmarks"));
+    assert_eq!(args.namespace, ["benchmarks", "lab"]);
+    // Namespaced: a Role and RoleBinding in each watched namespace, no ClusterRole but nodes'.
+    let placed: Vec<(String, String)> = custom
+        .iter()
+        .filter(|d| d["kind"] == "Role" || d["kind"] == "RoleBinding" || d["kind"] == "ClusterRole")
+        .map(|d| {
+            (
+                format!(
+                    "{} {}",
+                    d["kind"].as_str().unwrap(),
+                    d["metadata"]["name"].as_str().unwrap()
+                ),
+                d["metadata"]["namespace"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    let pair = |k: &str, ns: &str| (k.to_owned(), ns.to_owned());
+    assert_eq!(
+        placed,
+        [
+            pair("Role mb-operator", "benchmarks"),
+            pair("RoleBinding mb-operator", "benchmarks"),
+            pair("Role mb-operator", "lab"),
+            pair("RoleBinding mb-operator", "lab"),
+            pair("ClusterRole mb-operator-nodes", ""),
+            pair("Role mb-operator-leader", &env.namespace),
+            pair("RoleBinding mb-operator-leader", &env.namespace),
+        ]
+    );
     assert_eq!(args.stall_deadline, std::time::Duration::from_secs(90));
 
     // Every object is valid for the API server (dry run: nothing is created).

@@ -189,7 +189,7 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
             .collect();
     let expected = format!("Measuring: cell {}: measuring", measured_id);
     assert!(
-        events.iter().any(|e| *e == expected),
+        events.contains(&expected),
         "{expected} missing in {events:#?}"
     );
 

@@ -41,16 +41,14 @@ fn chart_crd_is_the_generated_crd() {
 }
 
 #[test]
-fn chart_cluster_role_has_the_manifest_rules() {
-    let template = read("charts/mongobench/templates/rbac.yaml");
-    let start = template.find("rules:\n").expect("a rules block");
-    let end = start
-        + template[start..]
-            .find("---")
-            .expect("a document after the rules");
-    let rules: serde_yaml::Value = serde_yaml::from_str(&template[start..end]).unwrap();
-    let rules: Vec<PolicyRule> =
-        serde_json::from_value(serde_json::to_value(&rules["rules"]).unwrap()).unwrap();
+fn chart_operator_rules_are_the_manifest_rules() {
+    let helpers = read("charts/mongobench/templates/_helpers.tpl");
+    let start = helpers
+        .find("{{- define \"mongobench.operatorRules\" -}}\n")
+        .expect("the operatorRules template");
+    let body = &helpers[start..];
+    let body = &body[body.find('\n').unwrap() + 1..body.find("{{- end }}").unwrap()];
+    let rules: Vec<PolicyRule> = serde_yaml::from_str(body).unwrap();
     assert_eq!(rules, manifest_rules());
 }
 

@@ -1,7 +1,9 @@
-//! The operator runs on exactly the permissions `manifests/rbac.yaml` grants: an in-process
-//! operator authenticated as a ServiceAccount bound to that ClusterRole takes a provisioned
-//! benchmark from apply to Completed (nodes read, servers created and deleted, runner access
-//! and Job, status, events, leader Lease) without a single failed pass.
+//! Least privilege, against the real API server: the chart's namespaced install (a Role in the
+//! watched namespace, nodes read cluster-wide, the leader Lease in the operator's namespace;
+//! the same rules as the cluster-wide `manifests/rbac.yaml`) is enough for an in-process
+//! operator, authenticated as its ServiceAccount, to take a provisioned benchmark from apply to
+//! Completed without a single failed pass; and `kubectl auth can-i` as the operator's and the
+//! runner's ServiceAccounts allows every verb they use and denies what they must not do.
 mod operator_common;
 mod support;
 
@@ -10,59 +12,66 @@ use std::time::Duration;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::events::v1::Event;
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
-use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::api::{
+    Api, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
+};
 use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::discovery::Discovery;
 use mongobench::api::Phase;
 use mongobench::operator::leader::LeaderElection;
 use operator_common as common;
-use serde::Deserialize;
 use serde_json::json;
 
-/// The ClusterRole of manifests/rbac.yaml.
-fn manifest_cluster_role() -> ClusterRole {
-    let text = std::fs::read_to_string(common::repo("manifests/rbac.yaml")).unwrap();
-    for doc in serde_yaml::Deserializer::from_str(&text) {
-        let v = serde_json::to_value(serde_yaml::Value::deserialize(doc).unwrap()).unwrap();
-        if v["kind"] == "ClusterRole" {
-            return serde_json::from_value(v).unwrap();
-        }
+/// The RBAC objects of the chart installed as release `release` in `ns`, watching `ns` only
+/// (the namespaced install), created for real; returns the cluster-scoped ones to delete.
+async fn install_rbac(
+    env: &support::KubeEnv,
+    release: &str,
+) -> Vec<(kube::api::ApiResource, String)> {
+    let ns = &env.namespace;
+    let docs = support::helm_template(
+        &support::helm(),
+        release,
+        ns,
+        &[&format!("watchNamespaces={{{ns}}}")],
+    );
+    let discovery = Discovery::new(env.client.clone()).run().await.unwrap();
+    let mut cluster_scoped = Vec::new();
+    for doc in docs.iter().filter(|d| d["kind"] != "Deployment") {
+        let gvk = GroupVersionKind::try_from(&kube::api::TypeMeta {
+            api_version: doc["apiVersion"].as_str().unwrap().into(),
+            kind: doc["kind"].as_str().unwrap().into(),
+        })
+        .unwrap();
+        let (resource, caps) = discovery.resolve_gvk(&gvk).unwrap();
+        let name = doc["metadata"]["name"].as_str().unwrap().to_owned();
+        let api: Api<DynamicObject> = if caps.scope == kube::discovery::Scope::Namespaced {
+            Api::namespaced_with(
+                env.client.clone(),
+                doc["metadata"]["namespace"].as_str().unwrap(),
+                &resource,
+            )
+        } else {
+            cluster_scoped.push((resource.clone(), name.clone()));
+            Api::all_with(env.client.clone(), &resource)
+        };
+        api.patch(
+            &name,
+            &PatchParams::apply("mongobench-rbac-test"),
+            &Patch::Apply(doc),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("creating {} {name}: {e}", gvk.kind));
     }
-    panic!("manifests/rbac.yaml has no ClusterRole");
+    cluster_scoped
 }
 
-#[tokio::test]
-async fn the_manifest_cluster_role_is_enough_for_a_whole_benchmark() {
-    let env = common::setup("op-rbac").await;
-    let ns = env.namespace.clone();
-    // The ClusterRole as shipped (under a name of this test's own), bound to a fresh
-    // ServiceAccount.
-    let mut role = manifest_cluster_role();
-    let role_name = format!("mongobench-operator-{ns}");
-    role.metadata.name = Some(role_name.clone());
-    let roles: Api<ClusterRole> = Api::all(env.client.clone());
-    roles.create(&PostParams::default(), &role).await.unwrap();
-    let binding: ClusterRoleBinding = serde_json::from_value(json!({
-        "metadata": {"name": role_name},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role_name},
-        "subjects": [{"kind": "ServiceAccount", "name": "operator", "namespace": ns}]
-    }))
-    .unwrap();
-    let bindings: Api<ClusterRoleBinding> = Api::all(env.client.clone());
-    bindings
-        .create(&PostParams::default(), &binding)
-        .await
-        .unwrap();
-    let sas: Api<ServiceAccount> = Api::namespaced(env.client.clone(), &ns);
-    sas.create(
-        &PostParams::default(),
-        &serde_json::from_value(json!({"metadata": {"name": "operator"}})).unwrap(),
-    )
-    .await
-    .unwrap();
+/// A client authenticated as ServiceAccount `name` of the test namespace.
+async fn client_as(env: &support::KubeEnv, name: &str) -> kube::Client {
+    let sas: Api<ServiceAccount> = Api::namespaced(env.client.clone(), &env.namespace);
     let token = sas
         .create_token_request(
-            "operator",
+            name,
             &PostParams::default(),
             &serde_json::from_value(json!({"spec": {"audiences": [], "expirationSeconds": 3600}}))
                 .unwrap(),
@@ -80,7 +89,65 @@ async fn the_manifest_cluster_role_is_enough_for_a_whole_benchmark() {
         token: Some(token.expect("a token").into()),
         ..Default::default()
     };
-    let operator_client = kube::Client::try_from(config).unwrap();
+    kube::Client::try_from(config).unwrap()
+}
+
+/// `kubectl auth can-i VERB RESOURCE[/NAME] [--subresource SUB] [-n NS]` as ServiceAccount
+/// `sa` of `env`'s namespace; `resource` is written `RESOURCE[/NAME][#SUB]`.
+fn can_i(env: &support::KubeEnv, sa: &str, verb: &str, resource: &str, ns: Option<&str>) -> bool {
+    let mut cmd = std::process::Command::new(support::kubectl());
+    let (resource, subresource) = match resource.split_once('#') {
+        Some((r, sub)) => (r, Some(sub)),
+        None => (resource, None),
+    };
+    cmd.env("KUBECONFIG", &env.kubeconfig)
+        .args(["auth", "can-i", verb, resource])
+        .arg(format!("--as=system:serviceaccount:{}:{sa}", env.namespace));
+    if let Some(sub) = subresource {
+        cmd.arg(format!("--subresource={sub}"));
+    }
+    match ns {
+        Some(ns) => cmd.args(["-n", ns]),
+        None => cmd.arg(format!("-n={}", env.namespace)),
+    };
+    let out = cmd.output().unwrap();
+    let answer = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert!(
+        answer == "yes" || answer == "no",
+        "kubectl auth can-i {verb} {resource}: {answer} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    answer == "yes"
+}
+
+/// Each (verb, resource, namespace) asked as `sa`, expecting `allowed`.
+fn assert_matrix(
+    env: &support::KubeEnv,
+    sa: &str,
+    allowed: bool,
+    rows: &[(&str, &str, Option<&str>)],
+) {
+    let wrong: Vec<String> = rows
+        .iter()
+        .filter(|(verb, resource, ns)| can_i(env, sa, verb, resource, *ns) != allowed)
+        .map(|(verb, resource, ns)| {
+            format!("{verb} {resource} in {}", ns.unwrap_or(&env.namespace))
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{sa} should {} be allowed to: {wrong:?}",
+        if allowed { "" } else { "not" }
+    );
+}
+
+#[tokio::test]
+async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
+    let env = common::setup("op-rbac").await;
+    let ns = env.namespace.clone();
+    let release = format!("mb-{ns}");
+    let cluster_scoped = install_rbac(&env, &release).await;
+    let operator_client = client_as(&env, &format!("{release}-operator")).await;
 
     let bench = "rbac";
     let mut pvs = Vec::new();
@@ -178,11 +245,82 @@ async fn the_manifest_cluster_role_is_enough_for_a_whole_benchmark() {
         !text
             .lines()
             .any(|l| l.starts_with("mongobench_reconcile_errors_total{")),
-        "passes failed under the manifest's ClusterRole:\n{text}"
+        "passes failed under the namespaced install's roles:\n{text}"
     );
     task.abort();
     let _ = task.await;
-    let _ = bindings.delete(&role_name, &DeleteParams::default()).await;
-    let _ = roles.delete(&role_name, &DeleteParams::default()).await;
+
+    // What each identity may and may not do, as the API server decides it.
+    let operator = format!("{release}-operator");
+    let other = "kube-public";
+    assert_matrix(
+        &env,
+        &operator,
+        true,
+        &[
+            ("watch", "mongobenchmarks.mongobench.io", None),
+            ("patch", "mongobenchmarks.mongobench.io#status", None),
+            ("create", "statefulsets.apps", None),
+            ("create", "jobs.batch", None),
+            ("create", "configmaps", None),
+            ("create", "roles.rbac.authorization.k8s.io", None),
+            ("create", "events.events.k8s.io", None),
+            ("list", "nodes", None),
+            ("update", "leases.coordination.k8s.io", None),
+        ],
+    );
+    assert_matrix(
+        &env,
+        &operator,
+        false,
+        &[
+            ("get", "secrets", None),
+            ("list", "secrets", None),
+            ("create", "pods#exec", None),
+            ("patch", "nodes", None),
+            ("delete", "nodes", None),
+            ("update", "leases.coordination.k8s.io", Some("kube-system")),
+            ("create", "roles.rbac.authorization.k8s.io", Some(other)),
+            (
+                "create",
+                "rolebindings.rbac.authorization.k8s.io",
+                Some(other),
+            ),
+            ("get", "configmaps", Some(other)),
+            ("create", "clusterroles.rbac.authorization.k8s.io", None),
+            ("patch", "mongobenchmarks.mongobench.io", None),
+        ],
+    );
+    let runner = format!("{bench}-runner");
+    let own_result = format!("configmaps/{bench}-mongodb-8.0.c3.1k.r1");
+    let own_activity = format!("configmaps/{bench}-c3-activity");
+    assert_matrix(
+        &env,
+        &runner,
+        true,
+        &[
+            ("create", "configmaps", None),
+            ("patch", &own_result, None),
+            ("get", &own_activity, None),
+        ],
+    );
+    assert_matrix(
+        &env,
+        &runner,
+        false,
+        &[
+            ("patch", "configmaps/other-mongodb-8.0.c3.1k.r1", None),
+            ("get", "configmaps/rbac-run-c3-plan", None),
+            ("list", "configmaps", None),
+            ("get", "secrets", None),
+            ("create", "pods#exec", None),
+            ("get", "configmaps", Some(other)),
+        ],
+    );
+
+    for (resource, name) in cluster_scoped {
+        let api: Api<DynamicObject> = Api::all_with(env.client.clone(), &resource);
+        let _ = api.delete(&name, &DeleteParams::default()).await;
+    }
     common::delete_volumes(&env, &pvs).await;
 }

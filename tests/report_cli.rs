@@ -86,6 +86,56 @@ fn results_of_a_local_run_render_as_table_csv_json_and_ycsb_text() {
     assert!(err.contains("/nonexistent/results"), "{err}");
 }
 
+#[test]
+fn results_of_a_local_run_render_as_html_markdown_and_history_csv() {
+    let dir = std::env::temp_dir().join(format!("mongobench-report-pages-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, mut r) in results("local").into_iter().enumerate() {
+        r.started_at = Some(format!("2026-05-04T10:0{i}:00Z"));
+        std::fs::write(dir.join(format!("{i}.json")), r.to_json().unwrap()).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+
+    let (code, html, err) = report(&["--dir", d, "-o", "html"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    // Two repetitions a side are too few for a verdict, and the headline says so.
+    assert!(
+        html.contains("<p class=\"headline\" id=\"headline\">inconclusive: 2 repetitions</p>"),
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("<figure class=\"plot\" data-plot=\"throughput\">")
+            .count(),
+        1
+    );
+
+    let (code, markdown, err) = report(&["--dir", d, "-o", "markdown"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        markdown.starts_with("## Benchmark local (run run)\n"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("| slow | 1k | local |"), "{markdown}");
+    assert!(markdown.contains("### How measured"), "{markdown}");
+
+    let (code, history, err) = report(&["--dir", d, "-o", "history-csv"], None);
+    assert_eq!(code, 0, "{err}");
+    let mut lines = history.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        mongobench::report::HISTORY_COLUMNS.join(",")
+    );
+    let ops: Vec<&str> = lines.filter(|l| l.contains(",opsPerSec,")).collect();
+    assert_eq!(ops.len(), 2, "{history}");
+    assert!(
+        ops.iter()
+            .all(|l| l.starts_with("2026-05-04T10:00:00Z,local,run,")),
+        "every row of the run has its start time: {ops:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[tokio::test]
 async fn results_in_the_cluster_render_with_the_specs_baseline() {
     let env = common::setup("report").await;

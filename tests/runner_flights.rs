@@ -134,4 +134,15 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
     );
     assert_eq!(result.fingerprint.len(), 64);
     assert!(!result.explain.is_empty(), "explain samples were taken");
+    // The result says when it was measured and by which release (the history export's time
+    // and version columns).
+    let started = result.started_at.as_deref().expect("startedAt is recorded");
+    assert!(
+        started.parse::<k8s_openapi::jiff::Timestamp>().is_ok() && started.ends_with('Z'),
+        "{started}"
+    );
+    assert_eq!(
+        result.mongobench_version.as_deref(),
+        Some(env!("CARGO_PKG_VERSION"))
+    );
 }

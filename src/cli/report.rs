@@ -1,7 +1,8 @@
 //! `mongobench report`: renders the results of a benchmark, from the cluster (the result
 //! ConfigMaps of a MongoBenchmark) or from a directory written by `mongobench run --out`:
 //! a table of every cell and, with two or more targets, the comparison with the baseline; or
-//! CSV, JSON, or YCSB 0.17.0 text per cell.
+//! CSV, JSON, YCSB 0.17.0 text per cell, a self-contained HTML page, Markdown, or the
+//! long-form history CSV.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,8 +15,8 @@ use super::validate::EXIT_INVALID;
 use crate::api::MongoBenchmark;
 use crate::plan::sanitize;
 use crate::report::{
-    CompareOptions, compare, compare_options, render_comparison, render_csv, render_json,
-    render_table, render_ycsb,
+    CompareOptions, compare, compare_options, render_comparison, render_csv, render_history_csv,
+    render_html, render_json, render_markdown, render_table, render_ycsb,
 };
 use crate::result::CellResult;
 use crate::runner::sink::{BENCHMARK_LABEL, RESULT_KEY};
@@ -25,10 +26,18 @@ use crate::runner::sink::{BENCHMARK_LABEL, RESULT_KEY};
 pub enum Format {
     /// Table of every cell plus the comparison with the baseline.
     Table,
+    /// One row per cell and operation label, for spreadsheets.
     Csv,
+    /// The result documents as one JSON array.
     Json,
     /// YCSB 0.17.0 text, one block per complete cell.
     Ycsb,
+    /// One self-contained HTML page: verdicts, plots (inline SVG) and the facts behind them.
+    Html,
+    /// Headline, comparison table and how it was measured, to paste into an issue.
+    Markdown,
+    /// One row per benchmark, run, target, platform, size and metric, for change-point tools.
+    HistoryCsv,
 }
 
 /// Arguments of `mongobench report`.
@@ -97,6 +106,9 @@ pub fn render(
         }
         Format::Csv => render_csv(results),
         Format::Json => render_json(results)?,
+        Format::Html => render_html(results, options)?,
+        Format::Markdown => render_markdown(results, options),
+        Format::HistoryCsv => render_history_csv(results)?,
         Format::Ycsb => {
             let mut out = String::new();
             for r in results.iter().filter(|r| r.is_complete()) {

@@ -92,6 +92,7 @@ pub fn result(
             members: Vec::new(),
             cpu_us_per_op: cpu_us_per_op.map(|c| c as f64),
             regime: None,
+            primary: None,
         }),
         client_cpu: None,
         explain: BTreeMap::new(),
@@ -103,5 +104,7 @@ pub fn result(
         settle_seconds: Some(0.0),
         worker_operations: vec![total],
         targeting: BTreeMap::new(),
+        started_at: None,
+        mongobench_version: None,
     }
 }

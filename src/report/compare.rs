@@ -509,6 +509,15 @@ const RIGHT: [bool; 13] = [
     false, true, true, true, true, true, false, true, true, true, true, true, false,
 ];
 
+/// A p-value as the reports show it: three decimals, `<0.001` below that.
+pub(super) fn p_value(p: f64) -> String {
+    if p < 0.001 {
+        "<0.001".to_string()
+    } else {
+        format!("{p:.3}")
+    }
+}
+
 fn percent(d: Option<Delta>) -> String {
     d.map_or("-".into(), |d| format!("{:+.1}%", d.percent))
 }
@@ -543,7 +552,7 @@ pub fn render_comparison(comparison: &Comparison) -> String {
                     r.throughput_delta
                         .and_then(|d| d.ci95_percent)
                         .map_or("-".into(), |(lo, hi)| format!("[{lo:+.1}%, {hi:+.1}%]")),
-                    r.adjusted_p_value.map_or("-".into(), |p| format!("{p:.3}")),
+                    r.adjusted_p_value.map_or("-".into(), p_value),
                     r.throughput_delta
                         .and_then(|d| d.mde_percent)
                         .map_or("-".into(), |m| format!("{m:.1}%")),

@@ -135,7 +135,7 @@ fn row(result: &CellResult, label: &str, op: Option<&OperationResult>) -> Vec<St
     ]
 }
 
-fn push_row(out: &mut String, fields: impl IntoIterator<Item = String>) {
+pub(super) fn push_row(out: &mut String, fields: impl IntoIterator<Item = String>) {
     let mut first = true;
     for field in fields {
         if !first {

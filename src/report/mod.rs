@@ -1,5 +1,7 @@
 //! Renderers for a set of result documents: a fixed-width table for people, YCSB 0.17.0's
-//! text report, CSV, JSON, and a comparison of targets against a baseline.
+//! text report, CSV, JSON, a comparison of targets against a baseline, a self-contained HTML
+//! page with plots, Markdown for issues and pull requests, and a long-form history CSV for
+//! change-point tools.
 //!
 //! No renderer passes an incomplete result off as valid: the table and CSV mark it (NOTE
 //! `INCOMPLETE`, `status` column), JSON keeps its `status`, and the YCSB text and the
@@ -8,9 +10,16 @@
 
 mod compare;
 mod csv;
+mod groups;
+mod history;
+mod html;
 pub mod java_format;
 mod json;
 pub(crate) mod layout;
+mod markdown;
+mod plots;
+#[cfg(test)]
+mod study;
 mod table;
 mod ycsb_text;
 
@@ -19,7 +28,10 @@ pub use compare::{
     Verdict, compare, compare_options, headline, render_comparison,
 };
 pub use csv::{CSV_COLUMNS, OVERALL, render_csv};
+pub use history::{HISTORY_COLUMNS, render_history_csv};
+pub use html::render_html;
 pub use json::render_json;
+pub use markdown::render_markdown;
 pub use table::render_table;
 pub use ycsb_text::{YcsbOptions, render_ycsb};
 
@@ -34,4 +46,15 @@ pub enum ReportError {
     /// JSON serialization failed.
     #[error("cannot render JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// The results cannot be placed in a performance history (a run without a start time).
+    #[error("cannot export a history: {0}")]
+    History(String),
+    /// A plot could not be drawn.
+    #[error("cannot draw the plot {plot}: {reason}")]
+    Plot {
+        /// The plot's title.
+        plot: String,
+        /// What the plotting library said.
+        reason: String,
+    },
 }

@@ -193,6 +193,10 @@ pub struct ServerStats {
     pub cpu_us_per_op: Option<f64>,
     /// The bottleneck regime; `null` when the figures cannot tell.
     pub regime: Option<Regime>,
+    /// Address of the primary when the measured phase started (`replSetGetStatus`), as the
+    /// members are named; absent without replication or when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub primary: Option<String>,
 }
 
 impl ServerStats {
@@ -225,6 +229,7 @@ impl ServerStats {
             cpu_us_per_op: cpu_us_per_op(&deltas, operations),
             regime: classify(&loads),
             members,
+            primary: None,
         }
     }
 }
@@ -276,6 +281,13 @@ pub struct CellResult {
     /// flights: where finds, updates and deletes were aimed and what they found, per label.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub targeting: BTreeMap<String, TargetCounts>,
+    /// When the measured phase started, RFC 3339 in UTC (`2026-05-04T09:30:00Z`): places the
+    /// result in a performance history. Absent when the run stopped before measuring.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// The mongobench release that wrote the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mongobench_version: Option<String>,
 }
 
 /// Where a workload's operations of one label were aimed, and how many found a document.
@@ -352,6 +364,8 @@ impl CellResult {
             settle_seconds: None,
             worker_operations: Vec::new(),
             targeting: BTreeMap::new(),
+            started_at: None,
+            mongobench_version: None,
         }
     }
 

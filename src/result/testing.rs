@@ -164,6 +164,8 @@ pub(crate) fn with_measured(
         settle_seconds: Some(0.0),
         worker_operations: vec![operations],
         targeting: Default::default(),
+        started_at: None,
+        mongobench_version: None,
         cell,
     }
 }

@@ -236,6 +236,7 @@ pub async fn run_cell(
     progress: &CellProgress,
 ) -> CellResult {
     let mut result = CellResult::empty(cell, CellStatus::Complete);
+    result.mongobench_version = Some(env!("CARGO_PKG_VERSION").to_owned());
     result.server = result::ServerInfo {
         version: Some(target.server.version.clone()),
         topology: Some(target.server.topology.clone()),
@@ -325,6 +326,11 @@ async fn fill(
 
     progress.set("measuring");
     let measuring = "measured phase";
+    result.started_at = Some(
+        k8s_openapi::jiff::Timestamp::now()
+            .strftime("%Y-%m-%dT%H:%M:%SZ")
+            .to_string(),
+    );
     let before = members
         .server_status()
         .await
@@ -361,11 +367,11 @@ async fn fill(
         .server_status()
         .await
         .map_err(|e| (measuring, e.to_string()))?;
-    result.server_stats = Some(
-        members
-            .stats(&before, &after, &result.nodes, wall, operations)
-            .map_err(|e| (measuring, e.to_string()))?,
-    );
+    let mut stats = members
+        .stats(&before, &after, &result.nodes, wall, operations)
+        .map_err(|e| (measuring, e.to_string()))?;
+    stats.primary = settled.state.as_ref().and_then(|s| s.primary.clone());
+    result.server_stats = Some(stats);
     let replica_after = super::replication::state(&target.client)
         .await
         .map_err(|e| (measuring, e.to_string()))?;

@@ -155,6 +155,49 @@ pub fn kubectl() -> PathBuf {
     bin.join("kubectl")
 }
 
+/// The testenv's helm, built if missing (cached by version like every testenv binary).
+pub fn helm() -> PathBuf {
+    let out = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("testenv/build"))
+        .arg("helm")
+        .output()
+        .expect("running testenv/build helm");
+    assert!(
+        out.status.success(),
+        "`testenv/build helm` failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    kubectl().with_file_name("helm")
+}
+
+/// The objects of the chart rendered as release `release` in `namespace` with `--set` values.
+pub fn helm_template(
+    helm: &Path,
+    release: &str,
+    namespace: &str,
+    values: &[&str],
+) -> Vec<serde_json::Value> {
+    let mut cmd = Command::new(helm);
+    cmd.args(["template", release])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("charts/mongobench"))
+        .args(["--namespace", namespace]);
+    for v in values {
+        cmd.args(["--set", v]);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "helm template: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_yaml::Deserializer::from_str(&String::from_utf8(out.stdout).unwrap())
+        .map(|d| {
+            use serde::Deserialize;
+            serde_json::to_value(serde_yaml::Value::deserialize(d).unwrap()).unwrap()
+        })
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
 /// Admin client for the testenv control plane (no namespace created).
 pub async fn kube_client() -> (kube::Client, PathBuf) {
     let kubeconfig = ensure_up("k8s")

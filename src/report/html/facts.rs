@@ -1,0 +1,226 @@
+//! The facts behind the figures: each cell's regime, the cells left out and why, what ran
+//! (workload identity, seed, fingerprints) and where (images, nodes, zones, instance types).
+
+use crate::result::{CellResult, CellStatus};
+
+use super::{escape, note, or_dash, section, table};
+
+fn cell_columns(r: &CellResult) -> [String; 4] {
+    let c = &r.cell;
+    [
+        c.target.clone(),
+        c.platform.clone(),
+        c.size.clone(),
+        c.repetition.to_string(),
+    ]
+}
+
+/// Whether the cell is valid, invalid or incomplete.
+fn status(r: &CellResult) -> &'static str {
+    match (&r.status, r.is_valid()) {
+        (CellStatus::Incomplete { .. }, _) => "incomplete",
+        (CellStatus::Complete, false) => "invalid",
+        (CellStatus::Complete, true) => "valid",
+    }
+}
+
+/// The regime of every cell.
+pub(super) fn regimes(results: &[CellResult]) -> String {
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .map(|r| {
+            let mut row = cell_columns(r).to_vec();
+            row.push(or_dash(
+                r.server_stats
+                    .as_ref()
+                    .and_then(|s| s.regime)
+                    .map(|g| g.label().to_string()),
+            ));
+            row.push(status(r).to_string());
+            row
+        })
+        .collect();
+    let content = note(
+        "What limited each cell (docs/results.md, \"Regime rules\"): CPU-bound, I/O-bound or \
+         cache-resident; - when the server's figures cannot tell.",
+    ) + &table(
+        &["target", "platform", "size", "rep", "regime", "status"],
+        &["rep"],
+        &rows,
+    );
+    section("regime", "Regime per cell", &content)
+}
+
+/// Invalid and incomplete cells with their reasons.
+pub(super) fn excluded(results: &[CellResult]) -> String {
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .filter_map(|r| {
+            let mut reason = r.exclusion()?;
+            if r.client_cpu.is_some_and(|c| c.client_saturated) && !reason.contains("saturated") {
+                reason.push_str("; the client was saturated");
+            }
+            let mut row = cell_columns(r).to_vec();
+            row.push(status(r).to_string());
+            row.push(reason);
+            Some(row)
+        })
+        .collect();
+    let content = if rows.is_empty() {
+        note("Every cell is complete and valid.")
+    } else {
+        note("Left out of every statistic above; their figures are kept in the results.")
+            + &table(
+                &["target", "platform", "size", "rep", "status", "reason"],
+                &["rep"],
+                &rows,
+            )
+    };
+    section("excluded", "Invalid and incomplete cells", &content)
+}
+
+/// Each distinct workload identity with its parameters, and every cell's seed and traffic
+/// fingerprint.
+pub(super) fn identity(results: &[CellResult]) -> String {
+    let mut out = note(
+        "Results are comparable only when their workload identities are equal; equal \
+         fingerprints mean the same operations were sent.",
+    );
+    let mut seen: Vec<&str> = Vec::new();
+    for r in results.iter().filter(|r| !r.identity.is_empty()) {
+        let hash = r.identity.hash.as_str();
+        if seen.contains(&hash) {
+            continue;
+        }
+        seen.push(hash);
+        let users: Vec<String> = results
+            .iter()
+            .filter(|o| o.identity.hash == hash)
+            .map(|o| format!("{} {}", o.cell.target, o.cell.size))
+            .fold(Vec::new(), |mut acc, u| {
+                if !acc.contains(&u) {
+                    acc.push(u);
+                }
+                acc
+            });
+        out.push_str(&format!(
+            "<h3>Identity <code>{}</code></h3>\n",
+            escape(hash)
+        ));
+        out.push_str(&note(&format!("Used by {}.", users.join(", "))));
+        let rows: Vec<Vec<String>> = r
+            .identity
+            .parameters
+            .iter()
+            .map(|(k, v)| vec![k.clone(), v.clone()])
+            .collect();
+        out.push_str(&table(&["parameter", "value"], &[], &rows));
+    }
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .map(|r| {
+            let mut row = cell_columns(r).to_vec();
+            row.push(or_dash(r.identity.parameters.get("seed").cloned()));
+            row.push(or_dash(r.started_at.clone()));
+            row.push(if r.fingerprint.is_empty() {
+                "-".to_string()
+            } else {
+                r.fingerprint.clone()
+            });
+            row
+        })
+        .collect();
+    out.push_str("<h3>Cells</h3>\n");
+    out.push_str(&table(
+        &[
+            "target",
+            "platform",
+            "size",
+            "rep",
+            "seed",
+            "started",
+            "fingerprint",
+        ],
+        &["rep"],
+        &rows,
+    ));
+    section(
+        "identity",
+        "Workload identity, seeds and fingerprints",
+        &out,
+    )
+}
+
+/// Adds `row` to `rows` unless an equal row is there.
+fn push_distinct(rows: &mut Vec<Vec<String>>, row: Vec<String>) {
+    if !rows.contains(&row) {
+        rows.push(row);
+    }
+}
+
+/// The server software and the machines each target ran on.
+pub(super) fn hardware(results: &[CellResult]) -> String {
+    let mut servers: Vec<Vec<String>> = Vec::new();
+    let mut nodes: Vec<Vec<String>> = Vec::new();
+    for r in results {
+        let s = &r.server;
+        push_distinct(
+            &mut servers,
+            vec![
+                r.cell.target.clone(),
+                r.cell.platform.clone(),
+                or_dash(s.version.clone()),
+                or_dash(s.image.clone()),
+                or_dash(s.image_digest.clone()),
+                or_dash(s.topology.clone()),
+                or_dash(r.mongobench_version.clone()),
+            ],
+        );
+        for n in &r.nodes {
+            push_distinct(
+                &mut nodes,
+                vec![
+                    r.cell.target.clone(),
+                    r.cell.platform.clone(),
+                    n.member.clone(),
+                    or_dash(n.node_name.clone()),
+                    or_dash(n.zone.clone()),
+                    or_dash(n.instance_type.clone()),
+                    or_dash(n.host.cpu_arch.clone()),
+                    or_dash(n.host.num_cores.map(|c| c.to_string())),
+                    or_dash(n.host.mem_size_mb.map(|m| m.to_string())),
+                    or_dash(n.host.cpu_model.clone()),
+                ],
+            );
+        }
+    }
+    let content = table(
+        &[
+            "target",
+            "platform",
+            "server version",
+            "image",
+            "image digest",
+            "topology",
+            "mongobench",
+        ],
+        &[],
+        &servers,
+    ) + &table(
+        &[
+            "target",
+            "platform",
+            "member",
+            "node",
+            "zone",
+            "instance type",
+            "arch",
+            "cores",
+            "memory MB",
+            "CPU model",
+        ],
+        &["cores", "memory MB"],
+        &nodes,
+    );
+    section("hardware", "Servers, images and nodes", &content)
+}

@@ -1,0 +1,286 @@
+//! The plot sections: throughput with intervals, latency percentile curves, per-second series
+//! and server CPU per member, each figure followed by the numbers it draws.
+
+use crate::measure::latency::value_at_percentile;
+use crate::report::ReportError;
+use crate::report::groups::{Group, TargetCells};
+use crate::report::plots::{self, Bar, Curve, Plot, Stack};
+use crate::result::CellResult;
+
+use super::{escape, note, section, table};
+
+/// Targets in the order they first appear anywhere, so a target keeps its colour.
+fn palette<'r>(groups: &[Group<'r>]) -> Vec<&'r str> {
+    let mut targets: Vec<&str> = Vec::new();
+    for t in groups.iter().flat_map(|g| &g.targets) {
+        if !targets.contains(&t.target) {
+            targets.push(t.target);
+        }
+    }
+    targets
+}
+
+fn color_of(palette: &[&str], target: &str) -> usize {
+    palette.iter().position(|t| *t == target).unwrap_or(0)
+}
+
+fn figure(kind: &str, title: &str, plot: &Plot) -> String {
+    format!(
+        "<figure class=\"plot\" data-plot=\"{kind}\">\n<figcaption>{}</figcaption>\n{}</figure>\n",
+        escape(title),
+        plot.svg
+    )
+}
+
+/// Mean successful ops/s of each target's valid repetitions with 95 % interval whiskers.
+pub(super) fn throughput(groups: &[Group<'_>]) -> Result<String, ReportError> {
+    let palette = palette(groups);
+    let mut out = note(
+        "Mean successful operations per second over the valid repetitions; whiskers span the \
+         Student-t 95% interval of the mean (none with a single repetition).",
+    );
+    for g in groups {
+        let title = g.title();
+        let summaries: Vec<(&TargetCells<'_>, _)> = g
+            .targets
+            .iter()
+            .filter_map(|t| Some((t, t.throughput()?)))
+            .collect();
+        if summaries.is_empty() {
+            out.push_str(&note(&format!("{title}: no valid repetition.")));
+            continue;
+        }
+        let bars: Vec<Bar> = summaries
+            .iter()
+            .map(|(t, s)| Bar {
+                label: t.target.to_owned(),
+                mean: s.mean,
+                interval: s.ci95(),
+                color: color_of(&palette, t.target),
+            })
+            .collect();
+        let plot = plots::throughput(&title, "successful operations per second", &bars)?;
+        out.push_str(&figure("throughput", &title, &plot));
+        let rows: Vec<Vec<String>> = summaries
+            .iter()
+            .map(|(t, s)| {
+                let (lo, hi) = s.ci95().map_or(("-".into(), "-".into()), |(lo, hi)| {
+                    (format!("{lo:.1}"), format!("{hi:.1}"))
+                });
+                vec![
+                    t.target.to_owned(),
+                    s.n.to_string(),
+                    format!("{:.1}", s.mean),
+                    lo,
+                    hi,
+                ]
+            })
+            .collect();
+        out.push_str(&table(
+            &["target", "valid reps", "mean ops/s", "95% low", "95% high"],
+            &["valid reps", "mean ops/s", "95% low", "95% high"],
+            &rows,
+        ));
+    }
+    Ok(section("throughput", "Throughput", &out))
+}
+
+/// Latency percentile curves, p50 to p99.99, per operation type, one line per target, from
+/// the histograms of the valid repetitions added up.
+pub(super) fn latency(groups: &[Group<'_>]) -> Result<String, ReportError> {
+    let palette = palette(groups);
+    let grid = plots::percentile_grid();
+    let mut out = note(
+        "Latency of successful operations at each percentile, from the full histograms of the \
+         valid repetitions added together; the latency axis is logarithmic.",
+    );
+    for g in groups {
+        let mut labels: Vec<&str> = g.targets.iter().flat_map(|t| t.labels()).collect();
+        labels.sort_unstable();
+        labels.dedup();
+        let kinds = std::iter::once(None).chain(labels.into_iter().map(Some));
+        for label in kinds {
+            let curves: Vec<Curve> = g
+                .targets
+                .iter()
+                .filter_map(|t| {
+                    let h = t.merged_latency(label)?;
+                    Some(Curve {
+                        label: t.target.to_owned(),
+                        points: grid
+                            .iter()
+                            .map(|&p| (p, value_at_percentile(&h, p) as f64))
+                            .collect(),
+                        color: color_of(&palette, t.target),
+                    })
+                })
+                .collect();
+            if curves.is_empty() {
+                continue;
+            }
+            let title = format!("{}: {}", g.title(), label.unwrap_or("all operations"));
+            let plot = plots::latency_percentiles(&title, &curves)?;
+            out.push_str(&figure("latency", &title, &plot));
+        }
+    }
+    Ok(section("latency", "Latency percentiles", &out))
+}
+
+/// The per-second completions of every cell with a measured phase, one plot per target and
+/// group, one line per repetition.
+pub(super) fn per_second(groups: &[Group<'_>]) -> Result<String, ReportError> {
+    let mut out = note(
+        "Operations completed in each whole second of the measured phase (the last, partial \
+         second is left out). The warm-up ran before this window and is not recorded in the \
+         result, so it is not shown.",
+    );
+    for g in groups {
+        for t in &g.targets {
+            let curves: Vec<Curve> = t
+                .cells
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| {
+                    let m = c.measured.as_ref()?;
+                    let whole = usize::try_from(m.duration_us / 1_000_000).unwrap_or(usize::MAX);
+                    let points: Vec<(f64, f64)> = m
+                        .overall
+                        .per_second
+                        .iter()
+                        .take(whole)
+                        .enumerate()
+                        .map(|(s, &n)| (s as f64 + 0.5, n as f64))
+                        .collect();
+                    (!points.is_empty()).then(|| Curve {
+                        label: repetition_label(c),
+                        points,
+                        color: i,
+                    })
+                })
+                .collect();
+            if curves.is_empty() {
+                continue;
+            }
+            let title = format!("{}: {}", g.title(), t.target);
+            let plot = plots::per_second(&title, &curves)?;
+            out.push_str(&figure("per-second", &title, &plot));
+        }
+    }
+    Ok(section("series", "Per-second throughput", &out))
+}
+
+fn repetition_label(c: &CellResult) -> String {
+    match c.exclusion() {
+        None => format!("repetition {}", c.cell.repetition),
+        Some(_) if c.is_complete() => format!("repetition {} (invalid)", c.cell.repetition),
+        Some(_) => format!("repetition {} (incomplete)", c.cell.repetition),
+    }
+}
+
+/// One cell's server CPU µs per operation by member.
+struct MemberCpu {
+    /// (member, µs per operation), the primary first when the result names it.
+    members: Vec<(String, f64)>,
+    /// Whether the result names its primary.
+    primary_named: bool,
+}
+
+/// The members' CPU of a cell; `None` when a member lacks CPU figures.
+fn members(c: &CellResult) -> Option<MemberCpu> {
+    let stats = c.server_stats.as_ref()?;
+    let ops = c.measured.as_ref()?.overall.completed;
+    if ops == 0 || stats.members.is_empty() {
+        return None;
+    }
+    let mut members: Vec<(String, f64)> = stats
+        .members
+        .iter()
+        .map(|m| Some((m.member.clone(), m.delta.cpu_us()? as f64 / ops as f64)))
+        .collect::<Option<_>>()?;
+    let primary = stats.primary.as_deref();
+    let position = members
+        .iter()
+        .position(|(m, _)| Some(m.as_str()) == primary);
+    if let Some(p) = position {
+        let first = members.remove(p);
+        members.insert(0, first);
+    }
+    Some(MemberCpu {
+        members,
+        primary_named: position.is_some(),
+    })
+}
+
+/// Server CPU µs per operation of each member, primary and secondaries, as the mean over the
+/// valid repetitions.
+pub(super) fn cpu(groups: &[Group<'_>]) -> Result<String, ReportError> {
+    let mut out = note(
+        "Server CPU time (user + system) of each replica-set member per operation, mean over \
+         the valid repetitions; a bar's height is the cell's total CPU µs per operation.",
+    );
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for g in groups {
+        let mut stacks: Vec<Stack> = Vec::new();
+        let mut named_primary = true;
+        for t in &g.targets {
+            let per_cell: Option<Vec<MemberCpu>> = t.valid().map(members).collect();
+            let per_cell = per_cell.filter(|cells| {
+                !cells.is_empty()
+                    && cells
+                        .iter()
+                        .all(|c| c.members.len() == cells[0].members.len())
+            });
+            let Some(per_cell) = per_cell else {
+                rows.push(vec![
+                    g.title(),
+                    t.target.to_owned(),
+                    "-".into(),
+                    "-".into(),
+                    "not reported".into(),
+                ]);
+                continue;
+            };
+            let knows_primary = per_cell.iter().all(|c| c.primary_named);
+            named_primary &= knows_primary;
+            let n = per_cell.len() as f64;
+            let means: Vec<f64> = (0..per_cell[0].members.len())
+                .map(|i| per_cell.iter().map(|c| c.members[i].1).sum::<f64>() / n)
+                .collect();
+            for (i, (member, _)) in per_cell[0].members.iter().enumerate() {
+                let role = match (knows_primary, i) {
+                    (true, 0) => "primary",
+                    (true, _) => "secondary",
+                    (false, _) => "member",
+                };
+                rows.push(vec![
+                    g.title(),
+                    t.target.to_owned(),
+                    role.into(),
+                    member.clone(),
+                    format!("{:.1}", means[i]),
+                ]);
+            }
+            stacks.push(Stack {
+                label: t.target.to_owned(),
+                parts: means,
+            });
+        }
+        if stacks.is_empty() {
+            continue;
+        }
+        let legend = if named_primary {
+            ["primary", "secondaries"]
+        } else {
+            ["first member", "other members"]
+        };
+        let title = g.title();
+        let plot = plots::cpu_per_member(&title, legend, &stacks)?;
+        out.push_str(&figure("cpu", &title, &plot));
+    }
+    out.push_str(&table(
+        &["group", "target", "role", "member", "CPU µs/op"],
+        &["CPU µs/op"],
+        &rows,
+    ));
+    Ok(section("cpu", "Server CPU per operation", &out))
+}

@@ -1,0 +1,285 @@
+//! The page is checked the way a reader's tools see it: parsed by an HTML5 parser, each plot
+//! parsed as SVG and rasterised. Text is not rasterised (no fonts are loaded), so "not blank"
+//! is measured on the drawn lines and bars.
+
+use std::collections::BTreeMap;
+
+use resvg::{tiny_skia, usvg};
+use scraper::{ElementRef, Html, Selector};
+
+use super::*;
+use crate::report::plots::{HEIGHT, WHISKER, WIDTH};
+use crate::report::study::study;
+
+fn options(price: Option<f64>) -> CompareOptions {
+    CompareOptions {
+        baseline: "psmdb-8.0".into(),
+        price_per_node_hour: price.map(|p| ("n2".to_string(), p)).into_iter().collect(),
+    }
+}
+
+fn page(results: &[CellResult]) -> Html {
+    Html::parse_document(&render_html(results, &options(None)).unwrap())
+}
+
+fn select<'a>(doc: &'a Html, css: &str) -> Vec<ElementRef<'a>> {
+    doc.select(&Selector::parse(css).unwrap()).collect()
+}
+
+fn text(e: &ElementRef<'_>) -> String {
+    e.text().collect()
+}
+
+/// The plots of one kind, in page order.
+fn plots<'a>(doc: &'a Html, kind: &str) -> Vec<ElementRef<'a>> {
+    select(doc, &format!("figure.plot[data-plot=\"{kind}\"] svg"))
+}
+
+fn tree(svg: &ElementRef<'_>) -> usvg::Tree {
+    usvg::Tree::from_str(&svg.html(), &usvg::Options::default())
+        .unwrap_or_else(|e| panic!("a plot is not SVG: {e}"))
+}
+
+/// Paths stroked in `color`, in every group of the tree.
+fn stroked(group: &usvg::Group, color: (u8, u8, u8)) -> usize {
+    group
+        .children()
+        .iter()
+        .map(|node| match node {
+            usvg::Node::Group(g) => stroked(g, color),
+            usvg::Node::Path(p) => usize::from(p.stroke().is_some_and(
+                |s| matches!(s.paint(), usvg::Paint::Color(c) if (c.red, c.green, c.blue) == color),
+            )),
+            _ => 0,
+        })
+        .sum()
+}
+
+fn whisker_paths(svg: &ElementRef<'_>) -> usize {
+    stroked(tree(svg).root(), (WHISKER.0, WHISKER.1, WHISKER.2))
+}
+
+#[test]
+fn the_page_parses_as_html_with_every_section_and_fetches_nothing() {
+    let html = render_html(&study(), &options(None)).unwrap();
+    let doc = Html::parse_document(&html);
+    assert!(doc.errors.is_empty(), "HTML parse errors: {:?}", doc.errors);
+    for id in [
+        "verdicts",
+        "throughput",
+        "latency",
+        "series",
+        "cpu",
+        "cost",
+        "regime",
+        "explain",
+        "excluded",
+        "identity",
+        "hardware",
+    ] {
+        assert_eq!(
+            select(&doc, &format!("section#{id} > h2")).len(),
+            1,
+            "section {id}"
+        );
+    }
+    let headline = select(&doc, "p.headline#headline");
+    assert_eq!(headline.len(), 1);
+    assert!(
+        text(&headline[0]).contains("vs psmdb-8.0 at 1M"),
+        "{}",
+        text(&headline[0])
+    );
+    assert!(select(&doc, "script, link, img, iframe, object, embed").is_empty());
+    assert!(select(&doc, "[src], [href]").is_empty());
+    let csp = select(&doc, "meta[http-equiv=\"Content-Security-Policy\"]");
+    assert_eq!(
+        csp[0].value().attr("content"),
+        Some("default-src 'none'; style-src 'unsafe-inline'")
+    );
+}
+
+#[test]
+fn every_plot_renders_to_a_non_blank_png_of_its_size() {
+    let doc = page(&study());
+    // Two groups (1M, 4M); latency for all operations, find and insert in each; per-second
+    // for each target of each group; CPU for each group.
+    let expected = [
+        ("throughput", 2),
+        ("latency", 6),
+        ("per-second", 5),
+        ("cpu", 2),
+    ];
+    for (kind, count) in expected {
+        let svgs = plots(&doc, kind);
+        assert_eq!(svgs.len(), count, "{kind} plots");
+        for svg in svgs {
+            let tree = tree(&svg);
+            assert_eq!(
+                (tree.size().width(), tree.size().height()),
+                (WIDTH as f32, HEIGHT as f32),
+                "{kind}"
+            );
+            let mut pixmap = tiny_skia::Pixmap::new(WIDTH, HEIGHT).unwrap();
+            resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+            let drawn = pixmap
+                .pixels()
+                .iter()
+                .filter(|p| p.alpha() > 0 && (p.red(), p.green(), p.blue()) != (255, 255, 255))
+                .count();
+            // Axes alone are a few hundred pixels; bars and curves add thousands.
+            assert!(drawn > 3_000, "{kind} plot has only {drawn} drawn pixels");
+        }
+    }
+}
+
+#[test]
+fn whiskers_show_the_interval_of_each_target_with_two_valid_repetitions() {
+    let doc = page(&study());
+    // 1M: three targets with 3 valid repetitions each; a whisker is a line, two caps and a
+    // circle at the mean.
+    assert_eq!(whisker_paths(&plots(&doc, "throughput")[0]), 3 * 4);
+    // Leave psmdb-8.0 one valid repetition at 1M: it keeps its bar and loses its whisker.
+    let mut results = study();
+    for r in &mut results {
+        if r.cell.target == "psmdb-8.0" && r.cell.size == "1M" && r.cell.repetition > 1 {
+            r.invalid_reasons = vec!["member restarted".into()];
+        }
+    }
+    let doc = page(&results);
+    assert_eq!(whisker_paths(&plots(&doc, "throughput")[0]), 2 * 4);
+    let first_table = select(&doc, "section#throughput table")[0];
+    let psmdb: Vec<String> = first_table
+        .select(&Selector::parse("tr").unwrap())
+        .map(|tr| tr.child_elements().map(|td| text(&td)).collect::<Vec<_>>())
+        .find(|cells| cells[0] == "psmdb-8.0")
+        .unwrap();
+    let only = results
+        .iter()
+        .find(|r| r.cell.target == "psmdb-8.0" && r.cell.size == "1M" && r.is_valid())
+        .unwrap();
+    let mean = format!("{:.1}", only.measured.as_ref().unwrap().overall.ops_per_sec);
+    assert_eq!(
+        psmdb[1..],
+        ["1", mean.as_str(), "-", "-"],
+        "one valid repetition, no interval"
+    );
+}
+
+#[test]
+fn plans_that_differ_are_flagged_and_equal_plans_are_not() {
+    let doc = page(&study());
+    let flags = select(&doc, "section#explain .plan-differs");
+    assert_eq!(flags.len(), 1, "only find at 1M differs");
+    let row = flags[0]
+        .ancestors()
+        .filter_map(ElementRef::wrap)
+        .find(|e| e.value().name() == "tr")
+        .unwrap();
+    let row = text(&row);
+    assert!(
+        row.starts_with("find") && row.contains("COLLSCAN") && row.contains("IXSCAN"),
+        "{row}"
+    );
+
+    let mut same = study();
+    let plan = same[0].explain["find"].clone();
+    for r in same.iter_mut().filter(|r| r.cell.target == "mongo-9.0") {
+        r.explain.insert("find".into(), plan.clone());
+    }
+    assert!(select(&page(&same), "section#explain .plan-differs").is_empty());
+}
+
+#[test]
+fn text_from_results_is_escaped_everywhere() {
+    let hostile = "<img src=x onerror=alert(1)>&\"'";
+    let mut results = study();
+    for r in results.iter_mut().filter(|r| r.cell.target == "ferretdb") {
+        r.cell.target = hostile.into();
+        if r.cell.repetition == 1 {
+            r.invalid_reasons.push(format!("reason {hostile}"));
+        }
+    }
+    let html = render_html(&results, &options(None)).unwrap();
+    let doc = Html::parse_document(&html);
+    assert!(doc.errors.is_empty(), "{:?}", doc.errors);
+    assert!(select(&doc, "img, [onerror]").is_empty());
+    let excluded = text(&select(&doc, "section#excluded table")[0]);
+    assert!(
+        excluded.contains(&format!("reason {hostile}")),
+        "{excluded}"
+    );
+    // Plot labels (SVG text) keep the name as text too.
+    let labels: String = select(&doc, "figure.plot svg text")
+        .iter()
+        .map(text)
+        .collect();
+    assert!(labels.contains(hostile), "{labels}");
+}
+
+#[test]
+fn facts_sections_show_what_the_results_say() {
+    let html = render_html(&study(), &options(Some(0.5))).unwrap();
+    let doc = Html::parse_document(&html);
+    let section = |id: &str| text(&select(&doc, &format!("section#{id}"))[0]);
+    let excluded = section("excluded");
+    assert!(
+        excluded.contains("invalid: election: term 3 → 4"),
+        "{excluded}"
+    );
+    assert!(excluded.contains("incomplete: target ferretdb: measured phase: connection reset"));
+    let hardware = section("hardware");
+    for fact in [
+        "europe-west4-b",
+        "n2-standard-4",
+        "mongo:9.0.1",
+        "sha256:0000",
+        "0.1.0",
+    ] {
+        assert!(hardware.contains(fact), "{fact} in {hardware}");
+    }
+    let identity = section("identity");
+    assert!(
+        identity.contains("2026-05-04T09:30:00Z") && identity.contains("fp-"),
+        "{identity}"
+    );
+    // 3 nodes × $0.5 per hour at each target's mean rate: a cost per row with a price.
+    let costs = select(&doc, "section#cost td.num");
+    assert_eq!(costs.len(), 5, "{}", section("cost"));
+    let cost_free = page(&study());
+    assert!(text(&select(&cost_free, "section#cost")[0]).contains("No platform has a price"));
+    // The primary and secondaries of psmdb-8.0 at 1M, and no CPU figures from FerretDB.
+    let cpu: BTreeMap<String, String> = select(&doc, "section#cpu table tr")
+        .iter()
+        .skip(1)
+        .map(|tr| {
+            let cells: Vec<String> = tr.child_elements().map(|td| text(&td)).collect();
+            (
+                format!("{} {} {}", cells[0], cells[1], cells[2]),
+                cells[4].clone(),
+            )
+        })
+        .collect();
+    let primary: f64 = cpu["flights/v1, platform n2, size 1M psmdb-8.0 primary"]
+        .parse()
+        .unwrap();
+    assert!((primary - 50.0).abs() < 0.5, "{primary}");
+    assert!(cpu.contains_key("flights/v1, platform n2, size 1M psmdb-8.0 secondary"));
+    assert_eq!(
+        cpu["flights/v1, platform n2, size 1M ferretdb -"],
+        "not reported"
+    );
+    let regimes: BTreeMap<String, String> = select(&doc, "section#regime tr")
+        .iter()
+        .skip(1)
+        .map(|tr| {
+            let cells: Vec<String> = tr.child_elements().map(|td| text(&td)).collect();
+            (cells[..4].join(" "), format!("{} {}", cells[4], cells[5]))
+        })
+        .collect();
+    assert_eq!(regimes["psmdb-8.0 n2 1M 1"], "cache-resident valid");
+    assert_eq!(regimes["mongo-9.0 n2 4M 2"], "I/O-bound valid");
+    assert_eq!(regimes["mongo-9.0 n2 1M 2"], "cache-resident invalid");
+    assert_eq!(regimes["ferretdb n2 1M 1"], "- valid");
+    assert_eq!(regimes["ferretdb n2 1M 4"], "- incomplete");
+}

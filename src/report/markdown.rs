@@ -1,0 +1,239 @@
+//! Markdown to paste into an issue or a pull request: the headline, the comparison table and
+//! a short "how measured" block that says what ran and which statistics decided the verdicts.
+
+use std::collections::BTreeSet;
+
+use super::compare::{CompareOptions, Comparison, MIN_REPETITIONS, compare, headline, p_value};
+use super::groups::{groups, sort_like_groups};
+use crate::measure::stats::ALPHA;
+use crate::result::CellResult;
+
+/// The Markdown text of `results` compared as `options` say, `\n` line ends.
+pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> String {
+    let mut out = String::new();
+    let runs: BTreeSet<(&str, &str)> = results
+        .iter()
+        .map(|r| (r.cell.benchmark.as_str(), r.cell.run_id.as_str()))
+        .collect();
+    let runs: Vec<String> = runs
+        .iter()
+        .map(|(b, r)| format!("{} (run {})", escape(b), escape(r)))
+        .collect();
+    out.push_str(&format!("## Benchmark {}\n\n", runs.join(", ")));
+    match compare(results, options) {
+        Ok(mut comparison) => {
+            sort_like_groups(&mut comparison, results);
+            if let Some(line) = headline(&comparison) {
+                out.push_str(&format!("**{}**\n\n", escape(&line)));
+            }
+            out.push_str(&table(&comparison));
+            out.push_str(&notes(&comparison));
+        }
+        Err(e) => out.push_str(&format!("No comparison: {}\n", escape(&e.to_string()))),
+    }
+    out.push_str(&how_measured(results, &options.baseline));
+    out
+}
+
+fn table(c: &Comparison) -> String {
+    let mut out = format!(
+        "| target | size | platform | ops/s (mean ± 95% CI) | Δ ops/s vs {} (95% CI) | verdict \
+         | adjusted p | repetitions |\n\
+         | --- | --- | --- | ---: | ---: | --- | ---: | ---: |\n",
+        escape(&c.baseline)
+    );
+    for g in &c.groups {
+        for r in &g.rows {
+            let ops = r
+                .ops_per_sec
+                .map_or("–".to_string(), |s| match s.ci95_half_width {
+                    Some(h) => format!("{:.1} ± {h:.1}", s.mean),
+                    None => format!("{:.1} (no interval)", s.mean),
+                });
+            let delta = r
+                .throughput_delta
+                .map_or("–".to_string(), |d| match d.ci95_percent {
+                    Some((lo, hi)) => format!("{:+.1}% [{lo:+.1}%, {hi:+.1}%]", d.percent),
+                    None => format!("{:+.1}%", d.percent),
+                });
+            let cells = r.repetitions + r.excluded.len();
+            let reps = if r.excluded.is_empty() {
+                r.repetitions.to_string()
+            } else {
+                format!("{} of {cells}", r.repetitions)
+            };
+            out.push_str(&format!(
+                "| {} | {} | {} | {ops} | {delta} | {} | {} | {reps} |\n",
+                escape(&r.target),
+                escape(&g.size),
+                escape(&g.platform),
+                r.verdict.text(),
+                r.adjusted_p_value.map_or("–".to_string(), p_value),
+            ));
+        }
+    }
+    out
+}
+
+/// Why a verdict is missing and which cells were left out.
+fn notes(c: &Comparison) -> String {
+    let mut lines = Vec::new();
+    for g in &c.groups {
+        for r in &g.rows {
+            let at = format!(
+                "{} at {} on {}",
+                escape(&r.target),
+                escape(&g.size),
+                escape(&g.platform)
+            );
+            if let Some(reason) = &r.reason {
+                lines.push(format!("- {at}: {}: {}", r.verdict.text(), escape(reason)));
+            }
+            for why in &r.excluded {
+                lines.push(format!("- {at}: left out, {}", escape(why)));
+            }
+        }
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("\n{}\n", lines.join("\n"))
+}
+
+fn how_measured(results: &[CellResult], baseline: &str) -> String {
+    let param = |name: &str| {
+        let mut values: Vec<&str> = Vec::new();
+        for r in results {
+            if let Some(v) = r.identity.parameters.get(name)
+                && !values.contains(&v.as_str())
+            {
+                values.push(v);
+            }
+        }
+        if values.is_empty() {
+            "unknown".to_string()
+        } else {
+            values
+                .iter()
+                .map(|v| escape(v))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    let mut identities: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in results.iter().filter(|r| !r.identity.is_empty()) {
+        let hash = r.identity.hash.as_str();
+        match identities.iter_mut().find(|(h, _)| *h == hash) {
+            Some((_, sizes)) if sizes.contains(&r.cell.size.as_str()) => {}
+            Some((_, sizes)) => sizes.push(&r.cell.size),
+            None => identities.push((hash, vec![&r.cell.size])),
+        }
+    }
+    let identities: Vec<String> = identities
+        .iter()
+        .map(|(hash, sizes)| {
+            let sizes: Vec<String> = sizes.iter().map(|s| escape(s)).collect();
+            format!("`{hash}` (size {})", sizes.join(", "))
+        })
+        .collect();
+    let counts: Vec<usize> = groups(results)
+        .iter()
+        .flat_map(|g| g.targets.iter().map(|t| t.cells.len()))
+        .collect();
+    let (fewest, most) = (
+        counts.iter().min().copied().unwrap_or(0),
+        counts.iter().max().copied().unwrap_or(0),
+    );
+    let repetitions = if fewest == most {
+        format!("{most}")
+    } else {
+        format!("{fewest} to {most}")
+    };
+    let mut out = String::from("\n### How measured\n\n");
+    out.push_str(&format!("- Workload: {}\n", param("workload")));
+    out.push_str(&format!(
+        "- Identity hash: {}\n",
+        if identities.is_empty() {
+            "unknown".to_string()
+        } else {
+            identities.join("; ")
+        }
+    ));
+    out.push_str(&format!("- Seed: {}\n", param("seed")));
+    out.push_str(&format!("- Workers: {}\n", param("workers")));
+    out.push_str(&format!(
+        "- Run length: measured {} after a warm-up of {}\n",
+        param("run.measured"),
+        param("run.warmup")
+    ));
+    out.push_str(&format!(
+        "- Repetitions: {repetitions} per target and size; the table counts the valid ones\n"
+    ));
+    out.push_str(&format!(
+        "- Statistics: mean successful ops/s over the valid repetitions with its Student-t 95% \
+         interval; each target against the baseline {} with Welch's t-test, the p-values of \
+         the whole comparison adjusted with Holm–Bonferroni, significant below {ALPHA}; a \
+         verdict needs at least {MIN_REPETITIONS} valid repetitions on each side\n",
+        escape(baseline)
+    ));
+    out
+}
+
+/// Backslash-escapes the characters Markdown would read as markup or as a table border.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '|' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '#'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::study::{golden, study};
+
+    fn options() -> CompareOptions {
+        CompareOptions {
+            baseline: "psmdb-8.0".into(),
+            price_per_node_hour: Default::default(),
+        }
+    }
+
+    #[test]
+    fn markdown_of_the_study_matches_its_golden_file() {
+        golden("study.md", &render_markdown(&study(), &options()));
+    }
+
+    #[test]
+    fn markup_in_names_is_escaped() {
+        assert_eq!(escape("a|b_c*d"), "a\\|b\\_c\\*d");
+        let mut results = study();
+        for r in &mut results {
+            if r.cell.target == "mongo-9.0" {
+                r.cell.target = "mongo|9_x".into();
+            }
+        }
+        let text = render_markdown(&results, &options());
+        assert!(text.contains("| mongo\\|9\\_x | 1M |"), "{text}");
+    }
+
+    #[test]
+    fn a_missing_baseline_is_said_and_the_block_still_follows() {
+        let text = render_markdown(
+            &study(),
+            &CompareOptions {
+                baseline: "psmdb-7.0".into(),
+                ..options()
+            },
+        );
+        assert!(text.contains("No comparison: baseline target"), "{text}");
+        assert!(text.contains("### How measured"), "{text}");
+    }
+}
