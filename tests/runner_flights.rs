@@ -53,6 +53,14 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
     )
     .await;
     assert_eq!(result.status, CellStatus::Complete, "{:?}", result.status);
+    // The one-second warm-up's completions are kept for the report.
+    assert_eq!(
+        result.warmup_per_second.len(),
+        1,
+        "{:?}",
+        result.warmup_per_second
+    );
+    assert!(result.warmup_per_second[0] > 0);
 
     let measured = result.measured.as_ref().unwrap();
     for (label, op) in &measured.operations {

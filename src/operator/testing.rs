@@ -105,6 +105,7 @@ pub fn result(
         worker_operations: vec![total],
         targeting: BTreeMap::new(),
         started_at: None,
+        warmup_per_second: Vec::new(),
         mongobench_version: None,
     }
 }

@@ -265,8 +265,17 @@ pub(super) fn latency_percentiles(title: &str, curves: &[Curve]) -> Result<Plot,
     })
 }
 
-/// Completions per second over the measured window. Points are (second, completions).
+/// The fill of the warm-up's seconds in per-second plots.
+pub(super) const WARMUP_SHADE: RGBColor = RGBColor(225, 225, 225);
+
+/// Completions per second over the measured window, after the warm-up's seconds at negative
+/// times (shaded). Points are (second, completions).
 pub(super) fn per_second(title: &str, curves: &[Curve]) -> Result<Plot, ReportError> {
+    let left = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.0))
+        .fold(0.0_f64, f64::min)
+        .floor();
     let right = curves
         .iter()
         .flat_map(|c| c.points.iter().map(|p| p.0))
@@ -283,12 +292,18 @@ pub(super) fn per_second(title: &str, curves: &[Curve]) -> Result<Plot, ReportEr
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(64)
-            .build_cartesian_2d(0.0..right, 0.0..top)?;
+            .build_cartesian_2d(left..right, 0.0..top)?;
         chart
             .configure_mesh()
-            .x_desc("second of the measured phase")
+            .x_desc("second of the measured phase (warm-up shaded, before 0)")
             .y_desc("completions per second")
             .draw()?;
+        if left < 0.0 {
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(left, 0.0), (0.0, top)],
+                WARMUP_SHADE.filled(),
+            )))?;
+        }
         lines(&mut chart, curves)
     })
 }

@@ -288,6 +288,11 @@ pub struct CellResult {
     /// The mongobench release that wrote the result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mongobench_version: Option<String>,
+    /// Operations completed in each second of the warm-up (whole seconds of a timed warm-up;
+    /// the data is restored between it and the measured phase). Shows whether the warm-up
+    /// was long enough for the throughput to level off.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warmup_per_second: Vec<u64>,
 }
 
 /// Where a workload's operations of one label were aimed, and how many found a document.
@@ -365,6 +370,7 @@ impl CellResult {
             worker_operations: Vec::new(),
             targeting: BTreeMap::new(),
             started_at: None,
+            warmup_per_second: Vec::new(),
             mongobench_version: None,
         }
     }

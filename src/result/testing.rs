@@ -165,6 +165,7 @@ pub(crate) fn with_measured(
         worker_operations: vec![operations],
         targeting: Default::default(),
         started_at: None,
+        warmup_per_second: Vec::new(),
         mongobench_version: None,
         cell,
     }

@@ -303,6 +303,11 @@ async fn fill(
         if let Some(fatal) = outcome.fatal {
             return Err(("warmup", fatal));
         }
+        let mut series = outcome.recorder.overall().per_second().to_vec();
+        if let RunLength::Duration(d) = settings.warmup {
+            series.truncate(d.as_secs() as usize);
+        }
+        result.warmup_per_second = series;
         progress.set("restoring");
         let record = restore_and_verify(
             target,

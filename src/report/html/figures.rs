@@ -131,8 +131,9 @@ pub(super) fn latency(groups: &[Group<'_>]) -> Result<String, ReportError> {
 pub(super) fn per_second(groups: &[Group<'_>]) -> Result<String, ReportError> {
     let mut out = note(
         "Operations completed in each whole second of the measured phase (the last, partial \
-         second is left out). The warm-up ran before this window and is not recorded in the \
-         result, so it is not shown.",
+         second is left out), after the seconds of the warm-up, shaded, at negative times. The \
+         data was restored and the replica set settled between the two, so the axis skips that \
+         gap.",
     );
     for g in groups {
         for t in &g.targets {
@@ -143,13 +144,20 @@ pub(super) fn per_second(groups: &[Group<'_>]) -> Result<String, ReportError> {
                 .filter_map(|(i, c)| {
                     let m = c.measured.as_ref()?;
                     let whole = usize::try_from(m.duration_us / 1_000_000).unwrap_or(usize::MAX);
-                    let points: Vec<(f64, f64)> = m
-                        .overall
-                        .per_second
+                    let warmup = c.warmup_per_second.len() as f64;
+                    let points: Vec<(f64, f64)> = c
+                        .warmup_per_second
                         .iter()
-                        .take(whole)
                         .enumerate()
-                        .map(|(s, &n)| (s as f64 + 0.5, n as f64))
+                        .map(|(s, &n)| (s as f64 + 0.5 - warmup, n as f64))
+                        .chain(
+                            m.overall
+                                .per_second
+                                .iter()
+                                .take(whole)
+                                .enumerate()
+                                .map(|(s, &n)| (s as f64 + 0.5, n as f64)),
+                        )
                         .collect();
                     (!points.is_empty()).then(|| Curve {
                         label: repetition_label(c),

@@ -166,6 +166,49 @@ fn whiskers_show_the_interval_of_each_target_with_two_valid_repetitions() {
     );
 }
 
+/// Paths filled in `color`, in every group of the tree.
+fn filled(group: &usvg::Group, color: (u8, u8, u8)) -> usize {
+    group
+        .children()
+        .iter()
+        .map(|node| match node {
+            usvg::Node::Group(g) => filled(g, color),
+            usvg::Node::Path(p) => usize::from(p.fill().is_some_and(
+                |f| matches!(f.paint(), usvg::Paint::Color(c) if (c.red, c.green, c.blue) == color),
+            )),
+            _ => 0,
+        })
+        .sum()
+}
+
+#[test]
+fn the_warm_up_is_shaded_before_the_measured_seconds_when_results_have_it() {
+    use crate::report::plots::WARMUP_SHADE;
+    let shade = (WARMUP_SHADE.0, WARMUP_SHADE.1, WARMUP_SHADE.2);
+    let doc = page(&study());
+    let plain = plots(&doc, "per-second");
+    assert!(!plain.is_empty());
+    assert!(plain.iter().all(|svg| filled(tree(svg).root(), shade) == 0));
+    // Give the first target's cells three seconds of warm-up: its plots shade them.
+    let mut results = study();
+    let first = results[0].cell.target.clone();
+    for r in results.iter_mut().filter(|r| r.cell.target == first) {
+        r.warmup_per_second = vec![100, 400, 500];
+    }
+    let doc = page(&results);
+    let shaded = plots(&doc, "per-second")
+        .iter()
+        .filter(|svg| filled(tree(svg).root(), shade) == 1)
+        .count();
+    let of_first = results
+        .iter()
+        .filter(|r| r.cell.target == first && r.measured.is_some())
+        .map(|r| &r.cell.size)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    assert_eq!(shaded, of_first);
+}
+
 #[test]
 fn plans_that_differ_are_flagged_and_equal_plans_are_not() {
     let doc = page(&study());
