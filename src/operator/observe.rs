@@ -83,6 +83,15 @@ pub enum PodProblem {
         /// The kubelet's message.
         message: String,
     },
+    /// A container keeps exiting and the kubelet backs off restarting it.
+    CrashLoop {
+        /// The container.
+        container: String,
+        /// Restarts so far.
+        restarts: i32,
+        /// Why it last ended (`OOMKilled`, `Error`, ...), with its exit code.
+        last: String,
+    },
 }
 
 /// A server pod of the benchmark.
@@ -309,6 +318,25 @@ pub fn pod_problem(pod: &Pod) -> Option<PodProblem> {
     for s in status.container_statuses.iter().flatten() {
         if let Some(w) = s.state.as_ref().and_then(|st| st.waiting.as_ref()) {
             let reason = w.reason.clone().unwrap_or_default();
+            if reason == "CrashLoopBackOff" {
+                let last = s
+                    .last_state
+                    .as_ref()
+                    .and_then(|l| l.terminated.as_ref())
+                    .map(|t| {
+                        format!(
+                            "{} (exit code {})",
+                            t.reason.as_deref().unwrap_or("terminated"),
+                            t.exit_code
+                        )
+                    })
+                    .unwrap_or_else(|| "unknown".to_owned());
+                return Some(PodProblem::CrashLoop {
+                    container: s.name.clone(),
+                    restarts: s.restart_count,
+                    last,
+                });
+            }
             if matches!(
                 reason.as_str(),
                 "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName"
@@ -636,6 +664,36 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(pod_problem(&running), None);
+        let crashing = |last: serde_json::Value| -> Pod {
+            serde_json::from_value(json!({
+                "metadata": {"name": "p"},
+                "status": {"phase": "Running", "containerStatuses": [{
+                    "name": "mongod", "image": "percona/percona-server-mongodb:8.0.34-15",
+                    "imageID": "", "ready": false, "restartCount": 4,
+                    "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 40s"}},
+                    "lastState": last
+                }]}
+            }))
+            .unwrap()
+        };
+        assert_eq!(
+            pod_problem(&crashing(
+                json!({"terminated": {"reason": "OOMKilled", "exitCode": 137}})
+            )),
+            Some(PodProblem::CrashLoop {
+                container: "mongod".into(),
+                restarts: 4,
+                last: "OOMKilled (exit code 137)".into()
+            })
+        );
+        assert_eq!(
+            pod_problem(&crashing(json!({}))),
+            Some(PodProblem::CrashLoop {
+                container: "mongod".into(),
+                restarts: 4,
+                last: "unknown".into()
+            })
+        );
     }
 
     #[test]

@@ -750,6 +750,21 @@ fn unready_servers<'a>(
                     "servers of target {target} on platform {platform} cannot pull image {image}: {reason}: {message}"
                 ),
             ),
+            PodProblem::CrashLoop {
+                container,
+                restarts,
+                last,
+            } => (
+                if last.starts_with("OOMKilled") {
+                    "OOMKilled"
+                } else {
+                    "CrashLoopBackOff"
+                },
+                format!(
+                    "servers of target {target} on platform {platform} keep crashing: pod {} container {container} restarted {restarts} times, last: {last}",
+                    pod.name
+                ),
+            ),
         };
         let issue = ServerIssue {
             reason,

@@ -481,6 +481,42 @@ fn image_pull_failures_name_the_image() {
 }
 
 #[test]
+fn crash_looping_servers_stall_naming_the_pod_and_an_out_of_memory_kill() {
+    let b = bench("bench", SPEC);
+    let mut o = Observed::default();
+    o.stateful_sets.insert(slot("a", "p"), 2);
+    o.stateful_sets.insert(slot("a", "q"), 3);
+    for (last, reason) in [
+        ("OOMKilled (exit code 137)", "OOMKilled"),
+        ("Error (exit code 14)", "CrashLoopBackOff"),
+    ] {
+        o.server_pods.clear();
+        pods(&mut o, "a", "p", None, 0);
+        o.server_pods[2].problem = Some(PodProblem::CrashLoop {
+            container: "mongod".into(),
+            restarts: 5,
+            last: last.into(),
+        });
+        let d = decide(&b, &o, &settings(10)).unwrap();
+        assert_eq!(cond(&d, "ServersReady").1, reason);
+        assert_eq!(cond(&d, "Stalled").0, "False");
+        let d = decide(&b, &o, &settings(70)).unwrap();
+        assert_eq!(
+            cond(&d, "Stalled"),
+            (
+                "True",
+                reason,
+                format!(
+                    "servers of target a on platform p keep crashing: pod bench-a-p-2 container \
+                     mongod restarted 5 times, last: {last}"
+                )
+                .as_str()
+            )
+        );
+    }
+}
+
+#[test]
 fn suspend_starts_nothing_new_but_lets_a_runner_finish() {
     let b = bench("bench", &format!("{SPEC}suspend: true\n"));
     let d = decide(&b, &Observed::default(), &settings(0)).unwrap();
