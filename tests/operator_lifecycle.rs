@@ -602,3 +602,49 @@ async fn a_failed_runner_fails_its_remaining_cells_with_its_message_and_the_rest
     );
     operator.kill().await;
 }
+
+#[tokio::test]
+async fn a_runner_that_no_node_takes_ends_stalled_naming_its_pod() {
+    let env = common::setup("op-runner-unschedulable").await;
+    uri_secret(&env).await;
+    let mut options = common::options(&env.namespace);
+    options.stall_deadline = Duration::from_secs(3);
+    options.resync = Duration::from_secs(2);
+    let operator = common::start(&env, options);
+    let mut doc = external_benchmark("stranded", &["ext"], "[1k]");
+    doc["spec"]["client"] =
+        json!({"nodeSelector": {"cloud.google.com/gke-nodepool": "no-such-pool"}});
+    common::apply(&env, &doc).await;
+    let status = common::status_until(
+        &env,
+        "stranded",
+        Duration::from_secs(90),
+        "Stalled=True",
+        |s| s.condition_is_true("Stalled"),
+    )
+    .await;
+    let stalled = status.condition("Stalled").unwrap();
+    assert_eq!(stalled.reason, "RunnerUnschedulable");
+    assert!(
+        stalled
+            .message
+            .starts_with("the runner of target ext on platform local cannot be scheduled: pod stranded-run-ext-local-"),
+        "{}",
+        stalled.message
+    );
+    assert!(
+        stalled
+            .message
+            .contains("didn't match Pod's node affinity/selector"),
+        "{}",
+        stalled.message
+    );
+    // The servers are not to blame.
+    assert_ne!(
+        status.condition("ServersReady").unwrap().reason,
+        "RunnerUnschedulable"
+    );
+    let b = common::benchmarks(&env).get("stranded").await.unwrap();
+    assert_eq!(kstatus(&b), KStatus::Failed);
+    operator.kill().await;
+}

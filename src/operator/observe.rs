@@ -109,6 +109,19 @@ pub struct ServerPod {
     pub problem: Option<PodProblem>,
 }
 
+/// A runner pod that cannot run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunnerPod {
+    /// Pod name.
+    pub name: String,
+    /// Its runner.
+    pub runner: RunnerKey,
+    /// When it was created (problems count from then).
+    pub created: Option<Timestamp>,
+    /// Why it cannot run.
+    pub problem: PodProblem,
+}
+
 /// A result ConfigMap of the current run.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ObservedResult {
@@ -147,6 +160,8 @@ pub struct Observed {
     pub stateful_sets: BTreeMap<Slot, u32>,
     /// Server pods of the benchmark, on any slot.
     pub server_pods: Vec<ServerPod>,
+    /// Pods of active runner Jobs that cannot run (unschedulable, image not pullable).
+    pub runner_pods: Vec<RunnerPod>,
     /// Runner Jobs.
     pub jobs: BTreeMap<RunnerKey, JobState>,
     /// True when the runners' ServiceAccount exists (with its Role and RoleBinding).
@@ -408,7 +423,20 @@ pub async fn observe(
             })
             .cloned()
             .collect();
-        observed.jobs.insert(runner, job_state(&job, &its_pods));
+        let state = job_state(&job, &its_pods);
+        if state == JobState::Active {
+            for pod in &its_pods {
+                if let Some(problem) = pod_problem(pod) {
+                    observed.runner_pods.push(RunnerPod {
+                        name: pod.name_any(),
+                        runner: runner.clone(),
+                        created: pod.metadata.creation_timestamp.as_ref().map(|t| t.0),
+                        problem,
+                    });
+                }
+            }
+        }
+        observed.jobs.insert(runner, state);
     }
     // Whether a platform's replica sets fit at once matters only before its first runner.
     let provisioned = bench

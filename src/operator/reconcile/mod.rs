@@ -664,6 +664,10 @@ pub fn decide(
                 .collect(),
         })
         .collect();
+    let (runner_issues, runner_deadline) = runner_issues(observed, settings);
+    if let Some(left) = runner_deadline {
+        next_deadline = Some(next_deadline.map_or(left, |d| d.min(left)));
+    }
     let status = build_status(
         bench,
         observed,
@@ -672,6 +676,7 @@ pub fn decide(
         &BuildInput {
             steps: &steps,
             issues: &issues,
+            runner_issues: &runner_issues,
             ready_notes: &ready_notes,
             jobs_running,
             runner_started,
@@ -711,6 +716,69 @@ pub fn decide(
     })
 }
 
+/// Why each runner pod with a problem cannot run, and how long until the first stalls the
+/// benchmark.
+fn runner_issues(observed: &Observed, settings: &Settings) -> (Vec<ServerIssue>, Option<Duration>) {
+    let mut issues = Vec::new();
+    let mut next: Option<Duration> = None;
+    for pod in &observed.runner_pods {
+        let (stalled, left) = deadline(pod.created, settings);
+        if let Some(left) = left {
+            next = Some(next.map_or(left, |d| d.min(left)));
+        }
+        let runner = match &pod.runner {
+            RunnerKey::Target((target, platform)) => {
+                format!("target {target} on platform {platform}")
+            }
+            RunnerKey::Platform(platform) => format!("platform {platform}"),
+        };
+        let (reason, message) = match &pod.problem {
+            PodProblem::Unschedulable { message } => (
+                "RunnerUnschedulable",
+                format!(
+                    "the runner of {runner} cannot be scheduled: pod {}: {message}",
+                    pod.name
+                ),
+            ),
+            PodProblem::ImagePull {
+                image,
+                reason,
+                message,
+            } => (
+                "RunnerImagePullFailed",
+                format!("the runner of {runner} cannot pull image {image}: {reason}: {message}"),
+            ),
+            PodProblem::CrashLoop {
+                container,
+                restarts,
+                last,
+            } => (
+                "RunnerCrashLoopBackOff",
+                format!(
+                    "the runner of {runner} keeps crashing: pod {} container {container} restarted {restarts} times, last: {last}",
+                    pod.name
+                ),
+            ),
+        };
+        issues.push(ServerIssue {
+            reason,
+            message,
+            stalled,
+        });
+    }
+    (issues, next)
+}
+
+/// Whether a problem of a pod created at `created` has outlasted the stall deadline, and how
+/// long it has left otherwise.
+fn deadline(created: Option<Timestamp>, settings: &Settings) -> (bool, Option<Duration>) {
+    let age = created
+        .map(|c| settings.now.duration_since(c).unsigned_abs())
+        .unwrap_or_default();
+    let stalled = age >= settings.stall_deadline;
+    (stalled, (!stalled).then(|| settings.stall_deadline - age))
+}
+
 /// Why the servers of `slot` are not all ready, from the first pod with a problem, and how
 /// long until that problem stalls the benchmark (`None` when it already has, or when no pod
 /// has a problem).
@@ -726,12 +794,7 @@ fn unready_servers<'a>(
         let Some(problem) = &pod.problem else {
             continue;
         };
-        let age = pod
-            .created
-            .map(|c| settings.now.duration_since(c).unsigned_abs())
-            .unwrap_or_default();
-        let stalled = age >= settings.stall_deadline;
-        let left = (!stalled).then(|| settings.stall_deadline - age);
+        let (stalled, left) = deadline(pod.created, settings);
         let (reason, message) = match problem {
             PodProblem::Unschedulable { message } => (
                 "Unschedulable",
@@ -784,6 +847,8 @@ fn unready_servers<'a>(
 struct BuildInput<'a> {
     steps: &'a [Step],
     issues: &'a [ServerIssue],
+    /// Runner pods that cannot run: they can stall the benchmark, but say nothing of servers.
+    runner_issues: &'a [ServerIssue],
     ready_notes: &'a [String],
     jobs_running: bool,
     runner_started: bool,
@@ -813,7 +878,11 @@ fn build_status(
     let running = count(|o| matches!(o, CellOutcome::Running { .. }));
     let finished = completed + invalid + failed;
     let all_done = finished == total;
-    let stall = input.issues.iter().find(|i| i.stalled);
+    let stall = input
+        .issues
+        .iter()
+        .chain(input.runner_issues)
+        .find(|i| i.stalled);
 
     let phase = if all_done {
         if completed + invalid > 0 {

@@ -517,6 +517,45 @@ fn crash_looping_servers_stall_naming_the_pod_and_an_out_of_memory_kill() {
 }
 
 #[test]
+fn a_runner_pod_that_cannot_pull_its_image_stalls_after_the_deadline() {
+    let b = bench("bench", SPEC);
+    let mut o = Observed {
+        runner_access: true,
+        ..Default::default()
+    };
+    o.stateful_sets.insert(slot("a", "p"), 3);
+    o.stateful_sets.insert(slot("a", "q"), 3);
+    o.jobs.insert(job("a", "p"), JobState::Active);
+    o.jobs.insert(job("a", "q"), JobState::Active);
+    o.runner_pods.push(crate::operator::observe::RunnerPod {
+        name: "bench-run-a-p-x1".into(),
+        runner: job("a", "p"),
+        created: Some(at(0)),
+        problem: PodProblem::ImagePull {
+            image: "registry.example/mongobench:0.1.0".into(),
+            reason: "ErrImagePull".into(),
+            message: "not found".into(),
+        },
+    });
+    let d = decide(&b, &o, &settings(10)).unwrap();
+    assert_eq!(cond(&d, "Stalled").0, "False");
+    // Looked at again when the deadline passes (resync 30 s comes first here).
+    let d = decide(&b, &o, &settings(40)).unwrap();
+    assert_eq!(d.requeue_after, Some(Duration::from_millis(20_500)));
+    let d = decide(&b, &o, &settings(60)).unwrap();
+    assert_eq!(
+        cond(&d, "Stalled"),
+        (
+            "True",
+            "RunnerImagePullFailed",
+            "the runner of target a on platform p cannot pull image \
+             registry.example/mongobench:0.1.0: ErrImagePull: not found"
+        )
+    );
+    assert_eq!(cond(&d, "ServersReady").0, "True");
+}
+
+#[test]
 fn suspend_starts_nothing_new_but_lets_a_runner_finish() {
     let b = bench("bench", &format!("{SPEC}suspend: true\n"));
     let d = decide(&b, &Observed::default(), &settings(0)).unwrap();
