@@ -15,7 +15,7 @@ use serde_json::json;
 
 use super::Error;
 use super::names::{self, Component, PLAN_DIR, PLAN_KEY};
-use crate::api::{MongoBenchmark, Platform, Target};
+use crate::api::{MongoBenchmark, Platform, RunLength, Target};
 use crate::plan::{JobPlan, JobTarget, ServerFacts};
 use crate::runner::{activity, sink};
 
@@ -228,6 +228,7 @@ pub fn runner_objects(
         "metadata": meta(bench, &job_name, &labels)?,
         "spec": {
             "backoffLimit": BACKOFF_LIMIT,
+            "activeDeadlineSeconds": active_deadline_seconds(bench, targets, platform)?,
             "template": {"metadata": {"labels": labels}, "spec": pod_spec}
         }
     });
@@ -236,6 +237,50 @@ pub fn runner_objects(
         job: serde_json::from_value(job).expect("a valid Job"),
     })
 }
+
+/// Seconds the runner of `targets` on `platform` may run in all, retries included (the Job's
+/// `activeDeadlineSeconds`), so that a hung runner ends and its cells fail instead of the
+/// benchmark waiting for ever: twice an estimate that is generous on purpose. Per target,
+/// [`INITIATE_SECONDS`] and seeding each size at [`SEED_FLOOR`] documents per second; per
+/// cell, its warm-up and measured phase (an operation-bounded phase at [`OPS_FLOOR`]
+/// operations per second) and [`CELL_OVERHEAD_SECONDS`] for restoring, settling and explaining.
+pub fn active_deadline_seconds(
+    bench: &MongoBenchmark,
+    targets: &[&Target],
+    platform: &Platform,
+) -> Result<u64, Error> {
+    let spec = &bench.spec;
+    let plan = crate::plan::workload_plan(spec).map_err(|e| Error::Spec(e.to_string()))?;
+    let settings = crate::plan::run_settings(spec).map_err(|e| Error::Spec(e.to_string()))?;
+    let phase = |l: RunLength| match l {
+        RunLength::Duration(d) => d.as_secs_f64(),
+        RunLength::Operations(n) => n as f64 / OPS_FLOOR,
+    };
+    let per_cell = phase(settings.warmup) + phase(settings.measured) + CELL_OVERHEAD_SECONDS;
+    let mut total = 0.0;
+    for target in targets {
+        total += INITIATE_SECONDS;
+        let cells = crate::plan::cells_of(spec, &target.name, &platform.name)
+            .map_err(|e| Error::Spec(e.to_string()))?;
+        let mut seeded = std::collections::BTreeSet::new();
+        for cell in &cells {
+            if seeded.insert(cell.size.clone()) {
+                total += crate::plan::documents(&plan, cell.dataset) as f64 / SEED_FLOOR;
+            }
+            total += per_cell;
+        }
+    }
+    Ok((2.0 * total).ceil() as u64)
+}
+
+/// Allowance for initiating a provisioned replica set (the runner waits up to 300 s).
+pub const INITIATE_SECONDS: f64 = 300.0;
+/// Documents per second seeding is assumed to reach at least.
+pub const SEED_FLOOR: f64 = 200.0;
+/// Operations per second an operation-bounded phase is assumed to reach at least.
+pub const OPS_FLOOR: f64 = 20.0;
+/// Allowance per cell for restoring the data, settling, server figures and explain.
+pub const CELL_OVERHEAD_SECONDS: f64 = 300.0;
 
 /// The names of every ConfigMap a runner of `bench` writes: a result per cell, an activity
 /// per platform.
@@ -331,6 +376,12 @@ mod tests {
         );
         assert_eq!(job["metadata"]["ownerReferences"][0]["controller"], true);
         assert_eq!(job["spec"]["backoffLimit"], 1);
+        // STUDY: flights with the default 10 min after a 1 min warm-up, 1M and 4M documents,
+        // 2 repetitions, one target: 2 × (300 + (1M + 4M) / 200 + 4 × (60 + 600 + 300)).
+        assert_eq!(
+            job["spec"]["activeDeadlineSeconds"],
+            2 * (300 + 5_000_000 / 200 + 4 * (60 + 600 + 300))
+        );
         let pod = &job["spec"]["template"]["spec"];
         assert_eq!(pod["serviceAccountName"], "study-runner");
         assert_eq!(pod["restartPolicy"], "Never");
