@@ -189,23 +189,7 @@ async fn the_operators_statuses_get_their_health() {
     assert_eq!(health(&paused).0, "Suspended");
 
     // Stalled: server pods that no node can take.
-    common::apply(
-        &env,
-        &json!({
-            "apiVersion": "mongobench.io/v1alpha1",
-            "kind": "MongoBenchmark",
-            "metadata": {"name": "nowhere"},
-            "spec": {
-                "targets": [{"name": "mongodb-8.0", "image": "mongo:8.0.26", "distribution": "community"}],
-                "platforms": [{"name": "phantom-pool", "nodeSelector": {"cloud.google.com/gke-nodepool": "no-such-pool"},
-                               "storageClassName": "testenv-local"}],
-                "replicaSet": {"storageSize": "1Gi"},
-                "dataset": {"sizes": ["1k"]},
-                "workload": {"type": "flights"}
-            }
-        }),
-    )
-    .await;
+    common::apply(&env, &common::nowhere_benchmark("nowhere")).await;
     let status = common::status_until(
         &env,
         "nowhere",

@@ -64,26 +64,7 @@ async fn kubectl_runs_the_binary_as_its_mongobench_plugin() {
         "{err}"
     );
 
-    let bench = common::apply(
-        &env,
-        &json!({
-            "apiVersion": "mongobench.io/v1alpha1",
-            "kind": "MongoBenchmark",
-            "metadata": {"name": "study"},
-            "spec": {
-                "targets": [
-                    {"name": "fast", "external": {"uriSecretRef": {"name": "a", "key": "uri"}}},
-                    {"name": "slow", "external": {"uriSecretRef": {"name": "b", "key": "uri"}}}
-                ],
-                "platforms": [{"name": "local"}],
-                "dataset": {"sizes": ["1k"]},
-                "workload": {"type": "flights"},
-                "repetitions": 3,
-                "baseline": "slow"
-            }
-        }),
-    )
-    .await;
+    let bench = common::apply(&env, &common::fast_slow_study("study", 3)).await;
     let headline = "fast +30.1% ±0.2% ops/s vs slow at 1k, 3 reps";
     Api::<MongoBenchmark>::namespaced(env.client.clone(), &env.namespace)
         .patch_status(

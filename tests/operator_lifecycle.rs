@@ -73,23 +73,7 @@ async fn a_platform_without_nodes_ends_stalled_unschedulable_naming_it() {
     options.stall_deadline = Duration::from_secs(3);
     options.resync = Duration::from_secs(2);
     let operator = common::start(&env, options);
-    common::apply(
-        &env,
-        &json!({
-            "apiVersion": "mongobench.io/v1alpha1",
-            "kind": "MongoBenchmark",
-            "metadata": {"name": "nowhere"},
-            "spec": {
-                "targets": [{"name": "mongodb-8.0", "image": "mongo:8.0.26", "distribution": "community"}],
-                "platforms": [{"name": "phantom-pool", "nodeSelector": {"cloud.google.com/gke-nodepool": "no-such-pool"},
-                               "storageClassName": "testenv-local"}],
-                "replicaSet": {"storageSize": "1Gi"},
-                "dataset": {"sizes": ["1k"]},
-                "workload": {"type": "flights"}
-            }
-        }),
-    )
-    .await;
+    common::apply(&env, &common::nowhere_benchmark("nowhere")).await;
     let status = common::status_until(
         &env,
         "nowhere",

@@ -8,7 +8,6 @@ use std::process::Command;
 use mongobench::operator::testing::result;
 use mongobench::plan::JobPlan;
 use operator_common as common;
-use serde_json::json;
 
 fn report(args: &[&str], kubeconfig: Option<&std::path::Path>) -> (i32, String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mongobench"));
@@ -139,26 +138,7 @@ fn results_of_a_local_run_render_as_html_markdown_and_history_csv() {
 #[tokio::test]
 async fn results_in_the_cluster_render_with_the_specs_baseline() {
     let env = common::setup("report").await;
-    let bench = common::apply(
-        &env,
-        &json!({
-            "apiVersion": "mongobench.io/v1alpha1",
-            "kind": "MongoBenchmark",
-            "metadata": {"name": "study"},
-            "spec": {
-                "targets": [
-                    {"name": "fast", "external": {"uriSecretRef": {"name": "a", "key": "uri"}}},
-                    {"name": "slow", "external": {"uriSecretRef": {"name": "b", "key": "uri"}}}
-                ],
-                "platforms": [{"name": "local"}],
-                "dataset": {"sizes": ["1k"]},
-                "workload": {"type": "flights"},
-                "repetitions": 2,
-                "baseline": "slow"
-            }
-        }),
-    )
-    .await;
+    let bench = common::apply(&env, &common::fast_slow_study("study", 2)).await;
     let plan = JobPlan {
         benchmark: "study".into(),
         namespace: Some(env.namespace.clone()),

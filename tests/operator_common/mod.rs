@@ -117,6 +117,45 @@ pub fn start(env: &support::KubeEnv, options: OperatorOptions) -> RunningOperato
     RunningOperator { task, metrics }
 }
 
+/// A benchmark of one provisioned target on a platform whose node pool does not exist: its
+/// server pods are never scheduled.
+pub fn nowhere_benchmark(name: &str) -> Value {
+    json!({
+        "apiVersion": "mongobench.io/v1alpha1",
+        "kind": "MongoBenchmark",
+        "metadata": {"name": name},
+        "spec": {
+            "targets": [{"name": "mongodb-8.0", "image": "mongo:8.0.26", "distribution": "community"}],
+            "platforms": [{"name": "phantom-pool", "nodeSelector": {"cloud.google.com/gke-nodepool": "no-such-pool"},
+                           "storageClassName": "testenv-local"}],
+            "replicaSet": {"storageSize": "1Gi"},
+            "dataset": {"sizes": ["1k"]},
+            "workload": {"type": "flights"}
+        }
+    })
+}
+
+/// Two external targets `fast` and `slow` (the baseline) at 1k, flights, whose results the
+/// test writes itself.
+pub fn fast_slow_study(name: &str, repetitions: u32) -> Value {
+    json!({
+        "apiVersion": "mongobench.io/v1alpha1",
+        "kind": "MongoBenchmark",
+        "metadata": {"name": name},
+        "spec": {
+            "targets": [
+                {"name": "fast", "external": {"uriSecretRef": {"name": "a", "key": "uri"}}},
+                {"name": "slow", "external": {"uriSecretRef": {"name": "b", "key": "uri"}}}
+            ],
+            "platforms": [{"name": "local"}],
+            "dataset": {"sizes": ["1k"]},
+            "workload": {"type": "flights"},
+            "repetitions": repetitions,
+            "baseline": "slow"
+        }
+    })
+}
+
 /// A local address with a port that was free a moment ago.
 pub fn free_local_addr() -> std::net::SocketAddr {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -732,33 +732,13 @@ fn runner_issues(observed: &Observed, settings: &Settings) -> (Vec<ServerIssue>,
             }
             RunnerKey::Platform(platform) => format!("platform {platform}"),
         };
-        let (reason, message) = match &pod.problem {
-            PodProblem::Unschedulable { message } => (
-                "RunnerUnschedulable",
-                format!(
-                    "the runner of {runner} cannot be scheduled: pod {}: {message}",
-                    pod.name
-                ),
-            ),
-            PodProblem::ImagePull {
-                image,
-                reason,
-                message,
-            } => (
-                "RunnerImagePullFailed",
-                format!("the runner of {runner} cannot pull image {image}: {reason}: {message}"),
-            ),
-            PodProblem::CrashLoop {
-                container,
-                restarts,
-                last,
-            } => (
-                "RunnerCrashLoopBackOff",
-                format!(
-                    "the runner of {runner} keeps crashing: pod {} container {container} restarted {restarts} times, last: {last}",
-                    pod.name
-                ),
-            ),
+        let (reason, message) =
+            problem_text(&format!("the runner of {runner}"), &pod.name, &pod.problem);
+        let reason = match reason {
+            "Unschedulable" => "RunnerUnschedulable",
+            "ImagePullFailed" => "RunnerImagePullFailed",
+            "OOMKilled" => "RunnerOOMKilled",
+            _ => "RunnerCrashLoopBackOff",
         };
         issues.push(ServerIssue {
             reason,
@@ -767,6 +747,39 @@ fn runner_issues(observed: &Observed, settings: &Settings) -> (Vec<ServerIssue>,
         });
     }
     (issues, next)
+}
+
+/// The condition reason and message of `problem` of pod `pod`, which runs `whose` work
+/// (`servers of target a on platform p`, `the runner of platform p`).
+fn problem_text(whose: &str, pod: &str, problem: &PodProblem) -> (&'static str, String) {
+    match problem {
+        PodProblem::Unschedulable { message } => (
+            "Unschedulable",
+            format!("{whose} cannot be scheduled: pod {pod}: {message}"),
+        ),
+        PodProblem::ImagePull {
+            image,
+            reason,
+            message,
+        } => (
+            "ImagePullFailed",
+            format!("{whose} cannot pull image {image}: {reason}: {message}"),
+        ),
+        PodProblem::CrashLoop {
+            container,
+            restarts,
+            last,
+        } => (
+            if last.starts_with("OOMKilled") {
+                "OOMKilled"
+            } else {
+                "CrashLoopBackOff"
+            },
+            format!(
+                "{whose}: pod {pod} container {container} keeps crashing, restarted {restarts} times, last: {last}"
+            ),
+        ),
+    }
 }
 
 /// Whether a problem of a pod created at `created` has outlasted the stall deadline, and how
@@ -795,40 +808,8 @@ fn unready_servers<'a>(
             continue;
         };
         let (stalled, left) = deadline(pod.created, settings);
-        let (reason, message) = match problem {
-            PodProblem::Unschedulable { message } => (
-                "Unschedulable",
-                format!(
-                    "servers of target {target} on platform {platform} cannot be scheduled: pod {}: {message}",
-                    pod.name
-                ),
-            ),
-            PodProblem::ImagePull {
-                image,
-                reason,
-                message,
-            } => (
-                "ImagePullFailed",
-                format!(
-                    "servers of target {target} on platform {platform} cannot pull image {image}: {reason}: {message}"
-                ),
-            ),
-            PodProblem::CrashLoop {
-                container,
-                restarts,
-                last,
-            } => (
-                if last.starts_with("OOMKilled") {
-                    "OOMKilled"
-                } else {
-                    "CrashLoopBackOff"
-                },
-                format!(
-                    "servers of target {target} on platform {platform} keep crashing: pod {} container {container} restarted {restarts} times, last: {last}",
-                    pod.name
-                ),
-            ),
-        };
+        let whose = format!("servers of target {target} on platform {platform}");
+        let (reason, message) = problem_text(&whose, &pod.name, problem);
         let issue = ServerIssue {
             reason,
             message,

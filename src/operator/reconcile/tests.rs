@@ -507,8 +507,8 @@ fn crash_looping_servers_stall_naming_the_pod_and_an_out_of_memory_kill() {
                 "True",
                 reason,
                 format!(
-                    "servers of target a on platform p keep crashing: pod bench-a-p-2 container \
-                     mongod restarted 5 times, last: {last}"
+                    "servers of target a on platform p: pod bench-a-p-2 container mongod keeps \
+                     crashing, restarted 5 times, last: {last}"
                 )
                 .as_str()
             )

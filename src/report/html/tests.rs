@@ -40,19 +40,32 @@ fn tree(svg: &ElementRef<'_>) -> usvg::Tree {
         .unwrap_or_else(|e| panic!("a plot is not SVG: {e}"))
 }
 
-/// Paths stroked in `color`, in every group of the tree.
-fn stroked(group: &usvg::Group, color: (u8, u8, u8)) -> usize {
+/// Paths in every group of the tree whose paint, as `paint` picks it (stroke or fill), is
+/// `color`.
+fn painted(
+    group: &usvg::Group,
+    color: (u8, u8, u8),
+    paint: fn(&usvg::Path) -> Option<&usvg::Paint>,
+) -> usize {
     group
         .children()
         .iter()
         .map(|node| match node {
-            usvg::Node::Group(g) => stroked(g, color),
-            usvg::Node::Path(p) => usize::from(p.stroke().is_some_and(
-                |s| matches!(s.paint(), usvg::Paint::Color(c) if (c.red, c.green, c.blue) == color),
+            usvg::Node::Group(g) => painted(g, color, paint),
+            usvg::Node::Path(p) => usize::from(paint(p).is_some_and(
+                |p| matches!(p, usvg::Paint::Color(c) if (c.red, c.green, c.blue) == color),
             )),
             _ => 0,
         })
         .sum()
+}
+
+fn stroked(group: &usvg::Group, color: (u8, u8, u8)) -> usize {
+    painted(group, color, |p| p.stroke().map(|s| s.paint()))
+}
+
+fn filled(group: &usvg::Group, color: (u8, u8, u8)) -> usize {
+    painted(group, color, |p| p.fill().map(|f| f.paint()))
 }
 
 fn whisker_paths(svg: &ElementRef<'_>) -> usize {
@@ -164,21 +177,6 @@ fn whiskers_show_the_interval_of_each_target_with_two_valid_repetitions() {
         ["1", mean.as_str(), "-", "-"],
         "one valid repetition, no interval"
     );
-}
-
-/// Paths filled in `color`, in every group of the tree.
-fn filled(group: &usvg::Group, color: (u8, u8, u8)) -> usize {
-    group
-        .children()
-        .iter()
-        .map(|node| match node {
-            usvg::Node::Group(g) => filled(g, color),
-            usvg::Node::Path(p) => usize::from(p.fill().is_some_and(
-                |f| matches!(f.paint(), usvg::Paint::Color(c) if (c.red, c.green, c.blue) == color),
-            )),
-            _ => 0,
-        })
-        .sum()
 }
 
 #[test]
