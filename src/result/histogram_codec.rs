@@ -67,8 +67,16 @@ impl EncodedHistogram {
         let bytes = STANDARD
             .decode(text)
             .map_err(|e| HistogramCodecError::Base64(e.to_string()))?;
+        EncodedHistogram::decode_bytes(&bytes)
+    }
+
+    /// Decodes a V2 or V2+DEFLATE encoding (the bytes inside the base64 text).
+    ///
+    /// # Errors
+    /// [`HistogramCodecError::Decode`].
+    pub fn decode_bytes(bytes: &[u8]) -> Result<EncodedHistogram, HistogramCodecError> {
         let mut histogram: Histogram<u64> = Deserializer::new()
-            .deserialize(&mut bytes.as_slice())
+            .deserialize(&mut &bytes[..])
             .map_err(|e| HistogramCodecError::Decode(format!("{e:?}")))?;
         histogram.auto(true);
         Ok(EncodedHistogram(histogram))
