@@ -6,6 +6,7 @@ pub mod crd;
 pub mod get;
 pub mod input;
 pub mod operator;
+pub mod plan_file;
 pub mod report;
 pub mod results_dir;
 pub mod run;

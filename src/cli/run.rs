@@ -17,6 +17,7 @@ use anyhow::Context;
 use serde::Deserialize;
 
 use super::input::{MAX_MANIFEST_BYTES, invalid, label, read_text};
+use super::plan_file::read_plan;
 use super::validate::check_text;
 use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec, RunLength};
 use crate::plan::{self, CONNECT_TIMEOUT, Cell, JobPlan, LOCAL_PLATFORM};
@@ -510,10 +511,7 @@ impl Events for JobEvents<'_> {
 
 /// Runs a plan file inside the runner Job.
 async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| invalid(format!("{}: cannot read: {e}", path.display())))?;
-    let job: JobPlan = serde_yaml::from_str(&text)
-        .map_err(|e| invalid(format!("{}: not a plan file: {e}", path.display())))?;
+    let job = read_plan(path)?;
     let bench = benchmark(
         &job.spec,
         &job.benchmark,

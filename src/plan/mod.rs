@@ -6,7 +6,7 @@ mod convert;
 mod job;
 
 pub use convert::{CONNECT_TIMEOUT, PlanError, documents, run_settings, workload_plan};
-pub use job::{JobPlan, JobTarget, LOCAL_PLATFORM};
+pub use job::{JobPlan, JobTarget, LOCAL_PLATFORM, PLAN_VERSION, PLAN_VERSION_KEY};
 
 use crate::api::{DatasetSize, MongoBenchmarkSpec, UnitsError};
 
