@@ -184,7 +184,7 @@ fn pattern_message(s: &str, pattern: &str) -> String {
         "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
             .to_string()
     } else if pattern == QUANTITY_PATTERN {
-        "a Kubernetes quantity such as 50Gi, 512Mi, 500m or 4".to_string()
+        "a non-negative Kubernetes quantity such as 50Gi, 512Mi, 500m or 4".to_string()
     } else if pattern == WRITE_CONCERN_PATTERN {
         "default, majority, or a number of members from 1 to 99".to_string()
     } else {
@@ -420,7 +420,13 @@ mod tests {
         assert_eq!(
             violations(json!("50GB"), quantity.clone()),
             [
-                "spec: invalid value \"50GB\": expected a Kubernetes quantity such as 50Gi, 512Mi, 500m or 4"
+                "spec: invalid value \"50GB\": expected a non-negative Kubernetes quantity such as 50Gi, 512Mi, 500m or 4"
+            ]
+        );
+        assert_eq!(
+            violations(json!("-100Gi"), quantity.clone()),
+            [
+                "spec: invalid value \"-100Gi\": expected a non-negative Kubernetes quantity such as 50Gi, 512Mi, 500m or 4"
             ]
         );
         assert_eq!(
