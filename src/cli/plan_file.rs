@@ -10,7 +10,7 @@ use serde_yaml::Value;
 
 use super::input::{MAX_MANIFEST_BYTES, Problem, invalid, label, read_text};
 use super::validate::reader_problem;
-use super::yaml_lines::LineIndex;
+use super::yaml_lines::{LineIndex, first_control_character, scan_error};
 use crate::api::{self, KIND};
 use crate::plan::{JobPlan, PLAN_VERSION, PLAN_VERSION_KEY};
 
@@ -47,11 +47,18 @@ pub fn read_plan(path: &Path) -> anyhow::Result<JobPlan> {
 /// Every problem found, in line order (at least one).
 pub fn parse_plan(text: &str) -> Result<JobPlan, Vec<Problem>> {
     let one = |p: Problem| vec![p];
+    if let Some((line, c)) = first_control_character(text) {
+        return Err(one(Problem::at_line(
+            line,
+            format!(
+                "control character U+{:04X} is not allowed in YAML",
+                u32::from(c)
+            ),
+        )));
+    }
     let lines = LineIndex::parse(text).map_err(|e| {
-        one(Problem::at_line(
-            e.marker().line(),
-            format!("invalid YAML: {}", e.info()),
-        ))
+        let (line, message) = scan_error(text, &e);
+        one(Problem::at_line(line, message))
     })?;
     if text.trim().is_empty() {
         return Err(one(Problem::file(format!(

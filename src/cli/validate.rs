@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 pub use super::input::Problem;
 use super::input::{MAX_MANIFEST_BYTES, label, read_text};
-use super::yaml_lines::LineIndex;
+use super::yaml_lines::{LineIndex, first_control_character, scan_error};
 use crate::api::{self, GROUP, KIND};
 
 /// Exit code for invalid input.
@@ -82,13 +82,20 @@ fn expected() -> String {
 
 /// Checks every MongoBenchmark in a YAML text (one or more documents).
 pub fn check_text(text: &str) -> FileReport {
+    if let Some((line, c)) = first_control_character(text) {
+        return FileReport::refuse(Problem::at_line(
+            line,
+            format!(
+                "control character U+{:04X} is not allowed in YAML: remove it",
+                u32::from(c)
+            ),
+        ));
+    }
     let lines = match LineIndex::parse(text) {
         Ok(lines) => lines,
         Err(e) => {
-            return FileReport::refuse(Problem::at_line(
-                e.marker().line(),
-                format!("invalid YAML: {}", e.info()),
-            ));
+            let (line, message) = scan_error(text, &e);
+            return FileReport::refuse(Problem::at_line(line, message));
         }
     };
     if text.trim().is_empty() {
@@ -104,7 +111,10 @@ pub fn check_text(text: &str) -> FileReport {
     let several = lines.documents() > 1;
     // (namespace, name) → document number of each MongoBenchmark so far.
     let mut names: Vec<(Option<String>, String, usize)> = Vec::new();
-    for (index, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
+    // No more documents than the index found: after an error the YAML reader's iterator may
+    // not end.
+    let documents = serde_yaml::Deserializer::from_str(text).take(lines.documents());
+    for (index, document) in documents.enumerate() {
         let number = index + 1;
         let prefix = if several {
             format!("document {number}: ")
@@ -125,7 +135,12 @@ pub fn check_text(text: &str) -> FileReport {
             Ok(value) => value,
             Err(e) => {
                 let mut problem = reader_problem(&e);
-                problem.line = problem.line.or_else(|| lines.line(index, ""));
+                let fallback = if problem.message.contains("repetition limit") {
+                    lines.first_alias(index)
+                } else {
+                    None
+                };
+                problem.line = problem.line.or(fallback).or_else(|| lines.line(index, ""));
                 problem.message = format!("{prefix}{}", problem.message);
                 report.problems.extend(problems);
                 report.problems.push(problem);
@@ -238,6 +253,22 @@ pub(crate) fn reader_problem(e: &serde_yaml::Error) -> Problem {
         }
         _ => (String::new(), text),
     };
+    // `missing field `runId`` names the field: put it in the path, as the schema check does.
+    if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|m| m.strip_suffix('`'))
+    {
+        let path = if path.is_empty() {
+            field.to_string()
+        } else {
+            format!("{path}.{field}")
+        };
+        return Problem {
+            line,
+            path,
+            message: "required field is missing".to_string(),
+        };
+    }
     let message = match message.as_str() {
         "JSON number out of range" => "number out of range: an integer here must fit in 64 bits \
                                        (-9223372036854775808 to 18446744073709551615)"
@@ -397,6 +428,17 @@ spec:
             )
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_control_character_is_refused_with_its_line_at_once() {
+        // The YAML readers disagreed on this text, and reading it never ended.
+        let text = VALID.replace("name: demo", "name: de\u{7}mo");
+        let report = check_text(&text);
+        assert_eq!(
+            report.render("bell.yaml"),
+            ["bell.yaml:4: control character U+0007 is not allowed in YAML: remove it"]
+        );
     }
 
     #[test]

@@ -9,11 +9,60 @@ use std::collections::HashMap;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 
+/// The first character YAML does not allow anywhere in a text (a C0 or C1 control character
+/// other than tab, line feed, carriage return and next line; DEL; U+FFFE, U+FFFF), with its
+/// 1-based line. YAML readers disagree on these: one may accept what the other refuses
+/// without saying where, so they are refused before either reads the text.
+pub fn first_control_character(text: &str) -> Option<(usize, char)> {
+    let (offset, c) = text.char_indices().find(|(_, c)| {
+        let c = *c;
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}'))
+            || matches!(c, '\u{fffe}' | '\u{ffff}')
+    })?;
+    Some((1 + text[..offset].matches('\n').count(), c))
+}
+
+/// A YAML scanner error as (line, message), pointing where the mistake usually is: a tab in
+/// the indentation is reported on the line before it, and an unclosed quote or bracket only
+/// where the scanner gave up.
+pub fn scan_error(text: &str, e: &ScanError) -> (usize, String) {
+    let line = e.marker().line();
+    let info = e.info();
+    if info.contains("tab") {
+        let tabbed = text
+            .lines()
+            .enumerate()
+            .skip(line.saturating_sub(1))
+            .take(3)
+            .find(|(_, l)| {
+                l.chars()
+                    .take_while(|c| c.is_whitespace())
+                    .any(|c| c == '\t')
+            });
+        if let Some((index, _)) = tabbed {
+            return (
+                index + 1,
+                "invalid YAML: a tab in the indentation; YAML indents with spaces".to_string(),
+            );
+        }
+    }
+    let hint = if info.contains("flow") {
+        " (is a [ or { above not closed?)"
+    } else if info.contains("quoted scalar") {
+        " (is a quote above not closed?)"
+    } else {
+        ""
+    };
+    (line, format!("invalid YAML: {info}{hint}"))
+}
+
 /// The line (1-based) of every node of every document of a YAML text.
 #[derive(Debug, Default)]
 pub struct LineIndex {
     documents: Vec<HashMap<String, usize>>,
     flagged: Vec<Flagged>,
+    /// The line of each document's first alias (`*name`).
+    first_alias: HashMap<usize, usize>,
 }
 
 /// A node that YAML accepts and a MongoBenchmark must not contain.
@@ -40,7 +89,13 @@ impl LineIndex {
         Ok(LineIndex {
             documents: builder.documents,
             flagged: builder.flagged,
+            first_alias: builder.first_alias,
         })
+    }
+
+    /// The line of the first alias (`*name`) in document `document` (0-based).
+    pub fn first_alias(&self, document: usize) -> Option<usize> {
+        self.first_alias.get(&document).copied()
     }
 
     /// Duplicate keys and non-finite numbers, in text order.
@@ -91,6 +146,7 @@ enum Frame {
 struct Builder {
     documents: Vec<HashMap<String, usize>>,
     flagged: Vec<Flagged>,
+    first_alias: HashMap<usize, usize>,
     stack: Vec<Frame>,
 }
 
@@ -180,6 +236,8 @@ impl MarkedEventReceiver for Builder {
                 }
             }
             Event::Alias(_) => {
+                let document = self.documents.len().saturating_sub(1);
+                self.first_alias.entry(document).or_insert(line);
                 if let Some((path, line)) = self.place(line, Some("*alias")) {
                     self.record(&path, line);
                 }
@@ -276,6 +334,19 @@ spec:
                 .flagged()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn control_characters_are_found_with_their_line() {
+        assert_eq!(
+            first_control_character("a: 1\nb: x\u{7}y\n"),
+            Some((2, '\u{7}'))
+        );
+        assert_eq!(
+            first_control_character("a: 1\r\n\tb: \u{85}é\u{feff}\n"),
+            None
+        );
+        assert_eq!(first_control_character("a: \u{7f}"), Some((1, '\u{7f}')));
     }
 
     #[test]
