@@ -1,10 +1,15 @@
 //! The `mongobench` binary: parses the command line and hands each subcommand to the library.
+//!
+//! A subcommand's error is printed as one line, `mongobench <subcommand>: <message>`: bad input
+//! ([`Invalid`]) exits with code 2, anything else with 1.
 
 use std::process::ExitCode;
 
+use mongobench::cli::input::Invalid;
+use mongobench::cli::validate::EXIT_INVALID;
 use mongobench::cli::{Cli, Command};
 
-fn main() -> anyhow::Result<ExitCode> {
+fn main() -> ExitCode {
     let cli = Cli::parse_as_invoked();
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -13,7 +18,8 @@ fn main() -> anyhow::Result<ExitCode> {
         )
         .with_writer(std::io::stderr)
         .init();
-    match cli.command {
+    let name = cli.command.name();
+    let outcome = match cli.command {
         Command::Crd(args) => mongobench::cli::crd::run(&args, &mut std::io::stdout().lock()),
         Command::Operator(args) => mongobench::cli::operator::run(&args),
         Command::Validate(args) => {
@@ -23,5 +29,17 @@ fn main() -> anyhow::Result<ExitCode> {
         Command::Report(args) => mongobench::cli::report::run(&args),
         Command::Get(args) => mongobench::cli::get::run(&args),
         Command::Verify(args) => mongobench::cli::verify::run(&args, &mut std::io::stdout().lock()),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            // `{:#}` joins the causes on one line.
+            eprintln!("mongobench {name}: {e:#}");
+            if e.is::<Invalid>() {
+                ExitCode::from(EXIT_INVALID)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
     }
 }

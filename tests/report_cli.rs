@@ -81,8 +81,12 @@ fn results_of_a_local_run_render_as_table_csv_json_and_ycsb_text() {
     std::fs::remove_dir_all(&dir).unwrap();
 
     let (code, _, err) = report(&["--dir", "/nonexistent/results"], None);
-    assert_eq!(code, 1, "{err}");
-    assert!(err.contains("/nonexistent/results"), "{err}");
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        "mongobench report: /nonexistent/results: no such directory: expected the --out \
+         directory of `mongobench run` (one <cell>.json per cell)\n"
+    );
 }
 
 #[test]

@@ -84,7 +84,8 @@ pub fn openapi_schema() -> serde_json::Value {
 /// Removes `nullable` (optional fields are simply absent) and turns the unsigned integer
 /// formats schemars writes (`uint32`, `uint64`) into the ones Kubernetes knows (`int32`,
 /// `int64`; the `minimum: 0` beside them keeps them unsigned), so `kubectl apply` warns of no
-/// unrecognized format.
+/// unrecognized format. An `int32` without a maximum gets the int32 one: the API server does
+/// not check integer formats, and would otherwise admit a value the operator cannot read.
 fn normalize(value: &mut serde_json::Value) {
     match value {
         serde_json::Value::Object(map) => {
@@ -95,6 +96,11 @@ fn normalize(value: &mut serde_json::Value) {
                     Some("uint64") => *format = "int64".into(),
                     _ => {}
                 }
+            }
+            if map.get("format").and_then(|f| f.as_str()) == Some("int32")
+                && !map.contains_key("maximum")
+            {
+                map.insert("maximum".into(), f64::from(i32::MAX).into());
             }
             map.values_mut().for_each(normalize);
         }

@@ -102,8 +102,10 @@ pub enum AntiAffinity {
     Preferred,
 }
 
-/// `pattern` of a Kubernetes quantity, as the API server's own types declare it.
-pub const QUANTITY_PATTERN: &str = "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$";
+/// `pattern` of a non-negative Kubernetes quantity: the API server's own quantity pattern
+/// without the leading minus, since a negative volume size, CPU or memory is refused only when
+/// the operator creates the pod or claim, long after admission.
+pub const QUANTITY_PATTERN: &str = "^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$";
 
 /// Schema of one quantity (int or string; a string must match the quantity pattern), without
 /// the long description k8s-openapi attaches to `Quantity`.

@@ -184,7 +184,7 @@ fn pattern_message(s: &str, pattern: &str) -> String {
         "lowercase letters, digits, '-' and '.', starting and ending with a letter or digit"
             .to_string()
     } else if pattern == QUANTITY_PATTERN {
-        "a Kubernetes quantity such as 50Gi, 512Mi, 500m or 4".to_string()
+        "a non-negative Kubernetes quantity such as 50Gi, 512Mi, 500m or 4".to_string()
     } else if pattern == WRITE_CONCERN_PATTERN {
         "default, majority, or a number of members from 1 to 99".to_string()
     } else {
@@ -194,6 +194,15 @@ fn pattern_message(s: &str, pattern: &str) -> String {
 }
 
 fn check_bounds(value: &Value, schema: &Value, path: &str, out: &mut Vec<Violation>) {
+    // Kubernetes stores integers as int64: larger ones cannot be represented, whatever the
+    // field's own bounds (one violation, not two).
+    if value.as_u64().is_some_and(|u| u > i64::MAX as u64) {
+        out.push(Violation::new(
+            path,
+            format!("must be at most {}, got {value}", i64::MAX),
+        ));
+        return;
+    }
     let Some(v) = value.as_f64() else { return };
     if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
         && v < min
@@ -209,13 +218,6 @@ fn check_bounds(value: &Value, schema: &Value, path: &str, out: &mut Vec<Violati
         out.push(Violation::new(
             path,
             format!("must be at most {}, got {value}", number(max)),
-        ));
-    }
-    // Kubernetes stores integers as int64: larger ones cannot be represented.
-    if value.as_u64().is_some_and(|u| u > i64::MAX as u64) {
-        out.push(Violation::new(
-            path,
-            format!("must be at most {}, got {value}", i64::MAX),
         ));
     }
 }
@@ -388,6 +390,12 @@ mod tests {
             violations(json!(u64::MAX), schema),
             ["spec: must be at most 9223372036854775807, got 18446744073709551615"]
         );
+        // Once, even where the field's own maximum is lower.
+        let schema = json!({"type": "integer", "minimum": 1.0, "maximum": 100.0});
+        assert_eq!(
+            violations(json!(9_223_372_036_854_775_808_u64), schema),
+            ["spec: must be at most 9223372036854775807, got 9223372036854775808"]
+        );
     }
 
     #[test]
@@ -412,7 +420,13 @@ mod tests {
         assert_eq!(
             violations(json!("50GB"), quantity.clone()),
             [
-                "spec: invalid value \"50GB\": expected a Kubernetes quantity such as 50Gi, 512Mi, 500m or 4"
+                "spec: invalid value \"50GB\": expected a non-negative Kubernetes quantity such as 50Gi, 512Mi, 500m or 4"
+            ]
+        );
+        assert_eq!(
+            violations(json!("-100Gi"), quantity.clone()),
+            [
+                "spec: invalid value \"-100Gi\": expected a non-negative Kubernetes quantity such as 50Gi, 512Mi, 500m or 4"
             ]
         );
         assert_eq!(

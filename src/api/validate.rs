@@ -968,6 +968,23 @@ mod tests {
     }
 
     #[test]
+    fn integers_beyond_their_rust_type_are_refused_at_the_field() {
+        // The API server does not check `format: int32`; the schema's maximum does, so a value
+        // the operator could not read never gets in.
+        assert_eq!(
+            errors(&with(
+                "/spec/ttlSecondsAfterFinished",
+                json!(3_000_000_000_u64)
+            )),
+            ["spec.ttlSecondsAfterFinished: must be at most 2147483647, got 3000000000"]
+        );
+        assert_eq!(
+            errors(&with("/spec/replicaSet/members", json!(5_000_000_000_u64))),
+            ["spec.replicaSet.members: must be at most 2147483647, got 5000000000"]
+        );
+    }
+
+    #[test]
     fn all_violations_are_reported_together() {
         let mut doc = manifest();
         doc["spec"]["baseline"] = json!("nope");

@@ -4,8 +4,11 @@
 
 pub mod crd;
 pub mod get;
+pub mod input;
 pub mod operator;
+pub mod plan_file;
 pub mod report;
+pub mod results_dir;
 pub mod run;
 pub mod validate;
 pub mod verify;
@@ -63,4 +66,19 @@ pub enum Command {
     Get(get::GetArgs),
     /// Check the traffic fingerprints of `run --out` files by generating the traffic again.
     Verify(verify::VerifyArgs),
+}
+
+impl Command {
+    /// The subcommand's name, as errors are prefixed with it (`mongobench run: ...`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Crd(_) => "crd",
+            Command::Validate(_) => "validate",
+            Command::Run(_) => "run",
+            Command::Operator(_) => "operator",
+            Command::Report(_) => "report",
+            Command::Get(_) => "get",
+            Command::Verify(_) => "verify",
+        }
+    }
 }

@@ -64,6 +64,8 @@ pub struct ReportArgs {
     pub baseline: Option<String>,
 }
 
+/// Runs the subcommand. A result directory that cannot be read, or holds a document that is
+/// not a result, is an [`Invalid`](super::input::Invalid) error (exit code 2).
 pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     let (mut results, mut options) = match (&args.dir, &args.name) {
@@ -120,24 +122,8 @@ pub fn render(
     })
 }
 
-/// The result documents (`*.json`) in `dir`, in cell order.
-pub fn read_results(dir: &std::path::Path) -> anyhow::Result<Vec<CellResult>> {
-    let mut results = Vec::new();
-    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-        let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "json") {
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            results
-                .push(CellResult::from_json(&text).with_context(|| format!("{}", path.display()))?);
-        }
-    }
-    results.sort_by(|a, b| a.cell.cmp(&b.cell));
-    Ok(results)
-}
-
 fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {
-    let results = read_results(dir)?;
+    let results = super::results_dir::read_results(dir)?;
     // Without --baseline, the first target in name order.
     let baseline = results
         .first()

@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde::Deserialize;
 
-use super::validate::{EXIT_INVALID, check_text};
+use super::input::{MAX_MANIFEST_BYTES, invalid, label, read_text};
+use super::plan_file::read_plan;
+use super::validate::check_text;
 use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec, RunLength};
 use crate::plan::{self, CONNECT_TIMEOUT, Cell, JobPlan, LOCAL_PLATFORM};
 use crate::report::{CompareOptions, render_csv};
@@ -56,49 +58,37 @@ pub struct RunArgs {
     pub connect_timeout: u64,
 }
 
-/// Bad input: printed as it is, exit code 2.
-#[derive(Debug)]
-struct Invalid(String);
-
-impl std::fmt::Display for Invalid {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Invalid {}
-
-fn invalid(message: impl Into<String>) -> anyhow::Error {
-    Invalid(message.into()).into()
-}
-
-/// Runs the subcommand; exit 0 when every cell is complete, 1 when any is not, 2 on bad input.
+/// Runs the subcommand; exit 0 when every cell is complete, 1 when any is not; bad input is an
+/// [`Invalid`](super::input::Invalid) error (exit code 2).
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let outcome = runtime.block_on(async {
+    runtime.block_on(async {
         match &args.plan {
             Some(plan) => run_plan(plan, args).await,
             None => run_local(args).await,
         }
-    });
-    match outcome {
-        Ok(code) => Ok(code),
-        Err(e) if e.is::<Invalid>() => {
-            eprintln!("mongobench run: {e}");
-            Ok(ExitCode::from(EXIT_INVALID))
-        }
-        Err(e) => Err(e),
-    }
+    })
 }
 
-/// Reads and validates the MongoBenchmark in `file`.
+/// Reads and validates the one MongoBenchmark in `file`.
+///
+/// # Errors
+/// An [`Invalid`](super::input::Invalid) error naming the file, line and field: the file
+/// cannot be read, a violation, no MongoBenchmark or more than one.
 pub fn read_spec(file: &std::path::Path) -> anyhow::Result<MongoBenchmark> {
-    let label = file.display().to_string();
+    let label = label(file);
     let text =
-        std::fs::read_to_string(file).map_err(|e| invalid(format!("{label}: cannot read: {e}")))?;
+        read_text(file, MAX_MANIFEST_BYTES, "manifest").map_err(|p| invalid(p.render(&label)))?;
     let report = check_text(&text);
     if !report.is_valid() {
         return Err(invalid(report.render(&label).join("\n")));
+    }
+    if report.benchmarks.len() > 1 {
+        return Err(invalid(format!(
+            "{label}: holds {} {KIND}s ({}): run takes one; put each in a file of its own",
+            report.benchmarks.len(),
+            report.benchmarks.join(", ")
+        )));
     }
     for document in serde_yaml::Deserializer::from_str(&text) {
         let value = serde_json::Value::deserialize(document)
@@ -107,7 +97,10 @@ pub fn read_spec(file: &std::path::Path) -> anyhow::Result<MongoBenchmark> {
             return serde_json::from_value(value).map_err(|e| invalid(format!("{label}: {e}")));
         }
     }
-    Err(invalid(format!("{label}: no {KIND} in the file")))
+    Err(invalid(format!(
+        "{label}: no {KIND} in it: expected a {KIND} (apiVersion {}, kind {KIND})",
+        crate::api::API_VERSION
+    )))
 }
 
 /// Parses `--target NAME=URI` arguments: names unique, URIs with a MongoDB scheme.
@@ -531,10 +524,7 @@ impl Events for JobEvents<'_> {
 
 /// Runs a plan file inside the runner Job.
 async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| invalid(format!("{}: cannot read: {e}", path.display())))?;
-    let job: JobPlan = serde_yaml::from_str(&text)
-        .map_err(|e| invalid(format!("{}: not a plan file: {e}", path.display())))?;
+    let job = read_plan(path)?;
     let bench = benchmark(
         &job.spec,
         &job.benchmark,

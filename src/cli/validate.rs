@@ -2,18 +2,21 @@
 //! manifest files, printing every violation as `FILE:LINE: spec.path: message`.
 //!
 //! Exit code 0 (one `OK` line per file) when every MongoBenchmark in every file is valid, 2 when
-//! any file holds a violation or is not YAML, or when no file holds a MongoBenchmark at all.
-//! Documents of other kinds (a Secret, a Namespace) are skipped, and so is a file of only such
-//! documents.
+//! any file holds a violation, is not YAML or cannot be read, or when no file holds a
+//! MongoBenchmark at all. Documents of other kinds (a Secret, a Namespace) are skipped, and so
+//! is a file of only such documents; an empty file, a file of only comments, a document that is
+//! not a Kubernetes object (a list, a string, a mapping without `kind`) and two MongoBenchmarks
+//! of the same name in one file are refused.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use serde::Deserialize;
 
-use super::yaml_lines::LineIndex;
+pub use super::input::Problem;
+use super::input::{MAX_MANIFEST_BYTES, label, read_text};
+use super::yaml_lines::{LineIndex, first_control_character, scan_error};
 use crate::api::{self, GROUP, KIND};
 
 /// Exit code for invalid input.
@@ -25,17 +28,6 @@ pub struct ValidateArgs {
     /// Manifest file to check (`-` reads standard input); repeat for several files.
     #[arg(short = 'f', long = "filename", value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
-}
-
-/// One problem found in a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// 1-based line, when it could be found.
-    pub line: Option<usize>,
-    /// Field path (`spec.workload.workers`), empty for file-level problems.
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
 }
 
 /// The outcome of checking one file's text.
@@ -69,50 +61,101 @@ impl FileReport {
                 self.benchmarks.join(", ")
             )];
         }
-        self.problems
-            .iter()
-            .map(|p| {
-                let at = match p.line {
-                    Some(line) => format!("{file}:{line}"),
-                    None => file.to_string(),
-                };
-                if p.path.is_empty() {
-                    format!("{at}: {}", p.message)
-                } else {
-                    format!("{at}: {}: {}", p.path, p.message)
-                }
-            })
-            .collect()
+        self.problems.iter().map(|p| p.render(file)).collect()
     }
+
+    fn refuse(problem: Problem) -> FileReport {
+        FileReport {
+            benchmarks: Vec::new(),
+            problems: vec![problem],
+        }
+    }
+}
+
+/// What a manifest must hold, quoted in refusals of files without one.
+fn expected() -> String {
+    format!(
+        "expected a {KIND} (apiVersion {}, kind {KIND})",
+        api::API_VERSION
+    )
 }
 
 /// Checks every MongoBenchmark in a YAML text (one or more documents).
 pub fn check_text(text: &str) -> FileReport {
-    let mut report = FileReport::default();
+    if let Some((line, c)) = first_control_character(text) {
+        return FileReport::refuse(Problem::at_line(
+            line,
+            format!(
+                "control character U+{:04X} is not allowed in YAML: remove it",
+                u32::from(c)
+            ),
+        ));
+    }
     let lines = match LineIndex::parse(text) {
         Ok(lines) => lines,
         Err(e) => {
-            report.problems.push(Problem {
-                line: Some(e.marker().line()),
-                path: String::new(),
-                message: format!("invalid YAML: {}", e.info()),
-            });
-            return report;
+            let (line, message) = scan_error(text, &e);
+            return FileReport::refuse(Problem::at_line(line, message));
         }
     };
-    for (index, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
+    if text.trim().is_empty() {
+        return FileReport::refuse(Problem::file(format!("the file is empty: {}", expected())));
+    }
+    if lines.documents() == 0 {
+        return FileReport::refuse(Problem::file(format!(
+            "the file holds only comments: {}",
+            expected()
+        )));
+    }
+    let mut report = FileReport::default();
+    let several = lines.documents() > 1;
+    // (namespace, name) → document number of each MongoBenchmark so far.
+    let mut names: Vec<(Option<String>, String, usize)> = Vec::new();
+    // No more documents than the index found: after an error the YAML reader's iterator may
+    // not end.
+    let documents = serde_yaml::Deserializer::from_str(text).take(lines.documents());
+    for (index, document) in documents.enumerate() {
+        let number = index + 1;
+        let prefix = if several {
+            format!("document {number}: ")
+        } else {
+            String::new()
+        };
+        let mut problems: Vec<Problem> = lines
+            .flagged()
+            .iter()
+            .filter(|f| f.document == index)
+            .map(|f| Problem {
+                line: Some(f.line),
+                path: f.path.clone(),
+                message: f.message.clone(),
+            })
+            .collect();
         let value = match serde_json::Value::deserialize(document) {
             Ok(value) => value,
             Err(e) => {
-                report.problems.push(Problem {
-                    line: e.location().map(|l| l.line()),
-                    path: String::new(),
-                    message: format!("cannot read document {}: {e}", index + 1),
-                });
+                let mut problem = reader_problem(&e);
+                let fallback = if problem.message.contains("repetition limit") {
+                    lines.first_alias(index)
+                } else {
+                    None
+                };
+                problem.line = problem.line.or(fallback).or_else(|| lines.line(index, ""));
+                problem.message = format!("{prefix}{}", problem.message);
+                report.problems.extend(problems);
+                report.problems.push(problem);
                 continue;
             }
         };
+        if let Some(problem) = not_an_object(&value, &prefix) {
+            report.problems.push(Problem {
+                line: lines.line(index, &problem.path).or(problem.line),
+                ..problem
+            });
+            continue;
+        }
         if !is_mongo_benchmark(&value) {
+            report.problems.extend(problems);
             continue;
         }
         let name = value
@@ -120,18 +163,130 @@ pub fn check_text(text: &str) -> FileReport {
             .and_then(|n| n.as_str())
             .unwrap_or("<unnamed>");
         report.benchmarks.push(name.to_string());
-        let mut problems: Vec<Problem> = api::validate_document(&value)
-            .into_iter()
-            .map(|v| Problem {
-                line: lines.line(index, &v.path),
-                path: v.path,
-                message: v.message,
-            })
-            .collect();
+        let namespace = value
+            .pointer("/metadata/namespace")
+            .and_then(|n| n.as_str())
+            .map(str::to_string);
+        if let Some((_, _, first)) = names
+            .iter()
+            .find(|(ns, n, _)| *ns == namespace && n == name)
+        {
+            problems.push(Problem {
+                line: lines.line(index, "metadata.name"),
+                path: "metadata.name".to_string(),
+                message: format!(
+                    "a second {KIND} named {name:?} in this file (the first is document \
+                     {first}): applying the file would replace the first with the second"
+                ),
+            });
+        } else if value.pointer("/metadata/name").is_some() {
+            names.push((namespace, name.to_string(), number));
+        }
+        problems.extend(api::validate_document(&value).into_iter().map(|v| Problem {
+            line: lines.line(index, &v.path),
+            path: v.path,
+            message: v.message,
+        }));
         problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
         report.problems.extend(problems);
     }
     report
+}
+
+/// A document that is not a Kubernetes object: not a mapping, or a mapping without `kind`.
+/// Empty documents (between two `---`) are left alone, as kubectl leaves them.
+fn not_an_object(value: &serde_json::Value, prefix: &str) -> Option<Problem> {
+    let shape = match value {
+        serde_json::Value::Object(map) => {
+            if map.get("kind").is_some_and(serde_json::Value::is_string)
+                || is_mongo_benchmark(value)
+            {
+                return None;
+            }
+            return Some(Problem {
+                line: None,
+                path: "kind".to_string(),
+                message: format!(
+                    "{prefix}required field is missing: a Kubernetes object names its apiVersion \
+                     and kind; {}",
+                    expected()
+                ),
+            });
+        }
+        serde_json::Value::Null => return None,
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::Bool(_) => "a boolean",
+    };
+    Some(Problem {
+        line: None,
+        path: String::new(),
+        message: format!(
+            "{prefix}{shape}, not a Kubernetes object (a mapping with apiVersion and kind); {}",
+            expected()
+        ),
+    })
+}
+
+/// A YAML reader error as a problem: its line, the field path it names and the message without
+/// the location, in the words of a manifest.
+pub(crate) fn reader_problem(e: &serde_yaml::Error) -> Problem {
+    let text = e.to_string();
+    let line = e.location().map(|l| l.line());
+    let text = match e.location() {
+        Some(l) => text
+            .strip_suffix(&format!(" at line {} column {}", l.line(), l.column()))
+            .unwrap_or(&text)
+            .to_string(),
+        None => text,
+    };
+    // serde_yaml puts the field path first: `spec.workload.workers: message`.
+    let (path, message) = match text.split_once(": ") {
+        Some((path, message))
+            if !path.is_empty()
+                && path
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-[]".contains(c)) =>
+        {
+            (path.to_string(), message.to_string())
+        }
+        _ => (String::new(), text),
+    };
+    // `missing field `runId`` names the field: put it in the path, as the schema check does.
+    if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|m| m.strip_suffix('`'))
+    {
+        let path = if path.is_empty() {
+            field.to_string()
+        } else {
+            format!("{path}.{field}")
+        };
+        return Problem {
+            line,
+            path,
+            message: "required field is missing".to_string(),
+        };
+    }
+    let message = match message.as_str() {
+        "JSON number out of range" => "number out of range: an integer here must fit in 64 bits \
+                                       (-9223372036854775808 to 18446744073709551615)"
+            .to_string(),
+        "invalid type: enum, expected any valid JSON value" => {
+            "a YAML tag (such as !custom or !!binary) is not allowed in a Kubernetes object"
+                .to_string()
+        }
+        "repetition limit exceeded" => {
+            "YAML aliases expand to too many nodes (repetition limit exceeded)".to_string()
+        }
+        other => other.to_string(),
+    };
+    Problem {
+        line,
+        path,
+        message,
+    }
 }
 
 /// A document meant as a MongoBenchmark: its kind, or any apiVersion of our group.
@@ -148,36 +303,32 @@ fn is_mongo_benchmark(value: &serde_json::Value) -> bool {
 /// Runs `mongobench validate`, writing the report to `out`.
 ///
 /// # Errors
-/// When a file cannot be read or `out` cannot be written (invalid content is not an error: it
-/// is reported and gives exit code 2).
+/// When `out` cannot be written (invalid or unreadable input is not an error: it is reported
+/// and gives exit code 2).
 pub fn run(args: &ValidateArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> {
     let mut all_valid = true;
     let mut benchmarks = 0;
+    let mut lines = Vec::new();
     for file in &args.files {
-        let (label, text) = if file.as_os_str() == "-" {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("cannot read standard input")?;
-            ("<stdin>".to_string(), text)
-        } else {
-            let text = std::fs::read_to_string(file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
-            (file.display().to_string(), text)
+        let label = label(file);
+        let report = match read_text(file, MAX_MANIFEST_BYTES, "manifest") {
+            Ok(text) => check_text(&text),
+            Err(problem) => FileReport::refuse(problem),
         };
-        let report = check_text(&text);
         all_valid &= report.is_valid();
         benchmarks += report.benchmarks.len();
-        for line in report.render(&label) {
-            writeln!(out, "{line}")?;
-        }
+        lines.extend(report.render(&label));
     }
     if benchmarks == 0 && all_valid {
-        writeln!(
-            out,
-            "no {KIND} found (apiVersion {}, kind {KIND})",
-            api::API_VERSION
-        )?;
+        // One message: a lone file's skip line becomes the refusal.
+        if let [file] = args.files.as_slice() {
+            lines = vec![format!("{}: no {KIND} in it: {}", label(file), expected())];
+        } else {
+            lines.push(format!("no {KIND} in any file: {}", expected()));
+        }
+    }
+    for line in lines {
+        writeln!(out, "{line}")?;
     }
     Ok(if all_valid && benchmarks > 0 {
         ExitCode::SUCCESS
@@ -277,6 +428,17 @@ spec:
             )
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_control_character_is_refused_with_its_line_at_once() {
+        // The YAML readers disagreed on this text, and reading it never ended.
+        let text = VALID.replace("name: demo", "name: de\u{7}mo");
+        let report = check_text(&text);
+        assert_eq!(
+            report.render("bell.yaml"),
+            ["bell.yaml:4: control character U+0007 is not allowed in YAML: remove it"]
+        );
     }
 
     #[test]

@@ -3,12 +3,11 @@
 //! workload identity and per-worker operation counts, without a server.
 //!
 //! Exit code 0 when no fingerprint disagrees, 1 when one does, 2 when the directory or a
-//! result cannot be read.
+//! result cannot be read (the refusals of [`super::results_dir`], one line).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::validate::EXIT_INVALID;
 use crate::runner::identity::{Verification, verify};
 
 /// Arguments of `mongobench verify`.
@@ -20,21 +19,11 @@ pub struct VerifyArgs {
 }
 
 /// Runs the subcommand, one line per result on `out`.
+///
+/// # Errors
+/// An [`Invalid`](super::input::Invalid) error when the directory or a result cannot be read.
 pub fn run(args: &VerifyArgs, out: &mut impl std::io::Write) -> anyhow::Result<ExitCode> {
-    let results = match super::report::read_results(&args.dir) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("mongobench verify: {e:#}");
-            return Ok(ExitCode::from(EXIT_INVALID));
-        }
-    };
-    if results.is_empty() {
-        eprintln!(
-            "mongobench verify: {} holds no result files (*.json)",
-            args.dir.display()
-        );
-        return Ok(ExitCode::from(EXIT_INVALID));
-    }
+    let results = super::results_dir::read_results(&args.dir)?;
     let (mut verified, mut mismatched, mut other) = (0, 0, 0);
     for result in &results {
         let line = match verify(result) {

@@ -158,7 +158,7 @@ pub fn runner_objects(
     labels.insert(names::RUN_ID_LABEL.into(), names::label_value(&plan.run_id));
     let job_name = names::runner_job_name(&bench_name, &platform.name, &target_names);
     let plan_name = names::runner_plan_name(&bench_name, &platform.name, &target_names);
-    let plan_yaml = serde_yaml::to_string(&plan).expect("a plan serializes");
+    let plan_yaml = plan.to_yaml();
     let config_map = json!({
         "apiVersion": "v1",
         "kind": "ConfigMap",
@@ -415,8 +415,10 @@ mod tests {
             json!([{"name": "plan", "mountPath": "/etc/mongobench", "readOnly": true}])
         );
 
+        // The runner reads the plan the operator wrote: its version and spec pass.
         let plan: JobPlan =
-            serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()["plan.yaml"]).unwrap();
+            crate::cli::plan_file::parse_plan(&objects.plan.data.as_ref().unwrap()["plan.yaml"])
+                .unwrap();
         assert_eq!(plan.benchmark, "study");
         assert_eq!(plan.namespace.as_deref(), Some("lab"));
         assert_eq!(

@@ -9,6 +9,14 @@ use crate::api::MongoBenchmarkSpec;
 /// Platform name of a local run (no Kubernetes).
 pub const LOCAL_PLATFORM: &str = "local";
 
+/// The `planVersion` this code writes and reads. A runner refuses a plan of any other version
+/// (or without one) rather than guess what an operator of another release meant; raise it
+/// whenever a field changes meaning or a required one is added.
+pub const PLAN_VERSION: u64 = 1;
+
+/// The key of the version in a plan file.
+pub const PLAN_VERSION_KEY: &str = "planVersion";
+
 /// One runner's assignment: the targets it benchmarks on one platform, side by side.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -108,6 +116,19 @@ impl ServerFacts {
             node.cpu_platform.clone_from(&m.cpu_platform);
             node.architecture.clone_from(&m.architecture);
         }
+    }
+}
+
+impl JobPlan {
+    /// The plan file's text: YAML with [`PLAN_VERSION_KEY`] first, then the plan.
+    pub fn to_yaml(&self) -> String {
+        let plan = serde_yaml::to_value(self).expect("a plan serializes");
+        let mut versioned = serde_yaml::Mapping::new();
+        versioned.insert(PLAN_VERSION_KEY.into(), PLAN_VERSION.into());
+        if let serde_yaml::Value::Mapping(fields) = plan {
+            versioned.extend(fields);
+        }
+        serde_yaml::to_string(&versioned).expect("a plan serializes")
     }
 }
 

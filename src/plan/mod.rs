@@ -6,7 +6,9 @@ mod convert;
 mod job;
 
 pub use convert::{CONNECT_TIMEOUT, PlanError, documents, run_settings, workload_plan};
-pub use job::{JobPlan, JobTarget, LOCAL_PLATFORM, MemberFacts, ServerFacts};
+pub use job::{
+    JobPlan, JobTarget, LOCAL_PLATFORM, MemberFacts, PLAN_VERSION, PLAN_VERSION_KEY, ServerFacts,
+};
 
 use crate::api::{DatasetSize, MongoBenchmarkSpec, UnitsError};
 

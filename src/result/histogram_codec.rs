@@ -67,8 +67,16 @@ impl EncodedHistogram {
         let bytes = STANDARD
             .decode(text)
             .map_err(|e| HistogramCodecError::Base64(e.to_string()))?;
+        EncodedHistogram::decode_bytes(&bytes)
+    }
+
+    /// Decodes a V2 or V2+DEFLATE encoding (the bytes inside the base64 text).
+    ///
+    /// # Errors
+    /// [`HistogramCodecError::Decode`].
+    pub fn decode_bytes(bytes: &[u8]) -> Result<EncodedHistogram, HistogramCodecError> {
         let mut histogram: Histogram<u64> = Deserializer::new()
-            .deserialize(&mut bytes.as_slice())
+            .deserialize(&mut &bytes[..])
             .map_err(|e| HistogramCodecError::Decode(format!("{e:?}")))?;
         histogram.auto(true);
         Ok(EncodedHistogram(histogram))
@@ -105,8 +113,18 @@ impl Serialize for EncodedHistogram {
 
 impl<'de> Deserialize<'de> for EncodedHistogram {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        EncodedHistogram::decode(&text).map_err(serde::de::Error::custom)
+        // Decoding inside the visitor lets a reader place the error at the string itself.
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = EncodedHistogram;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a base64 HdrHistogram V2 encoding")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<EncodedHistogram, E> {
+                EncodedHistogram::decode(text).map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_str(Text)
     }
 }
 

@@ -312,8 +312,27 @@ pub struct TargetCounts {
 /// Why a result document was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ResultError {
-    /// Not JSON, or not the shape of a schema-1 result.
-    #[error("result document does not match schemaVersion {SCHEMA_VERSION}: {0}")]
+    /// Not JSON (or JSON with trailing text): a syntax error at `line`.
+    #[error("not JSON: {message}")]
+    Syntax {
+        /// 1-based line of the error.
+        line: usize,
+        /// The parser's message, without the location.
+        message: String,
+    },
+    /// JSON, but not the shape of a result of this schema version: a field missing, unknown to
+    /// a closed type, of the wrong type, or a histogram that does not decode.
+    #[error("{}{message}", if path.is_empty() { String::new() } else { format!("{path}: ") })]
+    Shape {
+        /// 1-based line of the error.
+        line: usize,
+        /// Field path (`measured.overall.opsPerSec`), empty for the document itself.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The document could not be serialized.
+    #[error("cannot serialize the result document: {0}")]
     Json(#[from] serde_json::Error),
     /// `schemaVersion` missing or not an integer.
     #[error("result document has no integer `schemaVersion`; expected {SCHEMA_VERSION}")]
@@ -347,6 +366,34 @@ pub enum ResultError {
         /// The cell (boxed: keeps `Result<_, ResultError>` small).
         cell: Box<CellId>,
     },
+}
+
+impl ResultError {
+    /// The line the error is on, when it is about one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            ResultError::Syntax { line, .. } | ResultError::Shape { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+
+    fn syntax(e: &serde_json::Error) -> ResultError {
+        let mut message = without_location(e);
+        if e.is_eof() {
+            message = format!("{message}: the text ends inside a value (a truncated file?)");
+        }
+        ResultError::Syntax {
+            line: e.line(),
+            message,
+        }
+    }
+}
+
+/// serde_json's message without its ` at line L column C` suffix (the line is kept apart).
+fn without_location(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&suffix).unwrap_or(&text).to_string()
 }
 
 impl CellResult {
@@ -453,10 +500,28 @@ impl CellResult {
     /// Reads and validates a result document.
     ///
     /// # Errors
-    /// [`ResultError`] naming what is wrong: not JSON, wrong or missing schema version, wrong
-    /// shape, or broken invariants.
+    /// [`ResultError`] naming what is wrong and, where it can, the line and field: not JSON,
+    /// not an object, wrong or missing schema version, wrong shape, or broken invariants.
     pub fn from_json(text: &str) -> Result<CellResult, ResultError> {
-        let value: serde_json::Value = serde_json::from_str(text)?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ResultError::syntax(&e))?;
+        if !value.is_object() {
+            let shape = match value {
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::Bool(_) => "a boolean",
+                _ => "null",
+            };
+            return Err(ResultError::Shape {
+                line: 1,
+                path: String::new(),
+                message: format!(
+                    "{shape}, not a result document (an object with schemaVersion \
+                     {SCHEMA_VERSION})"
+                ),
+            });
+        }
         let version = value
             .get("schemaVersion")
             .and_then(serde_json::Value::as_u64)
@@ -464,7 +529,16 @@ impl CellResult {
         if version != u64::from(SCHEMA_VERSION) {
             return Err(ResultError::UnsupportedVersion { found: version });
         }
-        let result: CellResult = serde_json::from_value(value)?;
+        // Read from the text again rather than the value: errors keep their line and field.
+        let mut reader = serde_json::Deserializer::from_str(text);
+        let result: CellResult = serde_path_to_error::deserialize(&mut reader).map_err(|e| {
+            let path = e.path().to_string();
+            ResultError::Shape {
+                line: e.inner().line(),
+                path: if path == "." { String::new() } else { path },
+                message: without_location(e.inner()),
+            }
+        })?;
         result.validate()?;
         Ok(result)
     }
