@@ -59,8 +59,8 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
         [
             "ServiceAccount",
             "ClusterRole",
-            "ClusterRoleBinding",
             "ClusterRole",
+            "ClusterRoleBinding",
             "ClusterRoleBinding",
             "Role",
             "RoleBinding",
@@ -110,12 +110,12 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
     assert_eq!(
         placed,
         [
-            pair("Role mb-operator", "benchmarks"),
-            pair("RoleBinding mb-operator", "benchmarks"),
-            pair("Role mb-operator", "lab"),
-            pair("RoleBinding mb-operator", "lab"),
             pair("ClusterRole mb-operator-nodes", ""),
+            pair("Role mb-operator", "benchmarks"),
+            pair("Role mb-operator", "lab"),
             pair("Role mb-operator-leader", &env.namespace),
+            pair("RoleBinding mb-operator", "benchmarks"),
+            pair("RoleBinding mb-operator", "lab"),
             pair("RoleBinding mb-operator-leader", &env.namespace),
         ]
     );
