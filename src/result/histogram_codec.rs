@@ -147,7 +147,38 @@ fn bounded_v2(bytes: &[u8]) -> Result<Cow<'_, [u8]>, HistogramCodecError> {
             "a V2 payload of {payload} bytes, but {follows} follow its header"
         )));
     }
+    check_runs(&v2[V2_HEADER_BYTES..V2_HEADER_BYTES + payload])?;
     Ok(v2)
+}
+
+/// The payload is a sequence of ZigZag LEB128 numbers (at most 9 bytes, the 9th of 8 bits):
+/// counts, or runs of empty buckets as negative numbers. hdrhistogram negates a run, which
+/// overflows for the one number -2^63 (all bits set): refuse it first.
+fn check_runs(payload: &[u8]) -> Result<(), HistogramCodecError> {
+    let mut at = 0;
+    while at < payload.len() {
+        let mut encoded: u64 = 0;
+        let mut read = 0;
+        while let Some(&byte) = payload.get(at + read) {
+            if read == 8 {
+                encoded |= u64::from(byte) << 56;
+                read += 1;
+                break;
+            }
+            encoded |= u64::from(byte & 0x7f) << (7 * read);
+            read += 1;
+            if byte & 0x80 == 0 {
+                break;
+            }
+        }
+        if encoded == u64::MAX {
+            return Err(HistogramCodecError::Decode(format!(
+                "a run of 2^63 empty buckets at payload byte {at}"
+            )));
+        }
+        at += read;
+    }
+    Ok(())
 }
 
 impl From<Histogram<u64>> for EncodedHistogram {
@@ -290,6 +321,24 @@ mod tests {
             EncodedHistogram::decode_bytes(&bomb),
             Err(HistogramCodecError::Decode(
                 "the payload inflates to more than 1048576 bytes".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_run_of_2_pow_63_empty_buckets_is_refused() {
+        // Found by fuzzing: hdrhistogram negated the run -2^63 and overflowed.
+        let overflowing: [u8; 61] = [
+            0x1c, 0x84, 0x93, 0x13, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+            0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0xa8, 0x00, 0x01, 0xff, 0xff, 0xff, 0xff,
+            0xff, 0xff, 0xff, 0x0d, 0x3f, 0xf0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff,
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x2b, 0xa1, 0xe9, 0xe9, 0x02,
+            0xe9, 0xe9, 0xe9, 0x87, 0x02,
+        ];
+        assert_eq!(
+            EncodedHistogram::decode_bytes(&overflowing),
+            Err(HistogramCodecError::Decode(
+                "a run of 2^63 empty buckets at payload byte 1".into()
             ))
         );
     }
