@@ -228,7 +228,7 @@ fn parse_quantity_scaled(s: &str, scale: u128) -> Result<u64, UnitsError> {
                 .expect("suffix is in the list") as u32;
             multiplier = 1u128 << (10 * (power + 1));
         }
-        "m" => denominator *= 1000,
+        "m" => denominator = denominator.checked_mul(1000).ok_or_else(err)?,
         "k" => multiplier = 1_000,
         "M" => multiplier = 1_000_000,
         "G" => multiplier = 1_000_000_000,
@@ -438,6 +438,21 @@ mod tests {
         assert_eq!(parse_quantity_millis("1.5"), Ok(1_500));
         assert_eq!(parse_quantity_millis("0.1m"), Ok(1));
         assert_eq!(parse_quantity_millis("2k"), Ok(2_000_000));
+    }
+
+    #[test]
+    fn a_quantity_with_38_decimals_and_a_milli_suffix_is_refused_not_overflowed() {
+        // Found by fuzzing: 10^38 (the decimals) times 1000 (`m`) overflowed u128.
+        let text = ".50200000000000145542104905810581640142m";
+        assert_eq!(
+            parse_quantity_millis(text),
+            Err(UnitsError::Quantity { value: text.into() })
+        );
+        // With 35 decimals 10^38 fits: 0.502… thousandths of a unit, rounded up to 1.
+        assert_eq!(
+            parse_quantity_millis(".50200000000000145542104905810581640m"),
+            Ok(1)
+        );
     }
 
     #[test]
