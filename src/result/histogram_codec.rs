@@ -140,8 +140,14 @@ fn bounded_v2(bytes: &[u8]) -> Result<Cow<'_, [u8]>, HistogramCodecError> {
             )));
         }
     };
+    if v2.len() < V2_HEADER_BYTES {
+        return Err(err(format!(
+            "{} bytes end inside the {V2_HEADER_BYTES}-byte V2 header",
+            v2.len()
+        )));
+    }
     let payload = u32_at(&v2, 4)?;
-    let follows = v2.len().saturating_sub(V2_HEADER_BYTES);
+    let follows = v2.len() - V2_HEADER_BYTES;
     if u32_at(&v2, 0)? as u32 != V2_COOKIE || payload > follows {
         return Err(err(format!(
             "a V2 payload of {payload} bytes, but {follows} follow its header"
@@ -339,6 +345,22 @@ mod tests {
             EncodedHistogram::decode_bytes(&overflowing),
             Err(HistogramCodecError::Decode(
                 "a run of 2^63 empty buckets at payload byte 1".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_deflated_encoding_shorter_than_a_header_is_refused() {
+        // Found by fuzzing: a zlib stream inflating to 35 bytes, less than a V2 header.
+        let short: [u8; 35] = [
+            0x1c, 0x84, 0x93, 0x13, 0x00, 0x00, 0x00, 0x00, 0x84, 0x00, 0x00, 0xf8, 0xff, 0xff,
+            0xff, 0xff, 0xff, 0xff, 0x0f, 0x00, 0x00, 0x02, 0xa7, 0x02, 0x02, 0x02, 0xc1, 0xd1,
+            0x1d, 0x43, 0x02, 0xa1, 0x87, 0x02, 0x02,
+        ];
+        assert_eq!(
+            EncodedHistogram::decode_bytes(&short),
+            Err(HistogramCodecError::Decode(
+                "35 bytes end inside the 40-byte V2 header".into()
             ))
         );
     }
