@@ -228,7 +228,7 @@ fn parse_quantity_scaled(s: &str, scale: u128) -> Result<u64, UnitsError> {
                 .expect("suffix is in the list") as u32;
             multiplier = 1u128 << (10 * (power + 1));
         }
-        "m" => denominator *= 1000,
+        "m" => denominator = denominator.checked_mul(1000).ok_or_else(err)?,
         "k" => multiplier = 1_000,
         "M" => multiplier = 1_000_000,
         "G" => multiplier = 1_000_000_000,
@@ -262,7 +262,9 @@ fn parse_quantity_scaled(s: &str, scale: u128) -> Result<u64, UnitsError> {
 }
 
 /// Formats a duration in the grammar [`parse_duration`] reads, largest units first:
-/// 5400 s → `1h30m`, 250 ms → `250ms`, zero → `0`.
+/// 5400 s → `1h30m`, 250 ms → `250ms`, zero → `0`. A component holds at most 6 digits, so
+/// what does not fit in the hours moves to the minutes (`999999h60m`), and every duration
+/// `parse_duration` returns formats back to itself.
 pub fn format_duration(d: Duration) -> String {
     let mut ms = d.as_millis();
     if ms == 0 {
@@ -270,9 +272,14 @@ pub fn format_duration(d: Duration) -> String {
     }
     let mut out = String::new();
     for (unit, len) in [("h", 3_600_000u128), ("m", 60_000), ("s", 1_000), ("ms", 1)] {
-        if ms >= len {
-            out.push_str(&format!("{}{unit}", ms / len));
-            ms %= len;
+        let n = if unit == "ms" {
+            ms
+        } else {
+            (ms / len).min(999_999)
+        };
+        if n > 0 {
+            out.push_str(&format!("{n}{unit}"));
+            ms -= n * len;
         }
     }
     out
@@ -434,6 +441,21 @@ mod tests {
     }
 
     #[test]
+    fn a_quantity_with_38_decimals_and_a_milli_suffix_is_refused_not_overflowed() {
+        // Found by fuzzing: 10^38 (the decimals) times 1000 (`m`) overflowed u128.
+        let text = ".50200000000000145542104905810581640142m";
+        assert_eq!(
+            parse_quantity_millis(text),
+            Err(UnitsError::Quantity { value: text.into() })
+        );
+        // With 35 decimals 10^38 fits: 0.502… thousandths of a unit, rounded up to 1.
+        assert_eq!(
+            parse_quantity_millis(".50200000000000145542104905810581640m"),
+            Ok(1)
+        );
+    }
+
+    #[test]
     fn malformed_quantities_are_refused() {
         for bad in [
             "", "Gi", "-1Gi", "1GiB", "1gi", "1.2.3", "abc", "1e", "100Ei", "1e99",
@@ -455,6 +477,12 @@ mod tests {
             "1h1m1s1ms"
         );
         assert_eq!(format_duration(Duration::ZERO), "0");
+        // Found by fuzzing: 999500h300500m is 1004508h20m, and 7 digits of hours do not parse.
+        let long = parse_duration("999500h300500m").unwrap();
+        assert_eq!(format_duration(long), "999999h270560m");
+        assert_eq!(parse_duration(&format_duration(long)), Ok(long));
+        let longest = parse_duration("999999h999999m999999s999999ms").unwrap();
+        assert_eq!(parse_duration(&format_duration(longest)), Ok(longest));
         assert_eq!(
             parse_duration(&format_duration(Duration::from_secs(600))),
             Ok(Duration::from_secs(600))

@@ -7,6 +7,7 @@
 //! rules below and the `x_kube` CEL rules in `spec.rs` / `workload.rs` in step.
 
 use std::fmt;
+use std::sync::LazyLock;
 
 use serde_json::Value;
 
@@ -76,7 +77,7 @@ pub fn validate_document(doc: &Value) -> Vec<Violation> {
     for owned in ["apiVersion", "kind", "metadata"] {
         rest.remove(owned);
     }
-    schema_check::check(&Value::Object(rest), &openapi_schema(), "", &mut out);
+    schema_check::check(&Value::Object(rest), &SCHEMA, "", &mut out);
     if let Some(spec) = object.get("spec").filter(|s| s.is_object()) {
         match serde_json::from_value::<MongoBenchmarkSpec>(spec.clone()) {
             Ok(spec) => check_rules(&spec, &mut out),
@@ -94,7 +95,7 @@ pub fn validate_document(doc: &Value) -> Vec<Violation> {
 pub fn validate(spec: &MongoBenchmarkSpec) -> Vec<Violation> {
     let mut out = Vec::new();
     let value = serde_json::to_value(spec).expect("a spec serializes to JSON");
-    schema_check::check(&value, &spec_schema(), "spec", &mut out);
+    schema_check::check(&value, spec_schema(), "spec", &mut out);
     check_rules(spec, &mut out);
     out
 }
@@ -106,7 +107,7 @@ pub fn validate_update(old: &MongoBenchmarkSpec, new: &MongoBenchmarkSpec) -> Ve
     let schema = spec_schema();
     let defaulted = |spec: &MongoBenchmarkSpec| {
         let mut value = serde_json::to_value(spec).expect("a spec serializes to JSON");
-        schema_check::apply_defaults(&mut value, &schema);
+        schema_check::apply_defaults(&mut value, schema);
         value
     };
     let (old, new) = (defaulted(old), defaulted(new));
@@ -136,8 +137,11 @@ pub const IMMUTABLE_FIELDS: [&str; 9] = [
     "parallelism",
 ];
 
-fn spec_schema() -> Value {
-    openapi_schema()["properties"]["spec"].clone()
+/// The CRD's schema, generated once: building the CRD costs far more than a check.
+static SCHEMA: LazyLock<Value> = LazyLock::new(openapi_schema);
+
+fn spec_schema() -> &'static Value {
+    &SCHEMA["properties"]["spec"]
 }
 
 fn shown(value: Option<&Value>) -> String {

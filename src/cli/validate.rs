@@ -108,89 +108,98 @@ pub fn check_text(text: &str) -> FileReport {
         )));
     }
     let mut report = FileReport::default();
-    let several = lines.documents() > 1;
-    // (namespace, name) → document number of each MongoBenchmark so far.
-    let mut names: Vec<(Option<String>, String, usize)> = Vec::new();
+    let mut names = Vec::new();
     // No more documents than the index found: after an error the YAML reader's iterator may
     // not end.
     let documents = serde_yaml::Deserializer::from_str(text).take(lines.documents());
     for (index, document) in documents.enumerate() {
-        let number = index + 1;
-        let prefix = if several {
-            format!("document {number}: ")
-        } else {
-            String::new()
-        };
-        let mut problems: Vec<Problem> = lines
-            .flagged()
-            .iter()
-            .filter(|f| f.document == index)
-            .map(|f| Problem {
-                line: Some(f.line),
-                path: f.path.clone(),
-                message: f.message.clone(),
-            })
-            .collect();
-        let value = match serde_json::Value::deserialize(document) {
-            Ok(value) => value,
-            Err(e) => {
-                let mut problem = reader_problem(&e);
-                let fallback = if problem.message.contains("repetition limit") {
-                    lines.first_alias(index)
-                } else {
-                    None
-                };
-                problem.line = problem.line.or(fallback).or_else(|| lines.line(index, ""));
-                problem.message = format!("{prefix}{}", problem.message);
-                report.problems.extend(problems);
-                report.problems.push(problem);
-                continue;
-            }
-        };
-        if let Some(problem) = not_an_object(&value, &prefix) {
-            report.problems.push(Problem {
-                line: lines.line(index, &problem.path).or(problem.line),
-                ..problem
-            });
-            continue;
-        }
-        if !is_mongo_benchmark(&value) {
-            report.problems.extend(problems);
-            continue;
-        }
-        let name = value
-            .pointer("/metadata/name")
-            .and_then(|n| n.as_str())
-            .unwrap_or("<unnamed>");
-        report.benchmarks.push(name.to_string());
-        let namespace = value
-            .pointer("/metadata/namespace")
-            .and_then(|n| n.as_str())
-            .map(str::to_string);
-        if let Some((_, _, first)) = names
-            .iter()
-            .find(|(ns, n, _)| *ns == namespace && n == name)
-        {
-            problems.push(Problem {
-                line: lines.line(index, "metadata.name"),
-                path: "metadata.name".to_string(),
-                message: format!(
-                    "a second {KIND} named {name:?} in this file (the first is document \
-                     {first}): applying the file would replace the first with the second"
-                ),
-            });
-        } else if value.pointer("/metadata/name").is_some() {
-            names.push((namespace, name.to_string(), number));
-        }
-        problems.extend(api::validate_document(&value).into_iter().map(|v| Problem {
-            line: lines.line(index, &v.path),
-            path: v.path,
-            message: v.message,
-        }));
-        problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+        let (benchmark, problems) = check_document(index, document, &lines, &mut names);
+        report.benchmarks.extend(benchmark);
         report.problems.extend(problems);
     }
     report
+}
+
+/// The MongoBenchmark's (namespace, name) and document number, of each one so far in a file.
+type Names = Vec<(Option<String>, String, usize)>;
+
+/// Checks document `index` of a file: the name of the MongoBenchmark it holds (none for other
+/// kinds) and its problems, in line order.
+fn check_document(
+    index: usize,
+    document: serde_yaml::Deserializer<'_>,
+    lines: &LineIndex,
+    names: &mut Names,
+) -> (Option<String>, Vec<Problem>) {
+    let number = index + 1;
+    let prefix = if lines.documents() > 1 {
+        format!("document {number}: ")
+    } else {
+        String::new()
+    };
+    let mut problems: Vec<Problem> = lines
+        .flagged()
+        .iter()
+        .filter(|f| f.document == index)
+        .map(|f| Problem {
+            line: Some(f.line),
+            path: f.path.clone(),
+            message: f.message.clone(),
+        })
+        .collect();
+    let value = match serde_json::Value::deserialize(document) {
+        Ok(value) => value,
+        Err(e) => {
+            let mut problem = reader_problem(&e);
+            let fallback = if problem.message.contains("repetition limit") {
+                lines.first_alias(index)
+            } else {
+                None
+            };
+            problem.line = problem.line.or(fallback).or_else(|| lines.line(index, ""));
+            problem.message = format!("{prefix}{}", problem.message);
+            problems.push(problem);
+            return (None, problems);
+        }
+    };
+    if let Some(problem) = not_an_object(&value, &prefix) {
+        let line = lines.line(index, &problem.path).or(problem.line);
+        return (None, vec![Problem { line, ..problem }]);
+    }
+    if !is_mongo_benchmark(&value) {
+        return (None, problems);
+    }
+    let name = value
+        .pointer("/metadata/name")
+        .and_then(|n| n.as_str())
+        .unwrap_or("<unnamed>")
+        .to_string();
+    let namespace = value
+        .pointer("/metadata/namespace")
+        .and_then(|n| n.as_str())
+        .map(str::to_string);
+    if let Some((_, _, first)) = names
+        .iter()
+        .find(|(ns, n, _)| *ns == namespace && *n == name)
+    {
+        problems.push(Problem {
+            line: lines.line(index, "metadata.name"),
+            path: "metadata.name".to_string(),
+            message: format!(
+                "a second {KIND} named {name:?} in this file (the first is document {first}): \
+                 applying the file would replace the first with the second"
+            ),
+        });
+    } else if value.pointer("/metadata/name").is_some() {
+        names.push((namespace, name.clone(), number));
+    }
+    problems.extend(api::validate_document(&value).into_iter().map(|v| Problem {
+        line: lines.line(index, &v.path),
+        path: v.path,
+        message: v.message,
+    }));
+    problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+    (Some(name), problems)
 }
 
 /// A document that is not a Kubernetes object: not a mapping, or a mapping without `kind`.

@@ -105,6 +105,10 @@ const REMOVED: [(&str, &str); 1] = [(
      collection), so a second D/E run never reuses a key; remove the property",
 )];
 
+/// How many times the loaded keys the zipfian insert headroom may be (see
+/// `Properties::check_zipfian_range`).
+pub const MAX_HEADROOM_FACTOR: u64 = 1_000_000;
+
 /// MongoDB's largest document (`maxBsonObjectSize`): a record above it can never be inserted.
 pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -529,7 +533,7 @@ impl Properties {
             }
         }
 
-        Ok(Properties {
+        let props = Properties {
             workload: raw.preset_name().unwrap_or("custom").to_string(),
             compat,
             record_count,
@@ -567,6 +571,43 @@ impl Properties {
             txninsert_partition: r.bool("mongobench.txninsert.partition", false)?,
             batch_flush: r.bool("mongobench.batch.flush", false)?,
             warnings,
+        };
+        let headroom_property = if raw.contains("mongobench.headroom.operationcount") {
+            "mongobench.headroom.operationcount"
+        } else {
+            "operationcount"
+        };
+        props.check_zipfian_range(headroom_property)?;
+        Ok(props)
+    }
+
+    /// A zipfian key range must fit in u64 and must not dwarf the keys that exist: reads draw
+    /// from the whole range, inserted keys included, and draw again until a key exists, so a
+    /// range a million times the loaded keys would draw about a million keys per read (YCSB
+    /// would loop as long).
+    fn check_zipfian_range(&self, property: &'static str) -> Result<(), PropertyError> {
+        if self.request_distribution != RequestDistribution::Zipfian {
+            return Ok(());
+        }
+        let new_keys = self.expected_new_keys();
+        let fits = self
+            .insert_start
+            .checked_add(self.insert_count)
+            .and_then(|end| end.checked_add(new_keys))
+            .is_some_and(|end| end < u64::MAX);
+        let keys = self.insert_count.max(1);
+        if fits && new_keys / keys <= MAX_HEADROOM_FACTOR {
+            return Ok(());
+        }
+        Err(PropertyError::Conflict {
+            property,
+            reason: format!(
+                "{property} × insertproportion × 2 = {new_keys} expected new keys, more than \
+                 {MAX_HEADROOM_FACTOR} times the {keys} loaded keys: zipfian reads draw from \
+                 the whole range and would draw about {} keys for each one that exists; lower \
+                 {property} or insertproportion, or bound the run by time",
+                new_keys / keys
+            ),
         })
     }
 
@@ -662,6 +703,49 @@ mod tests {
         assert_eq!((p.batch_size, p.upsert, p.thread_count), (1, false, 1));
         assert_eq!(p.zipfian_mode, ZipfianMode::Ycsb);
         assert_eq!(p.field_names()[9], "field9");
+    }
+
+    #[test]
+    fn a_zipfian_range_that_dwarfs_the_keys_is_refused() {
+        // Found by fuzzing: 10^19 operations with 5 % inserts over 1000 records; every scan
+        // drew keys until one existed, about 10^15 draws each.
+        let text = "# YCSB core wys.\n\
+# Same keys and values as YC0SB .17.0's workloads/workloade. Grows the data set.\n\
+recordcount=1000\n\
+operationcount=10000000000000000000\n\
+workload=site.ycsb.workloads.CoreWorkload\n\
+readallfields=true\n\
+readproportion=0\n\
+updateproport]on=0\n\
+scanproportion=0.95\n\
+insertproportion=0.05\n\
+requestdistribution=zipfian\n\
+sc E: shortm\n\
+";
+        let raw = RawProperties::layered(&[("fuzz", text)], &[]).unwrap();
+        let e = Properties::from_raw(&raw).unwrap_err().to_string();
+        assert!(
+            e.starts_with("property operationcount: operationcount × insertproportion × 2 = "),
+            "{e}"
+        );
+        assert!(
+            e.contains("more than 1000000 times the 1000 loaded keys"),
+            "{e}"
+        );
+        // The headroom a run of a million operations needs is fine.
+        let raw = RawProperties::layered(
+            &[(
+                "e",
+                "recordcount=1000\noperationcount=1000000\ninsertproportion=0.05\n\
+                     readproportion=0.95\nrequestdistribution=zipfian\n",
+            )],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            Properties::from_raw(&raw).unwrap().expected_new_keys(),
+            100_000
+        );
     }
 
     #[test]

@@ -1,0 +1,43 @@
+//! YCSB properties text (a `-P` workload file) through the properties reader and the typed
+//! validation; properties that validate then drive a load and a run worker for a few
+//! operations, as the runner would. Nothing may panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mongobench::workload::ycsb::{
+    Phase, Properties, RawProperties, SharedState, Worker, java_properties,
+};
+
+/// Operations drawn per worker: enough to reach every operation kind of a mix.
+const OPERATIONS: usize = 32;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(pairs) = java_properties::parse(text) else {
+        return;
+    };
+    let mut raw = RawProperties::new();
+    for (key, value) in pairs {
+        // The one property that reads a file: the fuzzer must not read the machine's files.
+        if key == "fieldlengthdistribution" && value.trim() == "histogram" {
+            return;
+        }
+        raw.set(key, value);
+    }
+    let Ok(props) = Properties::from_raw(&raw) else {
+        return;
+    };
+    for phase in [Phase::Load, Phase::Run] {
+        let shared = SharedState::new(props.record_count);
+        let Ok(mut worker) = Worker::new(&props, 1, 0, 2, phase, &shared) else {
+            continue;
+        };
+        for _ in 0..OPERATIONS {
+            if worker.next().is_none() {
+                break;
+            }
+        }
+    }
+});
