@@ -22,7 +22,7 @@
 
 use std::time::Duration;
 
-use mongobench::api::RunLength;
+use mongobench::api::{DEFAULT_OPERATION_TIMEOUT, RunLength};
 use mongobench::result::{CellId, CellResult};
 use mongobench::runner::cell::{CellProgress, RunSettings, WorkloadPlan, run_cell};
 use mongobench::runner::connect::{Target, connect};
@@ -55,6 +55,7 @@ fn settings(workers: u32, seconds: u64) -> RunSettings {
         target_ops_per_sec: None,
         write_concern: None,
         read_preference: None,
+        operation_timeout: DEFAULT_OPERATION_TIMEOUT,
     }
 }
 
@@ -92,7 +93,7 @@ async fn main() {
     target.client.database("mongobench").drop().await.unwrap();
 
     let params = Params::default();
-    let seeded = seed_flights::seed(&target.client, &params, 5_000)
+    let seeded = seed_flights::seed(&target.client, &params, 5_000, DEFAULT_OPERATION_TIMEOUT)
         .await
         .unwrap();
     println!(
@@ -100,9 +101,16 @@ async fn main() {
         seeded.docs_per_second, seeded.to, params.seed_workers
     );
     let raw = RawProperties::preset("workloada").unwrap();
-    let loaded = seed_ycsb::load(&target.client, &raw, 1, YCSB_RECORDS, 16)
-        .await
-        .unwrap();
+    let loaded = seed_ycsb::load(
+        &target.client,
+        &raw,
+        1,
+        YCSB_RECORDS,
+        16,
+        DEFAULT_OPERATION_TIMEOUT,
+    )
+    .await
+    .unwrap();
     println!(
         "loading YCSB: {:.0} records/s ({} records, 16 workers)",
         loaded.docs_per_second, loaded.to
@@ -115,13 +123,28 @@ async fn main() {
         raw: raw.clone(),
         seed: 1,
     };
-    let mut flights_state =
-        dataset::prepare(&target.client, &flights, 16, FLIGHTS_DOCS, None, false)
-            .await
-            .unwrap();
-    let mut ycsb_state = dataset::prepare(&target.client, &ycsb, 16, YCSB_RECORDS, None, false)
-        .await
-        .unwrap();
+    let mut flights_state = dataset::prepare(
+        &target.client,
+        &flights,
+        16,
+        FLIGHTS_DOCS,
+        None,
+        false,
+        DEFAULT_OPERATION_TIMEOUT,
+    )
+    .await
+    .unwrap();
+    let mut ycsb_state = dataset::prepare(
+        &target.client,
+        &ycsb,
+        16,
+        YCSB_RECORDS,
+        None,
+        false,
+        DEFAULT_OPERATION_TIMEOUT,
+    )
+    .await
+    .unwrap();
 
     for workers in [16, 256] {
         let r = run_cell(
@@ -259,9 +282,17 @@ impl Compare {
             let raw = RawProperties::preset("workloada").unwrap();
             WorkloadPlan::Ycsb { raw, seed: 1 }
         };
-        let mut state = dataset::prepare(&target.client, &plan, 16, docs, None, false)
-            .await
-            .unwrap();
+        let mut state = dataset::prepare(
+            &target.client,
+            &plan,
+            16,
+            docs,
+            None,
+            false,
+            DEFAULT_OPERATION_TIMEOUT,
+        )
+        .await
+        .unwrap();
         let seeded = state.seconds;
         let progress = CellProgress::default();
         let run_settings = settings(self.workers, self.seconds);

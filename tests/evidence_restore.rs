@@ -100,7 +100,9 @@ async fn run_and_check_restore(
         );
     }
     assert_eq!(
-        digest(&target.client, database, collection).await.unwrap(),
+        digest(&target.client, database, collection, runs::LIMIT)
+            .await
+            .unwrap(),
         seeded_digest,
         "the digest after restoring equals the seeded digest"
     );
@@ -268,7 +270,7 @@ async fn reuse_keeps_a_verified_dataset_and_refuses_a_changed_one() {
     let reuse = |client| {
         let plan = plan.clone();
         async move {
-            mongobench::runner::dataset::prepare(client, &plan, 4, 200, None, true)
+            mongobench::runner::dataset::prepare(client, &plan, 4, 200, None, true, runs::LIMIT)
                 .await
                 .unwrap()
         }

@@ -107,6 +107,7 @@ async fn the_uri_s_write_and_read_concerns_reach_the_server() {
                 .w(mongodb::options::Acknowledgment::Nodes(1))
                 .build(),
         ),
+        timeout: None,
     };
     let update = operation(
         &env.database,

@@ -37,9 +37,7 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
         workers: 8,
         measured: RunLength::Duration(Duration::from_secs(10)),
         warmup: RunLength::Duration(Duration::from_secs(1)),
-        target_ops_per_sec: None,
-        write_concern: None,
-        read_preference: None,
+        ..support::runs::settings(8, RunLength::Operations(0))
     };
     let progress = CellProgress::default();
     let result = run_cell(

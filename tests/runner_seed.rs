@@ -1,6 +1,7 @@
 //! Seeding flights against the real MongoDB-wire server: exact counts, the default index set,
 //! and growth (not reload) when a benchmark's sizes ascend.
 mod support;
+use support::runs;
 
 use mongobench::runner::seed_flights::{dataset_record, seed};
 use mongobench::workload::flights::{self, IndexSet, Params};
@@ -13,7 +14,7 @@ async fn seeding_flights_to_50k_then_100k_grows_the_same_collection() {
     let params = Params::default();
     let coll = client.database("airline").collection::<Document>("flights");
 
-    let first = seed(&client, &params, 50_000)
+    let first = seed(&client, &params, 50_000, runs::LIMIT)
         .await
         .expect("seeding to 50k");
     assert_eq!(first.action, "fresh");
@@ -39,7 +40,7 @@ async fn seeding_flights_to_50k_then_100k_grows_the_same_collection() {
     .await
     .unwrap();
 
-    let second = seed(&client, &params, 100_000)
+    let second = seed(&client, &params, 100_000, runs::LIMIT)
         .await
         .expect("growing to 100k");
     assert_eq!(second.action, "grown");
@@ -106,9 +107,15 @@ async fn seeding_to_the_same_size_reuses_and_to_a_smaller_size_reloads() {
         ..Params::default()
     };
 
-    assert_eq!(seed(&client, &params, 3_000).await.unwrap().action, "fresh");
-    let again = seed(&client, &params, 3_000).await.unwrap();
+    assert_eq!(
+        seed(&client, &params, 3_000, runs::LIMIT)
+            .await
+            .unwrap()
+            .action,
+        "fresh"
+    );
+    let again = seed(&client, &params, 3_000, runs::LIMIT).await.unwrap();
     assert_eq!((again.action.as_str(), again.count), ("reused", 3_000));
-    let smaller = seed(&client, &params, 1_000).await.unwrap();
+    let smaller = seed(&client, &params, 1_000, runs::LIMIT).await.unwrap();
     assert_eq!((smaller.action.as_str(), smaller.count), ("fresh", 1_000));
 }

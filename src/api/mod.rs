@@ -36,7 +36,8 @@ pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Ta
 pub use units::{DatasetSize, UnitsError, parse_dataset_size, parse_duration};
 pub use validate::{Violation, validate, validate_document, validate_update};
 pub use workload::{
-    ReadPreference, RunLength, WireCompressor, Workload, WorkloadType, WriteConcern,
+    DEFAULT_OPERATION_TIMEOUT, ReadPreference, RunLength, WireCompressor, Workload, WorkloadType,
+    WriteConcern,
 };
 pub use ycsb::{
     FieldLengthDistribution, InsertOrder, RequestDistribution, ScanLengthDistribution, Ycsb,

@@ -19,6 +19,7 @@ pub const DEFAULT_WORKERS: u32 = 16;
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(600);
 /// Warm-up when neither `warmup` nor `warmupOperations` is set.
 pub const DEFAULT_WARMUP: Duration = Duration::from_secs(60);
+pub const DEFAULT_OPERATION_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default of `spec.workload.seed`.
 pub const DEFAULT_SEED: u64 = 1;
 /// `pattern` of `spec.workload.writeConcern`.
@@ -128,6 +129,18 @@ pub struct Workload {
     #[schemars(length(max = 3))]
     #[x_kube(merge_strategy = ListMerge::Set)]
     pub wire_compressors: Vec<WireCompressor>,
+
+    /// Longest the runner waits for the reply to one database operation, e.g. `30s` (default
+    /// `30s`): a workload operation, a seeding batch, a statistics call. Commands that scan or
+    /// index the whole collection (index builds, the dataset digest) get ten times this. A
+    /// server that does not answer within it ends the cell as INCOMPLETE instead of hanging.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 32),
+        pattern(units::DURATION_PATTERN),
+        extend("default" = "30s"))]
+    #[x_kube(validation = Rule::new("self.matches('[1-9]')")
+        .message("spec.workload.operationTimeout must be longer than 0"))]
+    pub operation_timeout: Option<String>,
 }
 
 /// How long a measured run (or a warm-up) lasts.
@@ -177,6 +190,16 @@ impl Workload {
         self.think_time
             .as_deref()
             .map_or(Ok(Duration::ZERO), units::parse_duration)
+    }
+
+    /// Effective operation timeout (default 30 s).
+    ///
+    /// # Errors
+    /// [`UnitsError::Duration`] when `operationTimeout` does not parse.
+    pub fn operation_timeout(&self) -> Result<Duration, UnitsError> {
+        self.operation_timeout
+            .as_deref()
+            .map_or(Ok(DEFAULT_OPERATION_TIMEOUT), units::parse_duration)
     }
 
     /// Effective think-time jitter (default zero).

@@ -186,6 +186,7 @@ pub fn run_settings(spec: &MongoBenchmarkSpec) -> Result<RunSettings, PlanError>
             ReadPreference::Primary => None,
             other => Some(json_name(&other)),
         },
+        operation_timeout: w.operation_timeout()?,
     })
 }
 

@@ -195,6 +195,7 @@ async fn seed(
         documents,
         current,
         bench.reuse_dataset,
+        bench.settings.operation_timeout,
     )
     .await
 }

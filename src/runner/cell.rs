@@ -6,7 +6,7 @@
 //! partial result that passes as valid.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mongodb::options::{Acknowledgment, ReadPreference, WriteConcern};
 
@@ -18,6 +18,7 @@ use crate::workload::ycsb::{self, RawProperties, SharedState};
 
 use super::connect::Target;
 use super::dataset::{self, Seeded};
+use super::deadline::bounded;
 use super::digest::digest;
 use super::execute::ExecOptions;
 use super::explain::{explain_all, flights_samples, ycsb_samples};
@@ -63,6 +64,8 @@ pub struct RunSettings {
     pub write_concern: Option<String>,
     /// `primary` (default), `primaryPreferred`, `secondary`, `secondaryPreferred`, `nearest`.
     pub read_preference: Option<String>,
+    /// Longest wait for one database operation (`workload.operationTimeout`).
+    pub operation_timeout: Duration,
 }
 
 /// Why the settings cannot be used (checked before anything is sent).
@@ -101,6 +104,7 @@ impl RunSettings {
         Ok(ExecOptions {
             read_preference,
             write_concern,
+            timeout: Some(self.operation_timeout),
         })
     }
 }
@@ -277,13 +281,13 @@ async fn fill(
         WorkloadPlan::Flights(params) => flights::DatasetInfo::fresh(params.dataset_seed, records),
         WorkloadPlan::Ycsb { .. } => flights::DatasetInfo::fresh(0, records),
     };
-    let members = Members::of(target, uri)
+    let limit = settings.operation_timeout;
+    let members = bounded(limit, "connecting to the members", Members::of(target, uri))
         .await
-        .map_err(|e| (prepare, e.to_string()))?;
-    result.nodes = members
-        .nodes()
+        .map_err(|e| (prepare, e))?;
+    result.nodes = bounded(limit, "hostInfo", members.nodes())
         .await
-        .map_err(|e| (prepare, e.to_string()))?;
+        .map_err(|e| (prepare, e))?;
 
     let inputs = CellInputs {
         plan,
@@ -323,9 +327,13 @@ async fn fill(
     }
 
     progress.set("settling");
-    let settled = settle(&target.client, SETTLE_TIMEOUT)
-        .await
-        .map_err(|e| ("settling", e.to_string()))?;
+    let settled = bounded(
+        SETTLE_TIMEOUT + limit,
+        "waiting for the replica set to settle",
+        settle(&target.client, SETTLE_TIMEOUT),
+    )
+    .await
+    .map_err(|e| ("settling", e))?;
     result.settle_seconds = Some(settled.seconds);
     result.invalid_reasons.extend(settled.timed_out);
 
@@ -336,10 +344,9 @@ async fn fill(
             .strftime("%Y-%m-%dT%H:%M:%SZ")
             .to_string(),
     );
-    let before = members
-        .server_status()
+    let before = bounded(limit, "serverStatus", members.server_status())
         .await
-        .map_err(|e| (measuring, e.to_string()))?;
+        .map_err(|e| (measuring, e))?;
     let cpu = ClientCpuMeter::start().map_err(|e| (measuring, e.to_string()))?;
     let PhaseOutcome {
         recorder,
@@ -368,24 +375,25 @@ async fn fill(
     if let Some(fatal) = fatal {
         return Err((measuring, fatal));
     }
-    let after = members
-        .server_status()
+    let after = bounded(limit, "serverStatus", members.server_status())
         .await
-        .map_err(|e| (measuring, e.to_string()))?;
+        .map_err(|e| (measuring, e))?;
     let mut stats = members
         .stats(&before, &after, &result.nodes, wall, operations)
         .map_err(|e| (measuring, e.to_string()))?;
     stats.primary = settled.state.as_ref().and_then(|s| s.primary.clone());
     result.server_stats = Some(stats);
-    let replica_after = super::replication::state(&target.client)
+    let replica_state = super::replication::state(&target.client);
+    let replica_after = bounded(limit, "replSetGetStatus", replica_state)
         .await
-        .map_err(|e| (measuring, e.to_string()))?;
+        .map_err(|e| (measuring, e))?;
     if let (Some(before), Some(after)) = (&settled.state, &replica_after) {
         result.invalid_reasons.extend(before.changes(after));
     }
-    result.dataset.coll_stats = coll_stats(target, &database, &collection)
+    let sizes = coll_stats(target, &database, &collection);
+    result.dataset.coll_stats = bounded(limit, "collStats", sizes)
         .await
-        .map_err(|e| ("collecting statistics", e.to_string()))?;
+        .map_err(|e| ("collecting statistics", e))?;
 
     progress.set("restoring");
     let record = restore_and_verify(target, plan, settings, seeded, &changes, "measured")
@@ -428,7 +436,7 @@ async fn fill(
             .collect()
         }
     };
-    result.explain = explain_all(target, &database, samples).await;
+    result.explain = explain_all(target, &database, samples, limit).await;
     let gates = validity_gates(result, plan);
     result.invalid_reasons.extend(gates);
     Ok(())
@@ -478,11 +486,12 @@ async fn restore_and_verify(
 ) -> Result<RestoreRecord, String> {
     let started = Instant::now();
     let client = &target.client;
-    let restored = restore(client, plan, seeded.documents, changes)
+    let limit = settings.operation_timeout;
+    let restored = restore(client, plan, seeded.documents, changes, limit)
         .await
         .map_err(|e| e.to_string())?;
     let (database, collection) = dataset::namespace(plan).map_err(|e| e.to_string())?;
-    let now = digest(client, &database, &collection)
+    let now = digest(client, &database, &collection, limit)
         .await
         .map_err(|e| e.to_string())?;
     let reseeded = if now == seeded.digest {
@@ -500,6 +509,7 @@ async fn restore_and_verify(
             seeded.documents,
             None,
             false,
+            limit,
         )
         .await
         .map_err(|e| format!("{why}, which failed: {e}"))?;

@@ -7,7 +7,7 @@
 //! namespace, with the dataset identity it was seeded under), beside the workloads' own
 //! dataset records in `mongobench.datasets`.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mongodb::Client;
 use mongodb::bson::{Document, doc};
@@ -18,6 +18,7 @@ use crate::workload::flights;
 use crate::workload::ycsb::Properties;
 
 use super::cell::WorkloadPlan;
+use super::deadline::{whole_collection, within};
 use super::digest::{DigestError, digest};
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
 use super::{seed_flights, seed_ycsb};
@@ -158,6 +159,7 @@ pub async fn prepare(
     documents: u64,
     current: Option<&Seeded>,
     reuse: bool,
+    limit: Duration,
 ) -> Result<Seeded, DatasetError> {
     let started = Instant::now();
     let (database, collection) = namespace(plan)?;
@@ -168,24 +170,23 @@ pub async fn prepare(
         .collection::<StoredDigest>(DIGESTS);
     let keep = match current {
         Some(state) => state.documents <= documents,
-        None if reuse => match digests
-            .find_one(doc! {"_id": &ns})
+        None if reuse => match within(limit, digests.find_one(doc! {"_id": &ns}))
             .await
             .map_err(server("reading the stored digest"))?
         {
             Some(stored) if stored.dataset == identity && stored.documents as u64 <= documents => {
-                digest(client, &database, &collection).await? == stored.digest()
+                digest(client, &database, &collection, limit).await? == stored.digest()
             }
             _ => false,
         },
         None => false,
     };
     if !keep {
-        drop_dataset(client, &database, &collection, &ns).await?;
+        drop_dataset(client, &database, &collection, &ns, limit).await?;
     }
     let action = match plan {
         WorkloadPlan::Flights(params) => {
-            let report = seed_flights::seed(client, params, documents).await?;
+            let report = seed_flights::seed(client, params, documents, limit).await?;
             match report.action.as_str() {
                 "fresh" => "fresh",
                 "grown" => "grown",
@@ -193,7 +194,7 @@ pub async fn prepare(
             }
         }
         WorkloadPlan::Ycsb { raw, seed } => {
-            let report = seed_ycsb::load(client, raw, *seed, documents, workers).await?;
+            let report = seed_ycsb::load(client, raw, *seed, documents, workers, limit).await?;
             match report.from {
                 0 => "fresh",
                 f if f == documents => "reused",
@@ -204,7 +205,7 @@ pub async fn prepare(
     let digest = match (current, action) {
         // Nothing was written to a state the caller already verified.
         (Some(state), "reused") if state.documents == documents => state.digest.clone(),
-        _ => digest(client, &database, &collection).await?,
+        _ => digest(client, &database, &collection, limit).await?,
     };
     let stored = StoredDigest {
         namespace: ns.clone(),
@@ -213,11 +214,12 @@ pub async fn prepare(
         method: digest.method.clone(),
         value: digest.value.clone(),
     };
-    digests
-        .replace_one(doc! {"_id": &ns}, &stored)
-        .upsert(true)
-        .await
-        .map_err(server("storing the digest"))?;
+    within(
+        limit,
+        digests.replace_one(doc! {"_id": &ns}, &stored).upsert(true),
+    )
+    .await
+    .map_err(server("storing the digest"))?;
     Ok(Seeded {
         documents,
         digest,
@@ -232,17 +234,16 @@ async fn drop_dataset(
     database: &str,
     collection: &str,
     ns: &str,
+    limit: Duration,
 ) -> Result<(), DatasetError> {
-    client
-        .database(database)
-        .collection::<Document>(collection)
-        .drop()
+    let old = client.database(database).collection::<Document>(collection);
+    within(whole_collection(limit), old.drop())
         .await
         .map_err(server("dropping the old collection"))?;
     let meta = client.database(META_DATABASE);
     for store in [META_COLLECTION, DIGESTS] {
-        meta.collection::<Document>(store)
-            .delete_one(doc! {"_id": ns})
+        let record = meta.collection::<Document>(store);
+        within(limit, record.delete_one(doc! {"_id": ns}))
             .await
             .map_err(server("removing the old dataset record"))?;
     }

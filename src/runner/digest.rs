@@ -7,6 +7,9 @@ use futures::TryStreamExt;
 use mongodb::Client;
 use mongodb::bson::{RawDocumentBuf, doc};
 use sha2::{Digest, Sha256};
+use std::time::Duration;
+
+use super::deadline::{whole_collection, within};
 
 use crate::result::DatasetDigest;
 
@@ -26,26 +29,28 @@ pub struct DigestError {
     source: mongodb::error::Error,
 }
 
-/// The digest of `database.collection`, with its document count.
+/// The digest of `database.collection`, with its document count; waits at most `limit` for a
+/// reply (`dbHash`, which hashes the whole collection, [`whole_collection`] of it).
 pub async fn digest(
     client: &Client,
     database: &str,
     collection: &str,
+    limit: Duration,
 ) -> Result<DatasetDigest, DigestError> {
     let failed = |source| DigestError {
         namespace: format!("{database}.{collection}"),
         source,
     };
     let db = client.database(database);
-    let documents = db
-        .collection::<RawDocumentBuf>(collection)
-        .estimated_document_count()
-        .await
-        .map_err(failed)?;
-    match db
-        .run_command(doc! {"dbHash": 1, "collections": [collection]})
-        .await
-    {
+    let documents = within(
+        limit,
+        db.collection::<RawDocumentBuf>(collection)
+            .estimated_document_count(),
+    )
+    .await
+    .map_err(failed)?;
+    let db_hash = db.run_command(doc! {"dbHash": 1, "collections": [collection]});
+    match within(whole_collection(limit), db_hash).await {
         Ok(reply) => {
             if let Ok(md5) = reply
                 .get_document("collections")
@@ -61,14 +66,15 @@ pub async fn digest(
         Err(e) if super::execute::driver_code(&e).is_some_and(|c| NOT_SUPPORTED.contains(&c)) => {}
         Err(e) => return Err(failed(e)),
     }
-    let mut cursor = db
-        .collection::<RawDocumentBuf>(collection)
-        .find(doc! {})
-        .await
-        .map_err(failed)?;
+    let mut cursor = within(
+        limit,
+        db.collection::<RawDocumentBuf>(collection).find(doc! {}),
+    )
+    .await
+    .map_err(failed)?;
     let mut sum = Sum::default();
     let mut counted = 0;
-    while let Some(document) = cursor.try_next().await.map_err(failed)? {
+    while let Some(document) = within(limit, cursor.try_next()).await.map_err(failed)? {
         sum.add(document.as_bytes());
         counted += 1;
     }

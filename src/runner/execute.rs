@@ -23,14 +23,28 @@ pub enum Failure {
     Driver(mongodb::error::Error),
     /// A write command answered `ok: 1` with `writeErrors` (the first one's code and message).
     Write { code: i32, message: String },
+    /// No reply within [`ExecOptions::timeout`]; the request was abandoned (its connection is
+    /// closed), so the server may or may not have applied it.
+    TimedOut(std::time::Duration),
 }
 
 impl Failure {
+    /// How the benchmark counts it.
+    pub fn kind(&self) -> crate::measure::ErrorKind {
+        use crate::measure::ErrorKind;
+        match self {
+            Failure::Driver(e) => ErrorKind::of_driver_error(e),
+            Failure::Write { code, .. } => ErrorKind::from_server_code(*code),
+            Failure::TimedOut(_) => ErrorKind::Timeout,
+        }
+    }
+
     /// The server error code, when there is one (11000 is a duplicate key).
     pub fn code(&self) -> Option<i32> {
         match self {
             Failure::Write { code, .. } => Some(*code),
             Failure::Driver(e) => driver_code(e),
+            Failure::TimedOut(_) => None,
         }
     }
 }
@@ -52,6 +66,9 @@ impl std::fmt::Display for Failure {
         match self {
             Failure::Driver(e) => write!(f, "{e}"),
             Failure::Write { code, message } => write!(f, "write error {code}: {message}"),
+            Failure::TimedOut(limit) => {
+                f.write_str(&super::deadline::timed_out("operation", *limit))
+            }
         }
     }
 }
@@ -73,10 +90,25 @@ pub struct ExecOptions {
     /// Write concern added to write commands; `None` uses the client's (the URI's), or the
     /// server default when the URI sets none.
     pub write_concern: Option<WriteConcern>,
+    /// Longest wait for one operation (all its commands); `None` waits as long as it takes.
+    pub timeout: Option<std::time::Duration>,
 }
 
-/// Runs `op` on `client`.
+/// Runs `op` on `client`, abandoning it after `opts.timeout`.
 pub async fn execute(
+    client: &Client,
+    op: &Operation,
+    opts: &ExecOptions,
+) -> Result<Reply, Failure> {
+    match opts.timeout {
+        Some(limit) => tokio::time::timeout(limit, execute_unbounded(client, op, opts))
+            .await
+            .unwrap_or(Err(Failure::TimedOut(limit))),
+        None => execute_unbounded(client, op, opts).await,
+    }
+}
+
+async fn execute_unbounded(
     client: &Client,
     op: &Operation,
     opts: &ExecOptions,
@@ -258,6 +290,7 @@ mod tests {
         ExecOptions {
             read_preference: None,
             write_concern: Some(WriteConcern::builder().w(Acknowledgment::Majority).build()),
+            timeout: None,
         }
     }
 

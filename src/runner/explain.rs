@@ -4,6 +4,7 @@
 //! changes nothing).
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use mongodb::bson::{Document, doc};
 
@@ -12,6 +13,7 @@ use crate::workload::flights::{self, DatasetInfo, Params, Phase, Target as Aim, 
 use crate::workload::ycsb::Call;
 
 use super::connect::Target;
+use super::deadline::whole_collection;
 
 /// The first `samples` hit instances of every explainable variant, in worker order.
 pub fn flights_samples(
@@ -72,6 +74,7 @@ pub async fn explain_all(
     target: &Target,
     database: &str,
     samples: impl IntoIterator<Item = (String, Document)>,
+    limit: Duration,
 ) -> BTreeMap<String, ExplainSummary> {
     let db = target.client.database(database);
     let mut out = BTreeMap::new();
@@ -80,12 +83,19 @@ pub async fn explain_all(
         let n = counts.entry(code.clone()).or_default();
         *n += 1;
         let key = if *n == 1 { code } else { format!("{code}#{n}") };
-        let reply = db
-            .run_command(doc! {"explain": command, "verbosity": "executionStats"})
-            .await;
+        // An explain runs its query to the end: as long as a scan of the collection may take.
+        let explain = db.run_command(doc! {"explain": command, "verbosity": "executionStats"});
+        let reply = tokio::time::timeout(whole_collection(limit), explain).await;
         let summary = match reply {
-            Ok(doc) => ExplainSummary::from_explain(&doc).unwrap_or_default(),
-            Err(e) => {
+            Ok(Ok(doc)) => ExplainSummary::from_explain(&doc).unwrap_or_default(),
+            // Plans are supplementary: a server that stopped answering keeps the cell's
+            // measurements but gets no further explains.
+            Err(_) => {
+                tracing::warn!(target = %target.name, query = %key, "explain timed out; no further explains");
+                out.insert(key, ExplainSummary::default());
+                break;
+            }
+            Ok(Err(e)) => {
                 tracing::warn!(target = %target.name, query = %key, error = %e, "explain failed");
                 ExplainSummary::default()
             }

@@ -8,6 +8,7 @@ pub mod benchmark;
 pub mod cell;
 pub mod connect;
 pub mod dataset;
+pub mod deadline;
 pub mod digest;
 pub mod execute;
 pub mod explain;

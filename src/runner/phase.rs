@@ -230,6 +230,8 @@ impl WorkerContext {
             );
             return Ok(());
         }
+        // A fatal failure is counted under its kind like any error, then stops the phase.
+        let mut fatal = None;
         let (outcome, reply) = if step.calls.len() > 1 {
             // YCSB read-modify-write: each call is also recorded under its own name.
             let mut outcome = Ok(());
@@ -243,7 +245,10 @@ impl WorkerContext {
                 let call_sent = Instant::now();
                 let r = execute(&self.client, &one, &self.exec).await;
                 let done = Instant::now();
-                let judged = classify(&r, Some(*call))?;
+                let judged = classify(&r, Some(*call)).unwrap_or_else(|(kind, why)| {
+                    fatal = Some(why);
+                    Err(kind)
+                });
                 let timing = Timing {
                     intended,
                     sent: call_sent,
@@ -262,7 +267,10 @@ impl WorkerContext {
             (outcome, total)
         } else {
             let r = execute(&self.client, &step.operation, &self.exec).await;
-            let judged = classify(&r, step.calls.first().copied())?;
+            let judged = classify(&r, step.calls.first().copied()).unwrap_or_else(|(kind, why)| {
+                fatal = Some(why);
+                Err(kind)
+            });
             (judged, r.unwrap_or_default())
         };
         let done = Instant::now();
@@ -289,21 +297,25 @@ impl WorkerContext {
                 t.found += 1;
             }
         }
-        Ok(())
+        fatal.map_or(Ok(()), Err)
     }
 }
 
-/// The recorded outcome of a reply; network failures are returned as `Err` (fatal).
+/// The recorded outcome of a reply; a failure that ends the phase is returned as `Err`
+/// with its kind and message: the server went away, or did not answer within the operation
+/// timeout (waiting on would hang the benchmark).
 fn classify(
     reply: &Result<Reply, Failure>,
     call: Option<crate::workload::ycsb::Call>,
-) -> Result<Result<(), ErrorKind>, String> {
+) -> Result<Result<(), ErrorKind>, (ErrorKind, String)> {
     match reply {
         Ok(r) => Ok(judge(call, r)),
-        Err(Failure::Driver(e)) => match ErrorKind::of_driver_error(e) {
-            ErrorKind::Network => Err(e.to_string()),
+        Err(f) => match f.kind() {
+            kind @ ErrorKind::Network => Err((kind, f.to_string())),
+            kind @ ErrorKind::Timeout if matches!(f, Failure::TimedOut(_)) => {
+                Err((kind, f.to_string()))
+            }
             kind => Ok(Err(kind)),
         },
-        Err(Failure::Write { code, .. }) => Ok(Err(ErrorKind::from_server_code(*code))),
     }
 }

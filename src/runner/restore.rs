@@ -6,6 +6,7 @@
 //! generated; replies are never needed.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use mongodb::bson::{Bson, Document, doc};
 use mongodb::{Client, Database};
@@ -125,22 +126,29 @@ pub enum RestoreError {
         count: usize,
         first: String,
     },
+    #[error("restoring {namespace}: {}", super::deadline::timed_out(step, *limit))]
+    TimedOut {
+        namespace: String,
+        step: &'static str,
+        limit: Duration,
+    },
     #[error("restoring YCSB records: {0}")]
     Properties(#[from] ycsb::PropertyError),
 }
 
 /// Restores the collection of `plan` to its seeded state of `documents` documents (records)
-/// from `changes`.
+/// from `changes`, waiting at most `timeout` for each write command.
 pub async fn restore(
     client: &Client,
     plan: &WorkloadPlan,
     documents: u64,
     changes: &Changes,
+    timeout: Duration,
 ) -> Result<Restored, RestoreError> {
     match plan {
         WorkloadPlan::Flights(params) => {
             let db = client.database(flights::DATABASE);
-            let writer = Writer::new(&db, flights::COLLECTION);
+            let writer = Writer::new(&db, flights::COLLECTION, timeout);
             let mut removed = 0;
             if changes.inserted_flights {
                 // Every run-inserted seq lies above the seeded range, so one range removes
@@ -178,7 +186,7 @@ pub async fn restore(
         WorkloadPlan::Ycsb { raw, seed } => {
             let props = Properties::from_raw(raw)?;
             let db = client.database(&props.database);
-            let writer = Writer::new(&db, &props.table);
+            let writer = Writer::new(&db, &props.table, timeout);
             let keys: Vec<&String> = changes.inserted_keys.iter().collect();
             let mut removed = 0;
             for chunk in keys.chunks(CHUNK) {
@@ -216,11 +224,16 @@ pub async fn restore(
 struct Writer<'a> {
     db: &'a Database,
     collection: &'a str,
+    timeout: Duration,
 }
 
 impl<'a> Writer<'a> {
-    fn new(db: &'a Database, collection: &'a str) -> Writer<'a> {
-        Writer { db, collection }
+    fn new(db: &'a Database, collection: &'a str, timeout: Duration) -> Writer<'a> {
+        Writer {
+            db,
+            collection,
+            timeout,
+        }
     }
 
     fn namespace(&self) -> String {
@@ -228,10 +241,13 @@ impl<'a> Writer<'a> {
     }
 
     async fn command(&self, step: &'static str, body: Document) -> Result<u64, RestoreError> {
-        let reply = self
-            .db
-            .run_command(body)
+        let reply = tokio::time::timeout(self.timeout, self.db.run_command(body))
             .await
+            .map_err(|_| RestoreError::TimedOut {
+                namespace: self.namespace(),
+                step,
+                limit: self.timeout,
+            })?
             .map_err(|source| RestoreError::Server {
                 namespace: self.namespace(),
                 step,

@@ -5,12 +5,14 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use mongodb::bson::{Bson, Document, doc};
 use mongodb::{Client, Database};
 use serde::{Deserialize, Serialize};
+
+use super::deadline::{no_reply, whole_collection, within};
 
 use crate::workload::flights::{
     self, COLLECTION, DATABASE, DatasetInfo, IndexBuild, IndexSet, Params, seq_of_object_id,
@@ -128,23 +130,32 @@ fn compatible(record: &DatasetRecord, params: &Params, documents: u64) -> bool {
 }
 
 /// Brings `airline.flights` to `documents` seeded documents: grows a compatible dataset,
-/// reloads anything else.
+/// reloads anything else. Waits at most `limit` for each command (index builds and drops
+/// [`whole_collection`] of it).
 pub async fn seed(
     client: &Client,
     params: &Params,
     documents: u64,
+    limit: Duration,
 ) -> Result<SeedReport, SeedError> {
     let db = client.database(DATABASE);
-    let existing = dataset_record(client).await?;
+    let existing = tokio::time::timeout(limit, dataset_record(client))
+        .await
+        .unwrap_or_else(|_| {
+            let stalled = mongodb::error::Error::custom(no_reply(limit));
+            Err(server("reading the dataset record")(stalled))
+        })?;
     let (from, generated_before) = match &existing {
         Some(r) if compatible(r, params, documents) => {
             (r.documents as u64, r.generated_bytes as u64)
         }
         _ => {
-            db.collection::<Document>(COLLECTION)
-                .drop()
-                .await
-                .map_err(server("dropping the old collection"))?;
+            within(
+                whole_collection(limit),
+                db.collection::<Document>(COLLECTION).drop(),
+            )
+            .await
+            .map_err(server("dropping the old collection"))?;
             (0, 0)
         }
     };
@@ -157,21 +168,21 @@ pub async fn seed(
     let started = Instant::now();
     let fresh = from == 0;
     if fresh {
-        db.create_collection(COLLECTION)
+        within(limit, db.create_collection(COLLECTION))
             .await
             .map_err(server("creating the collection"))?;
         if params.index_build == IndexBuild::Before {
-            create_indexes(&db, params.index_set).await?;
+            create_indexes(&db, params.index_set, limit).await?;
         }
     }
-    let count_before = count(&db).await?;
-    let generated = load(&db, params, from, documents).await?;
+    let count_before = count(&db, limit).await?;
+    let generated = load(&db, params, from, documents, limit).await?;
     if fresh && params.index_build == IndexBuild::After {
-        create_indexes(&db, params.index_set).await?;
+        create_indexes(&db, params.index_set, limit).await?;
     }
     let load_seconds = started.elapsed().as_secs_f64();
 
-    let count_after = count(&db).await?;
+    let count_after = count(&db, limit).await?;
     let expected = count_before + (documents - from);
     if count_after != expected {
         return Err(SeedError::Count {
@@ -181,7 +192,7 @@ pub async fn seed(
     }
     // Servers list indexes in different orders (mongod by creation, FerretDB by name): compare
     // the sets.
-    let mut indexes = index_names(&db).await?;
+    let mut indexes = index_names(&db, limit).await?;
     indexes.sort();
     let mut expected_indexes: Vec<String> = flights::expected_index_names(params.index_set)
         .into_iter()
@@ -197,13 +208,17 @@ pub async fn seed(
     }
 
     let record = record_for(params, documents, generated_before + generated);
-    client
+    let records = client
         .database(META_DATABASE)
-        .collection::<DatasetRecord>(META_COLLECTION)
-        .replace_one(doc! {"_id": &record.id}, &record)
-        .upsert(true)
-        .await
-        .map_err(server("writing the dataset record"))?;
+        .collection::<DatasetRecord>(META_COLLECTION);
+    within(
+        limit,
+        records
+            .replace_one(doc! {"_id": &record.id}, &record)
+            .upsert(true),
+    )
+    .await
+    .map_err(server("writing the dataset record"))?;
 
     let inserted = (documents - from) as f64;
     Ok(SeedReport {
@@ -225,7 +240,13 @@ pub async fn seed(
 
 /// Inserts seeded documents [from, to) with `seedWorkers` tasks claiming batches from a shared
 /// counter; returns the generated BSON bytes.
-async fn load(db: &Database, params: &Params, from: u64, to: u64) -> Result<u64, SeedError> {
+async fn load(
+    db: &Database,
+    params: &Params,
+    from: u64,
+    to: u64,
+    limit: Duration,
+) -> Result<u64, SeedError> {
     let batch = u64::from(params.seed_batch_size.max(1));
     let next = Arc::new(AtomicU64::new(from));
     let bytes = Arc::new(AtomicU64::new(0));
@@ -246,8 +267,7 @@ async fn load(db: &Database, params: &Params, from: u64, to: u64) -> Result<u64,
                         .await
                         .expect("document generation does not panic");
                 bytes.fetch_add(seed_batch.bson_bytes, Ordering::Relaxed);
-                let reply = db
-                    .run_command(seed_batch.command)
+                let reply = within(limit, db.run_command(seed_batch.command))
                     .await
                     .map_err(server("inserting a batch"))?;
                 if let Ok(errors) = reply.get_array("writeErrors")
@@ -270,8 +290,9 @@ async fn load(db: &Database, params: &Params, from: u64, to: u64) -> Result<u64,
     Ok(bytes.load(Ordering::Relaxed))
 }
 
-async fn create_indexes(db: &Database, set: IndexSet) -> Result<(), SeedError> {
-    db.run_command(flights::create_indexes_command(set))
+async fn create_indexes(db: &Database, set: IndexSet, limit: Duration) -> Result<(), SeedError> {
+    let build = db.run_command(flights::create_indexes_command(set));
+    within(whole_collection(limit), build)
         .await
         .map_err(server("creating the indexes"))?;
     Ok(())
@@ -280,9 +301,8 @@ async fn create_indexes(db: &Database, set: IndexSet) -> Result<(), SeedError> {
 /// The collection's document count from `collStats` (collection metadata on mongod, table
 /// statistics on FerretDB): a full `count` scan would cost as much as the load on servers
 /// without count pushdown.
-async fn count(db: &Database) -> Result<u64, SeedError> {
-    let stats = db
-        .run_command(doc! {"collStats": COLLECTION})
+async fn count(db: &Database, limit: Duration) -> Result<u64, SeedError> {
+    let stats = within(limit, db.run_command(doc! {"collStats": COLLECTION}))
         .await
         .map_err(server("counting documents"))?;
     let n = stats
@@ -299,13 +319,12 @@ async fn count(db: &Database) -> Result<u64, SeedError> {
     Ok(n as u64)
 }
 
-async fn index_names(db: &Database) -> Result<Vec<String>, SeedError> {
-    let specs: Vec<_> = db
-        .collection::<Document>(COLLECTION)
-        .list_indexes()
-        .await
-        .map_err(server("listing indexes"))?
-        .try_collect()
+async fn index_names(db: &Database, limit: Duration) -> Result<Vec<String>, SeedError> {
+    let list = async {
+        let cursor = db.collection::<Document>(COLLECTION).list_indexes().await?;
+        cursor.try_collect::<Vec<_>>().await
+    };
+    let specs = within(limit, list)
         .await
         .map_err(server("listing indexes"))?;
     Ok(specs

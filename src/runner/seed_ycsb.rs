@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 use crate::measure::ErrorKind;
 use crate::workload::ycsb::{self, Phase, Properties, RawProperties, Rng, SharedState};
 
-use super::execute::{ExecOptions, Failure, execute};
+use super::deadline::{whole_collection, within};
+use super::execute::{ExecOptions, execute};
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
 
 /// Why loading failed.
@@ -112,8 +113,12 @@ async fn load_worker(
     mut worker: ycsb::Worker,
     retry: Retry,
     mut jitter: Rng,
+    limit: Duration,
 ) -> WorkerEnd {
-    let exec = ExecOptions::default();
+    let exec = ExecOptions {
+        timeout: Some(limit),
+        ..ExecOptions::default()
+    };
     let mut attempted = 0;
     while let Some(op) = worker.next() {
         if op.buffered {
@@ -130,14 +135,10 @@ async fn load_worker(
                     tokio::time::sleep(retry.pause(&mut jitter)).await;
                 }
                 Err(failure) => {
-                    let kind = match &failure {
-                        Failure::Driver(e) => ErrorKind::of_driver_error(e),
-                        Failure::Write { code, .. } => ErrorKind::from_server_code(*code),
-                    };
                     return WorkerEnd {
                         attempted,
                         failure: Some(LoadFailure {
-                            kind,
+                            kind: failure.kind(),
                             message: format!("key {}: {failure}", op.key),
                         }),
                     };
@@ -158,23 +159,23 @@ pub async fn load(
     seed: u64,
     records: u64,
     workers: u32,
+    limit: Duration,
 ) -> Result<LoadReport, LoadError> {
     let base = Properties::from_raw(raw)?;
     let meta = client
         .database(META_DATABASE)
         .collection::<LoadRecord>(META_COLLECTION);
     let server = |step| move |source| LoadError::Server { step, source };
-    let existing = meta
-        .find_one(doc! {"_id": record_id(&base)})
+    let existing = within(limit, meta.find_one(doc! {"_id": record_id(&base)}))
         .await
         .map_err(server("reading the load record"))?;
     let from = match existing {
         Some(r) if (r.records as u64) <= records => r.records as u64,
         _ => {
-            client
+            let table = client
                 .database(&base.database)
-                .collection::<Document>(&base.table)
-                .drop()
+                .collection::<Document>(&base.table);
+            within(whole_collection(limit), table.drop())
                 .await
                 .map_err(server("dropping the old table"))?;
             0
@@ -198,7 +199,7 @@ pub async fn load(
         for w in 0..workers.max(1) {
             let worker = ycsb::Worker::new(&props, seed, w, workers.max(1), Phase::Load, &shared)?;
             let jitter = Rng::new(seed ^ RETRY_JITTER ^ u64::from(w));
-            tasks.spawn(load_worker(client.clone(), worker, retry, jitter));
+            tasks.spawn(load_worker(client.clone(), worker, retry, jitter, limit));
         }
         let mut attempted = 0;
         let mut failures = Vec::new();
@@ -218,17 +219,17 @@ pub async fn load(
                 first: first.message.clone(),
             });
         }
-        meta.replace_one(
-            doc! {"_id": record_id(&base)},
-            LoadRecord {
-                id: record_id(&base),
-                workload: "ycsb".to_owned(),
-                records: records as i64,
-            },
-        )
-        .upsert(true)
-        .await
-        .map_err(server("writing the load record"))?;
+        let record = LoadRecord {
+            id: record_id(&base),
+            workload: "ycsb".to_owned(),
+            records: records as i64,
+        };
+        let write = meta
+            .replace_one(doc! {"_id": record_id(&base)}, record)
+            .upsert(true);
+        within(limit, write)
+            .await
+            .map_err(server("writing the load record"))?;
     }
     let load_seconds = started.elapsed().as_secs_f64();
     let inserted = (records - from) as f64;

@@ -304,6 +304,9 @@ async fn mongo_at(uri: String, test: &str) -> MongoEnv {
 pub struct PrivateMongo {
     pub uri: String,
     child: std::process::Child,
+    /// The command that started it, to start it again on the same port and storage.
+    command: (PathBuf, Vec<String>),
+    port: u16,
     dir: PathBuf,
     /// The PostgreSQL database of a PostgreSQL-backed server (dropped with it).
     database: Option<PrivateDatabase>,
@@ -346,6 +349,47 @@ impl PrivateMongo {
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// Starts the killed server again on the same port and storage, and waits until it
+    /// accepts connections.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.child = spawn_ferretdb(&self.command.0, &self.command.1, &self.dir);
+        self.wait_listening();
+    }
+
+    /// Pauses the server (SIGSTOP): connections stay open and nothing answers.
+    pub fn pause(&self) {
+        self.signal(libc::SIGSTOP);
+    }
+
+    /// Resumes a paused server (SIGCONT).
+    pub fn resume(&self) {
+        self.signal(libc::SIGCONT);
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        // SAFETY: kill(2) on the pid of a child this value owns and has not reaped.
+        let rc = unsafe { libc::kill(self.child.id() as libc::pid_t, signal) };
+        assert_eq!(rc, 0, "signal {signal} to the private FerretDB");
+    }
+
+    fn wait_listening(&mut self) {
+        let port = self.port;
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                let log =
+                    std::fs::read_to_string(self.dir.join("ferretdb.log")).unwrap_or_default();
+                panic!("private FerretDB on port {port} exited at start ({status}):\n{log}");
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "private FerretDB on port {port} did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     pub async fn client(&self) -> mongodb::Client {
@@ -436,8 +480,32 @@ fn start_private(
         .local_addr()
         .unwrap()
         .port();
-    let log = std::fs::File::create(dir.join("ferretdb.log")).unwrap();
-    let mut command = Command::new(&bin);
+    let args = vec![
+        storage_arg,
+        format!("--listen-addr=127.0.0.1:{port}"),
+        "--log-level=warn".to_owned(),
+    ];
+    let child = spawn_ferretdb(&bin, &args, &dir);
+    let mut server = PrivateMongo {
+        uri: format!("mongodb://127.0.0.1:{port}/"),
+        child,
+        command: (bin, args),
+        port,
+        dir,
+        database,
+    };
+    server.wait_listening();
+    server
+}
+
+/// Starts `bin args`, logging to `dir/ferretdb.log` (appended across restarts).
+fn spawn_ferretdb(bin: &Path, args: &[String], dir: &Path) -> std::process::Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("ferretdb.log"))
+        .unwrap();
+    let mut command = Command::new(bin);
     // SAFETY: prctl is async-signal-safe; the server dies with the test process even when the
     // test binary is killed before its destructors run.
     unsafe {
@@ -447,10 +515,8 @@ fn start_private(
             Ok(())
         });
     }
-    let child = command
-        .arg(storage_arg)
-        .arg(format!("--listen-addr=127.0.0.1:{port}"))
-        .arg("--log-level=warn")
+    command
+        .args(args)
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .spawn()
@@ -459,24 +525,5 @@ fn start_private(
                 "starting {}: {e} (build it with `testenv/build ferretdb`)",
                 bin.display()
             )
-        });
-    let mut server = PrivateMongo {
-        uri: format!("mongodb://127.0.0.1:{port}/"),
-        child,
-        dir,
-        database,
-    };
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if let Ok(Some(status)) = server.child.try_wait() {
-            let log = std::fs::read_to_string(server.dir.join("ferretdb.log")).unwrap_or_default();
-            panic!("private FerretDB on port {port} exited at start ({status}):\n{log}");
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "private FerretDB on port {port} did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    server
+        })
 }

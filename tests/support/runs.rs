@@ -8,6 +8,9 @@ use mongobench::runner::connect::Target;
 use mongobench::runner::dataset::{Seeded, prepare};
 use mongobench::workload::ycsb::RawProperties;
 
+/// The operation timeout of test runs: the default a user gets.
+pub const LIMIT: Duration = mongobench::api::DEFAULT_OPERATION_TIMEOUT;
+
 pub fn cell(name: &str, workload: &str) -> CellId {
     CellId {
         benchmark: name.into(),
@@ -28,6 +31,7 @@ pub fn settings(workers: u32, measured: RunLength) -> RunSettings {
         target_ops_per_sec: None,
         write_concern: None,
         read_preference: None,
+        operation_timeout: LIMIT,
     }
 }
 
@@ -40,7 +44,7 @@ pub fn ycsb(workload: &str) -> WorkloadPlan {
 
 /// Seeds `target` fresh to `documents` documents (records) of `plan`, as a run's first size.
 pub async fn seeded(target: &Target, plan: &WorkloadPlan, documents: u64, workers: u32) -> Seeded {
-    prepare(&target.client, plan, workers, documents, None, false)
+    prepare(&target.client, plan, workers, documents, None, false, LIMIT)
         .await
         .unwrap_or_else(|e| panic!("seeding {documents} documents: {e}"))
 }
