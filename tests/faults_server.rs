@@ -67,8 +67,14 @@ async fn a_server_paused_past_the_operation_timeout_ends_the_cell_incomplete_wit
         reason.starts_with("target paused: measured phase: operation: no reply within 2s"),
         "{reason}"
     );
-    let measured = result.measured.as_ref().expect("the operations before the pause");
-    assert!(measured.overall.completed > 0, "operations before the pause are kept");
+    let measured = result
+        .measured
+        .as_ref()
+        .expect("the operations before the pause");
+    assert!(
+        measured.overall.completed > 0,
+        "operations before the pause are kept"
+    );
     assert!(
         measured.overall.errors.timeout >= 1,
         "the timed-out operations are counted as timeouts: {:?}",
@@ -108,7 +114,11 @@ async fn a_server_killed_and_restarted_mid_run_marks_that_cell_and_the_next_comp
     let results = results.expect("the run goes to its end");
 
     let repetitions: Vec<u32> = results.iter().map(|r| r.cell.repetition).collect();
-    assert_eq!(repetitions, [1, 2, 3], "every cell once, none lost or repeated");
+    assert_eq!(
+        repetitions,
+        [1, 2, 3],
+        "every cell once, none lost or repeated"
+    );
     let CellStatus::Incomplete { reason } = &results[0].status else {
         panic!("the cell whose server was killed is reported complete");
     };
@@ -122,7 +132,10 @@ async fn a_server_killed_and_restarted_mid_run_marks_that_cell_and_the_next_comp
         .expect("what was measured before the crash")
         .overall
         .errors;
-    assert!(errors.network >= 1, "the crash is counted as a network error: {errors:?}");
+    assert!(
+        errors.network >= 1,
+        "the crash is counted as a network error: {errors:?}"
+    );
     for later in &results[1..] {
         assert!(
             later.is_complete() && later.invalid_reasons.is_empty(),

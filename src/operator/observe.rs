@@ -526,7 +526,8 @@ pub async fn observe(
         .map_err(list_err("configmaps", &ns))?
     {
         if let Some(cell) = cm.labels().get(names::CELL_LABEL).cloned() {
-            observed.results.insert(cell, read_result(&cm));
+            let result = owned_result(read_result(&cm), &name, run_id, &cell);
+            observed.results.insert(cell, result);
         } else if let Some((platform, a)) = read_activity(bench, &cm) {
             observed.activities.insert(platform, a);
         }
@@ -551,6 +552,33 @@ fn read_activity(bench: &MongoBenchmark, cm: &ConfigMap) -> Option<(String, Acti
         .name
         .clone();
     Some((name, Activity::from_data(cm.data.as_ref()?)?))
+}
+
+/// `observed` unless its document is of another benchmark, run or cell than the ConfigMap's
+/// labels say (a stale copy, a forged or mislabelled ConfigMap): that one is refused, naming
+/// what it holds, and never counts as this cell's result.
+pub fn owned_result(
+    observed: ObservedResult,
+    benchmark: &str,
+    run_id: &str,
+    cell: &str,
+) -> ObservedResult {
+    let ObservedResult::Document { config_map, result } = observed else {
+        return observed;
+    };
+    let id = &result.cell;
+    let holds = crate::plan::cell_id(&id.target, &id.platform, &id.size, id.repetition);
+    if id.benchmark == benchmark && id.run_id == run_id && holds == cell {
+        return ObservedResult::Document { config_map, result };
+    }
+    ObservedResult::Unreadable {
+        message: format!(
+            "result ConfigMap {config_map}: its document is cell {holds} of benchmark {} run {}, \
+             not cell {cell} of benchmark {benchmark} run {run_id}; refused",
+            id.benchmark, id.run_id
+        ),
+        config_map,
+    }
 }
 
 /// The result document of a result ConfigMap.
@@ -774,6 +802,49 @@ mod tests {
         );
         let unknown = names::runner_labels("study", "gone", &["psmdb-8.0", "ext"]);
         assert_eq!(runner_of(&b, &unknown), None);
+    }
+
+    #[test]
+    fn a_document_of_another_benchmark_run_or_cell_is_refused() {
+        let document = |benchmark: &str, run: &str, repetition: u32| {
+            let mut id = crate::result::testing::cell("ext", "local", "1k", repetition);
+            id.benchmark = benchmark.into();
+            id.run_id = run.into();
+            ObservedResult::Document {
+                config_map: "b-cm".into(),
+                result: Box::new(CellResult::empty(id, crate::result::CellStatus::Complete)),
+            }
+        };
+        let cell = crate::plan::cell_id("ext", "local", "1k", 1);
+        assert!(matches!(
+            owned_result(document("b", "r1", 1), "b", "r1", &cell),
+            ObservedResult::Document { .. }
+        ));
+        for (other, why) in [
+            (
+                document("other", "r1", 1),
+                "cell ext.local.1k.r1 of benchmark other run r1",
+            ),
+            (
+                document("b", "r0", 1),
+                "cell ext.local.1k.r1 of benchmark b run r0",
+            ),
+            (
+                document("b", "r1", 2),
+                "cell ext.local.1k.r2 of benchmark b run r1",
+            ),
+        ] {
+            assert_eq!(
+                owned_result(other, "b", "r1", &cell),
+                ObservedResult::Unreadable {
+                    config_map: "b-cm".into(),
+                    message: format!(
+                        "result ConfigMap b-cm: its document is {why}, not cell ext.local.1k.r1 \
+                         of benchmark b run r1; refused"
+                    ),
+                }
+            );
+        }
     }
 
     #[test]
