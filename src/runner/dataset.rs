@@ -18,7 +18,7 @@ use crate::workload::flights;
 use crate::workload::ycsb::Properties;
 
 use super::cell::WorkloadPlan;
-use super::deadline::{whole_collection, within};
+use super::deadline::{describe, whole_collection, within};
 use super::digest::{DigestError, digest};
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
 use super::{seed_flights, seed_ycsb};
@@ -48,7 +48,7 @@ pub enum DatasetError {
     Ycsb(#[from] seed_ycsb::LoadError),
     #[error("{0}")]
     Digest(#[from] DigestError),
-    #[error("{step}: {source}")]
+    #[error("{step}: {}", describe(source))]
     Server {
         step: &'static str,
         source: mongodb::error::Error,

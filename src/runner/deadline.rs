@@ -47,6 +47,14 @@ pub async fn within<T>(
         .unwrap_or_else(|_| Err(mongodb::error::Error::custom(no_reply(limit))))
 }
 
+/// A driver error as a reason: the words of a call that ran out of time (see [`within`]) as
+/// they are, any other as the driver writes it.
+pub fn describe(e: &mongodb::error::Error) -> String {
+    e.get_custom::<String>()
+        .cloned()
+        .unwrap_or_else(|| e.to_string())
+}
+
 /// The limit of commands whose work grows with the collection.
 pub fn whole_collection(limit: Duration) -> Duration {
     limit * WHOLE_COLLECTION_FACTOR

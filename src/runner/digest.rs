@@ -9,7 +9,7 @@ use mongodb::bson::{RawDocumentBuf, doc};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
-use super::deadline::{whole_collection, within};
+use super::deadline::{describe, whole_collection, within};
 
 use crate::result::DatasetDigest;
 
@@ -23,7 +23,7 @@ const NOT_SUPPORTED: [i32; 3] = [59, 115, 238]; // CommandNotFound, CommandNotSu
 
 /// Why a digest could not be taken.
 #[derive(Debug, thiserror::Error)]
-#[error("taking the digest of {namespace}: {source}")]
+#[error("taking the digest of {namespace}: {}", describe(source))]
 pub struct DigestError {
     namespace: String,
     source: mongodb::error::Error,
@@ -42,8 +42,9 @@ pub async fn digest(
         source,
     };
     let db = client.database(database);
+    // Servers without collection metadata (FerretDB) count by reading every document.
     let documents = within(
-        limit,
+        whole_collection(limit),
         db.collection::<RawDocumentBuf>(collection)
             .estimated_document_count(),
     )
@@ -66,15 +67,18 @@ pub async fn digest(
         Err(e) if super::execute::driver_code(&e).is_some_and(|c| NOT_SUPPORTED.contains(&c)) => {}
         Err(e) => return Err(failed(e)),
     }
+    // A server may read the whole collection for the first batch (or any): each batch gets
+    // the limit of a whole-collection command.
+    let scan = whole_collection(limit);
     let mut cursor = within(
-        limit,
+        scan,
         db.collection::<RawDocumentBuf>(collection).find(doc! {}),
     )
     .await
     .map_err(failed)?;
     let mut sum = Sum::default();
     let mut counted = 0;
-    while let Some(document) = within(limit, cursor.try_next()).await.map_err(failed)? {
+    while let Some(document) = within(scan, cursor.try_next()).await.map_err(failed)? {
         sum.add(document.as_bytes());
         counted += 1;
     }

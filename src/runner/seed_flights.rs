@@ -12,7 +12,7 @@ use mongodb::bson::{Bson, Document, doc};
 use mongodb::{Client, Database};
 use serde::{Deserialize, Serialize};
 
-use super::deadline::{no_reply, whole_collection, within};
+use super::deadline::{describe, no_reply, whole_collection, within};
 
 use crate::workload::flights::{
     self, COLLECTION, DATABASE, DatasetInfo, IndexBuild, IndexSet, Params, seq_of_object_id,
@@ -25,7 +25,7 @@ pub const META_COLLECTION: &str = "datasets";
 /// Why seeding failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SeedError {
-    #[error("seeding {DATABASE}.{COLLECTION}: {step}: {source}")]
+    #[error("seeding {DATABASE}.{COLLECTION}: {step}: {}", describe(source))]
     Server {
         step: &'static str,
         source: mongodb::error::Error,

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::measure::ErrorKind;
 use crate::workload::ycsb::{self, Phase, Properties, RawProperties, Rng, SharedState};
 
-use super::deadline::{whole_collection, within};
+use super::deadline::{describe, whole_collection, within};
 use super::execute::{ExecOptions, execute};
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
 
@@ -29,7 +29,7 @@ pub enum LoadError {
     Properties(#[from] ycsb::PropertyError),
     #[error("loading YCSB records: {0}")]
     Worker(#[from] ycsb::WorkerError),
-    #[error("loading YCSB records: {step}: {source}")]
+    #[error("loading YCSB records: {step}: {}", describe(source))]
     Server {
         step: &'static str,
         source: mongodb::error::Error,

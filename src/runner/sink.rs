@@ -78,15 +78,43 @@ pub async fn write_configmap(
     let namespace = plan.namespace.as_deref().unwrap_or("default");
     let cm = result_configmap(plan, cell, result)?;
     let name = cm.metadata.name.clone().unwrap_or_default();
-    Api::<ConfigMap>::namespaced(client.clone(), namespace)
-        .patch(
-            &name,
-            &PatchParams::apply(FIELD_MANAGER).force(),
-            &Patch::Apply(&cm),
-        )
-        .await
-        .map_err(|e| anyhow::anyhow!("writing result ConfigMap {namespace}/{name}: {e}"))?;
-    Ok(())
+    let api = Api::<ConfigMap>::namespaced(client.clone(), namespace);
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    // A measured cell is worth waiting for: an API server that restarts (a control-plane
+    // upgrade) is waited out rather than losing the cell; a refusal is not retried.
+    let started = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(500);
+    loop {
+        match api.patch(&name, &params, &Patch::Apply(&cm)).await {
+            Ok(_) => return Ok(()),
+            Err(e) if started.elapsed() + pause < patience(&e) => {
+                tracing::warn!(error = %e, configmap = %name, "writing a result; retrying");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(std::time::Duration::from_secs(8));
+            }
+            Err(e) => anyhow::bail!("writing result ConfigMap {namespace}/{name}: {e}"),
+        }
+    }
+}
+
+/// How long a result write is retried while the API server cannot be reached.
+pub const RESULT_WRITE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// How long a refusal is retried: a freshly started API server denies requests its
+/// authorizer's caches do not cover yet.
+pub const FORBIDDEN_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How long an API error may be retried: no answer at all, a server error or throttling may
+/// pass by themselves; a refusal only briefly; anything else (an invalid object) never.
+fn patience(e: &kube::Error) -> std::time::Duration {
+    match e {
+        kube::Error::Api(status) if status.code >= 500 || status.code == 429 => {
+            RESULT_WRITE_PATIENCE
+        }
+        kube::Error::Api(status) if status.code == 403 => FORBIDDEN_PATIENCE,
+        kube::Error::HyperError(_) | kube::Error::Service(_) => RESULT_WRITE_PATIENCE,
+        _ => std::time::Duration::ZERO,
+    }
 }
 
 /// Writes one cell's result as `DIR/<cell>.json`.
@@ -96,4 +124,26 @@ pub fn write_file(dir: &Path, cell: &str, result: &CellResult) -> anyhow::Result
     std::fs::write(&path, result.to_json()?)
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::core::Status;
+    use std::time::Duration;
+
+    #[test]
+    fn unreachable_failing_and_throttling_api_servers_are_waited_out_refusals_briefly() {
+        let api = |code| kube::Error::Api(Status::failure("m", "r").with_code(code).boxed());
+        assert_eq!(patience(&api(503)), RESULT_WRITE_PATIENCE);
+        assert_eq!(patience(&api(500)), RESULT_WRITE_PATIENCE);
+        assert_eq!(patience(&api(429)), RESULT_WRITE_PATIENCE);
+        let refused = kube::Error::Service("connection refused".into());
+        assert_eq!(patience(&refused), RESULT_WRITE_PATIENCE);
+        assert_eq!(patience(&api(403)), FORBIDDEN_PATIENCE);
+        assert_eq!(patience(&api(422)), Duration::ZERO);
+        assert_eq!(patience(&api(404)), Duration::ZERO);
+        let other = kube::Error::LinesCodecMaxLineLengthExceeded;
+        assert_eq!(patience(&other), Duration::ZERO);
+    }
 }

@@ -527,3 +527,83 @@ fn spawn_ferretdb(bin: &Path, args: &[String], dir: &Path) -> std::process::Chil
             )
         })
 }
+
+/// Kills the testenv's kube-apiserver (SIGKILL: a crash; a graceful stop drains watches for
+/// a minute), leaves it down for `down`, and starts it again with the same command line on the same etcd, so every
+/// object survives; returns once it answers `/readyz`. The pid file is updated, so
+/// `testenv/down` stops the new process.
+pub fn restart_apiserver(down: Duration) {
+    let env = ensure_up("k8s");
+    let run = run_dir();
+    let pid_file = run.join("kube-apiserver.pid");
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .expect("testenv/up wrote kube-apiserver.pid")
+        .trim()
+        .parse()
+        .expect("a pid in kube-apiserver.pid");
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+        .unwrap_or_else(|e| panic!("the command line of kube-apiserver (pid {pid}): {e}"));
+    let args: Vec<String> = cmdline
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    assert!(
+        args.first().is_some_and(|a| a.ends_with("kube-apiserver")),
+        "pid {pid} of kube-apiserver.pid is not kube-apiserver: {args:?}"
+    );
+    // SAFETY: kill(2) on the kube-apiserver of the testenv's own pid file.
+    assert_eq!(
+        unsafe { libc::kill(pid, libc::SIGKILL) },
+        0,
+        "killing kube-apiserver"
+    );
+    let gone = std::time::Instant::now() + Duration::from_secs(30);
+    // Gone, or a zombie its parent has not reaped yet.
+    let exited = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |stat| stat.contains(") Z "))
+    };
+    while !exited() {
+        assert!(
+            std::time::Instant::now() < gone,
+            "kube-apiserver did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(down);
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(run.join("log/kube-apiserver.log"))
+        .unwrap();
+    // Not waited on: the API server is the testenv's and outlives this test (testenv/down
+    // stops it by its pid file).
+    #[allow(clippy::zombie_processes)]
+    let child = Command::new(&args[0])
+        .args(&args[1..])
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting kube-apiserver again: {e}"));
+    std::fs::write(&pid_file, child.id().to_string()).unwrap();
+    let kubeconfig = env
+        .kubeconfig
+        .expect("testenv/up k8s reported a KUBECONFIG");
+    let ready = std::time::Instant::now() + Duration::from_secs(180);
+    loop {
+        let probe = Command::new(kubectl())
+            .arg(format!("--kubeconfig={}", kubeconfig.display()))
+            .args(["get", "--raw", "/readyz"])
+            .output()
+            .unwrap();
+        if probe.status.success() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < ready,
+            "kube-apiserver not ready 180 s after its restart"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}

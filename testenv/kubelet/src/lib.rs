@@ -273,13 +273,27 @@ impl RunContext {
         .await;
     }
 
+    /// Writes a pod's status; like a kubelet, keeps trying (for up to 3 minutes) while the API
+    /// server cannot be reached, so a pod's end is never lost to a restart of it.
     async fn status(&self, name: &str, patch: serde_json::Value) {
         let pods: Api<Pod> = Api::namespaced(self.client.clone(), &self.namespace);
-        if let Err(e) = pods
-            .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
-            .await
-        {
-            eprintln!("kubelet harness: status of pod {name}: {e}");
+        let started = std::time::Instant::now();
+        loop {
+            match pods
+                .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+            {
+                Ok(_) => return,
+                Err(kube::Error::Api(s)) if s.code < 500 => {
+                    eprintln!("kubelet harness: status of pod {name}: {s}");
+                    return;
+                }
+                Err(e) if started.elapsed() > Duration::from_secs(180) => {
+                    eprintln!("kubelet harness: status of pod {name}: {e}; gave up");
+                    return;
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(500)).await,
+            }
         }
     }
 }

@@ -1,0 +1,162 @@
+//! Shared by the operator fault suites: a benchmark run for real by the client-node kubelet
+//! harness against a private FerretDB, and the checks every fault must pass afterwards.
+#![allow(dead_code)] // each fault suite uses a different part
+
+use std::path::Path;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, ListParams, PostParams};
+use mongobench::api::{CellPhase, MongoBenchmarkStatus, Phase};
+use mongobench::result::CellResult;
+use serde_json::json;
+
+use crate::operator_common::{self as common, TestEnv};
+use crate::support;
+
+/// A flights benchmark of one external target: `sizes` × `repetitions` short measured runs
+/// by 2 workers, the runner pinned to the client pool.
+pub fn benchmark(name: &str, sizes: &[&str], repetitions: u32) -> serde_json::Value {
+    json!({
+        "apiVersion": "mongobench.io/v1alpha1",
+        "kind": "MongoBenchmark",
+        "metadata": {"name": name},
+        "spec": {
+            "targets": [{"name": "ferretdb", "external": {"uriSecretRef": {"name": "db", "key": "uri"}}}],
+            "platforms": [{"name": "local"}],
+            "client": {"nodeSelector": {"cloud.google.com/gke-nodepool": "client"}},
+            "dataset": {"sizes": sizes},
+            "workload": {"type": "flights", "workers": 2, "duration": "3s", "warmup": "0s", "seed": 5},
+            "repetitions": repetitions,
+            "cleanupPolicy": "Retain"
+        }
+    })
+}
+
+/// A test namespace with the Secret naming a private FerretDB, and the client-node kubelet.
+pub async fn environment(test: &str) -> (TestEnv, support::PrivateMongo, testenv_kubelet::Kubelet) {
+    let env = common::setup(test).await;
+    let server = support::private_mongo(test);
+    let secret: Secret = serde_json::from_value(json!({
+        "metadata": {"name": "db"},
+        "stringData": {"uri": server.uri}
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(env.client.clone(), &env.namespace)
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    let kubelet = testenv_kubelet::start(
+        env.client.clone(),
+        &env.namespace,
+        &env.kubeconfig,
+        Path::new(env!("CARGO_BIN_EXE_mongobench")),
+    );
+    (env, server, kubelet)
+}
+
+/// Waits for the benchmark to end and checks what every fault must leave: `Completed`, each of
+/// the `cells` cells once in status and `Completed`, one result ConfigMap each whose
+/// document is complete and valid, seeded to its size, and of the same seeded data as every
+/// other cell of its size.
+pub async fn ends_whole(
+    env: &TestEnv,
+    bench: &str,
+    cells: usize,
+    limit: Duration,
+) -> (MongoBenchmarkStatus, Vec<CellResult>) {
+    let status = common::status_until(env, bench, limit, "the benchmark to end", |s| {
+        matches!(s.phase, Some(Phase::Completed | Phase::Failed))
+    })
+    .await;
+    assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
+    let mut ids: Vec<&str> = status.cells.iter().map(|c| c.id.as_str()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), cells, "every cell once: {:?}", status.cells);
+    assert_eq!(
+        status.cells.len(),
+        cells,
+        "no cell twice: {:?}",
+        status.cells
+    );
+    for c in &status.cells {
+        assert_eq!(c.phase, CellPhase::Completed, "{c:?}");
+    }
+
+    let cms: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.namespace);
+    let listed = cms
+        .list(&ListParams::default().labels("mongobench.io/cell"))
+        .await
+        .unwrap();
+    let results: Vec<CellResult> = listed
+        .items
+        .iter()
+        .map(|cm| CellResult::from_json(&cm.data.as_ref().unwrap()["result.json"]).unwrap())
+        .collect();
+    assert_eq!(results.len(), cells, "one result ConfigMap per cell");
+    for r in &results {
+        assert!(r.is_complete(), "{}: {:?}", r.cell, r.status);
+        assert!(
+            r.invalid_reasons.is_empty(),
+            "{}: {:?}",
+            r.cell,
+            r.invalid_reasons
+        );
+        let size: u64 = r.cell.size.parse().expect("sizes are document counts");
+        assert_eq!(r.dataset.seeded_documents, size, "{}", r.cell);
+        let same_size = results.iter().filter(|o| o.cell.size == r.cell.size);
+        for other in same_size {
+            assert_eq!(
+                r.dataset.digest, other.dataset.digest,
+                "{} and {} ran on different data",
+                r.cell, other.cell
+            );
+        }
+    }
+    (status, results)
+}
+
+/// Kills (SIGKILL) every runner process the harness runs for `namespace`, found by the
+/// scratch directory it runs in; returns how many.
+pub fn kill_runners(namespace: &str) -> usize {
+    let prefix = std::env::temp_dir().join(format!("mongobench-kubelet-{namespace}-"));
+    let prefix = prefix.to_string_lossy().into_owned();
+    let mut killed = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) else {
+            continue;
+        };
+        if cwd.to_string_lossy().starts_with(&prefix) {
+            // SAFETY: kill(2) on a process of this test's own harness.
+            if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
+                killed += 1;
+            }
+        }
+    }
+    killed
+}
+
+/// Polls `probe` every 50 ms until it holds, for at most `limit`.
+pub async fn until(limit: Duration, what: &str, mut probe: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + limit;
+    while !probe() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what} within {limit:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits `limit` at most for the benchmark's progress to show a cell in `activity`.
+pub async fn activity(env: &TestEnv, bench: &str, activity: &str, limit: Duration) {
+    let what = format!("a cell {activity}");
+    common::status_until(env, bench, limit, &what, |s| {
+        s.progress.as_deref().is_some_and(|p| p.contains(activity))
+    })
+    .await;
+}
