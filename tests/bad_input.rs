@@ -659,11 +659,20 @@ fn the_fixtures_are_one_mistake_away_from_accepted_input() {
 #[test]
 fn every_kind_is_refused_with_exit_code_2_and_one_line_naming_file_and_line() {
     let mut failures = Vec::new();
-    for case in cases() {
+    let cases = cases();
+    let mut refused = 0;
+    for case in &cases {
         let dir = scratch(case.kind);
-        failures.extend(check(&case, &dir));
+        let failed = check(case, &dir);
+        refused += usize::from(failed.is_empty());
+        failures.extend(failed);
         let _ = std::fs::remove_dir_all(&dir);
     }
+    // Read by tests/reliability/report (with --show-output).
+    println!(
+        "reliability: bad input refused {refused} of {}",
+        cases.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -671,6 +680,7 @@ fn every_kind_is_refused_with_exit_code_2_and_one_line_naming_file_and_line() {
 fn every_new_invalid_spec_gives_one_line_at_the_line_of_its_field() {
     let specs = new_invalid_specs();
     assert!(!specs.is_empty());
+    let total = specs.len();
     let mut failures = Vec::new();
     for (path, expect) in specs {
         let out = mongobench(&["validate".as_ref(), "-f".as_ref(), path.as_os_str()]);
@@ -705,5 +715,10 @@ fn every_new_invalid_spec_gives_one_line_at_the_line_of_its_field() {
             ));
         }
     }
+    // Read by tests/reliability/report (with --show-output); one failure per spec at most.
+    println!(
+        "reliability: bad input refused {} of {total}",
+        total - failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -19,7 +19,7 @@ async fn a_runner_killed_while_seeding_is_retried_and_brings_the_half_seeded_col
  {
     let (env, server, kubelet) = faults::environment("faults-seed").await;
     let operator = common::start(&env, common::options(&env.namespace));
-    common::apply(&env, &faults::benchmark("seedkill", &["5000"], 2)).await;
+    common::apply(&env, &faults::benchmark("seedkill", &["2000"], 2)).await;
 
     // Killed once the collection holds some of its documents, not all.
     let client = server.client().await;
@@ -28,7 +28,7 @@ async fn a_runner_killed_while_seeding_is_retried_and_brings_the_half_seeded_col
         .collection::<mongodb::bson::Document>(flights::COLLECTION);
     let mut held = 0;
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while !(1..5_000).contains(&held) {
+    while !(1..2_000).contains(&held) {
         assert!(
             std::time::Instant::now() < deadline,
             "seeding never seen under way"
@@ -41,7 +41,7 @@ async fn a_runner_killed_while_seeding_is_retried_and_brings_the_half_seeded_col
         1,
         "one runner to kill"
     );
-    eprintln!("killed the runner with {held} of 5000 documents seeded");
+    eprintln!("killed the runner with {held} of 2000 documents seeded");
 
     let (_, results) = faults::ends_whole(&env, "seedkill", 2, Duration::from_secs(300)).await;
     let started = kubelet.started.lock().unwrap().clone();
@@ -52,7 +52,7 @@ async fn a_runner_killed_while_seeding_is_retried_and_brings_the_half_seeded_col
     );
     assert_eq!(
         flights.estimated_document_count().await.unwrap(),
-        5_000,
+        2_000,
         "the collection holds exactly its size"
     );
     assert!(results.iter().all(|r| r.dataset.digest.is_some()));

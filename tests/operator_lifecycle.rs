@@ -632,3 +632,64 @@ async fn a_runner_that_no_node_takes_ends_stalled_naming_its_pod() {
     assert_eq!(kstatus(&b), KStatus::Failed);
     operator.kill().await;
 }
+
+#[tokio::test]
+async fn a_crash_looping_server_ends_stalled_oom_killed_naming_its_pod() {
+    let env = common::setup("op-crash-loop").await;
+    let mut options = common::options(&env.namespace);
+    options.stall_deadline = Duration::from_secs(3);
+    options.resync = Duration::from_secs(2);
+    let operator = common::start(&env, options);
+    let server = common::server("crashing", "mongodb-8.0", "c3");
+    let pvs = common::volumes(&env, "testenv-local", &server, 1, "1Gi").await;
+    // The testenv's kwok crash-loops pods of this image, last OOMKilled (testenv/kwok).
+    common::apply(
+        &env,
+        &json!({
+            "apiVersion": "mongobench.io/v1alpha1",
+            "kind": "MongoBenchmark",
+            "metadata": {"name": "crashing"},
+            "spec": {
+                "targets": [{"name": "mongodb-8.0", "image": "testenv.invalid/crash:oom-killed",
+                             "distribution": "community"}],
+                "platforms": [{"name": "c3", "nodeSelector": {"cloud.google.com/gke-nodepool": "c3-pool"},
+                               "storageClassName": "testenv-local"}],
+                "replicaSet": {"members": 1, "storageSize": "1Gi",
+                               "resources": {"requests": {"cpu": "100m", "memory": "256Mi"}}},
+                "dataset": {"sizes": ["1k"]},
+                "workload": {"type": "flights"}
+            }
+        }),
+    )
+    .await;
+    let status = common::status_until(
+        &env,
+        "crashing",
+        Duration::from_secs(90),
+        "Stalled=True",
+        |s| s.condition_is_true("Stalled"),
+    )
+    .await;
+    let stalled = status.condition("Stalled").unwrap();
+    assert_eq!(stalled.reason, "OOMKilled", "{}", stalled.message);
+    assert!(
+        stalled
+            .message
+            .contains(&format!("pod {server}-0 container mongod keeps crashing"))
+            && stalled.message.contains("last: OOMKilled (exit code 137)"),
+        "{}",
+        stalled.message
+    );
+    assert_eq!(status.phase, Some(Phase::Provisioning));
+    let events = wait::until(Duration::from_secs(30), "an OOMKilled event", || {
+        let env = &env;
+        async move {
+            let e = events_with_reason(env, "OOMKilled").await;
+            (!e.is_empty()).then_some(e)
+        }
+    })
+    .await;
+    assert_eq!(events[0].type_.as_deref(), Some("Warning"));
+    operator.kill().await;
+    common::delete_volumes(&env, &pvs).await;
+}
