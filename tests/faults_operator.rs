@@ -10,6 +10,7 @@ mod support;
 use std::time::Duration;
 
 use faults_common as faults;
+use mongobench::api::CellPhase;
 use mongobench::operator::leader::LeaderElection;
 use mongobench::workload::flights;
 use operator_common as common;
@@ -65,7 +66,16 @@ async fn a_runner_killed_while_measuring_runs_that_cell_again_from_restored_data
     let operator = common::start(&env, common::options(&env.namespace));
     common::apply(&env, &faults::benchmark("measurekill", &["300"], 3)).await;
 
-    faults::activity(&env, "measurekill", "measuring", Duration::from_secs(120)).await;
+    // Killed while measuring a later cell, once an earlier one has its result.
+    let what = "a cell measuring after one completed";
+    common::status_until(&env, "measurekill", Duration::from_secs(120), what, |s| {
+        s.progress
+            .as_deref()
+            .is_some_and(|p| p.contains("measuring"))
+            && s.cells.iter().any(|c| c.phase == CellPhase::Completed)
+    })
+    .await;
+    let before = faults::results(&env).await;
     assert_eq!(
         faults::kill_runners(&env.namespace),
         1,
@@ -79,6 +89,12 @@ async fn a_runner_killed_while_measuring_runs_that_cell_again_from_restored_data
         2,
         "the Job ran its pod again once: {started:?}"
     );
+    // The retry resumed: what was finished before the kill was not measured again.
+    let after = faults::results(&env).await;
+    assert!(!before.is_empty());
+    for (name, document) in &before {
+        assert_eq!(after.get(name), Some(document), "{name} was measured again");
+    }
     operator.kill().await;
 }
 

@@ -131,8 +131,8 @@ pub struct Workload {
     pub wire_compressors: Vec<WireCompressor>,
 
     /// Longest the runner waits for the reply to one database operation, e.g. `30s` (default
-    /// `30s`): a workload operation, a seeding batch, a statistics call. Commands that scan or
-    /// index the whole collection (index builds, the dataset digest) get ten times this. A
+    /// `30s`): a workload operation, a seeding batch, a statistics call. Commands whose work grows
+    /// with the collection (index builds, counts, the dataset digest) get ten times this. A
     /// server that does not answer within it ends the cell as INCOMPLETE instead of hanging.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = 32),

@@ -525,13 +525,14 @@ impl Events for JobEvents<'_> {
 /// Runs a plan file inside the runner Job.
 async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<ExitCode> {
     let job = read_plan(path)?;
-    let bench = benchmark(
+    let mut bench = benchmark(
         &job.spec,
         &job.benchmark,
         &job.run_id,
         &job.platform,
         &job.completed_cells,
     )?;
+
     let mut targets = Vec::new();
     for t in &job.targets {
         let uri = std::env::var(&t.uri_env).map_err(|_| {
@@ -561,6 +562,10 @@ async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<Exit
     let client = kube::Client::try_default()
         .await
         .context("connecting to the Kubernetes API for results")?;
+    // A retried pod of the Job resumes after the cells its killed predecessor finished.
+    bench
+        .completed
+        .extend(sink::written_cells(&client, &job).await);
     let mut events = JobEvents {
         activity: activity::Publisher::start(client.clone(), &job),
         client,

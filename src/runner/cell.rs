@@ -391,7 +391,8 @@ async fn fill(
         result.invalid_reasons.extend(before.changes(after));
     }
     let sizes = coll_stats(target, &database, &collection);
-    result.dataset.coll_stats = bounded(limit, "collStats", sizes)
+    let whole = super::deadline::whole_collection(limit);
+    result.dataset.coll_stats = bounded(whole, "collStats", sizes)
         .await
         .map_err(|e| ("collecting statistics", e))?;
 

@@ -7,8 +7,9 @@ use std::fmt::Display;
 use std::future::{Future, IntoFuture};
 use std::time::Duration;
 
-/// Commands whose work grows with the collection (index builds, the dataset digest, drops) may
-/// take this many operation timeouts.
+/// Commands whose work grows with the collection (index builds, the dataset digest, drops,
+/// counts and `collStats`, which some servers compute by reading the collection) may take this
+/// many operation timeouts.
 pub const WHOLE_COLLECTION_FACTOR: u32 = 10;
 
 /// The message of a call that got no reply in time.

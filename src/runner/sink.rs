@@ -97,6 +97,44 @@ pub async fn write_configmap(
     }
 }
 
+/// Cells of `plan` whose complete result of this run is already written, by an earlier attempt
+/// of the runner's pod that was killed: a retry of the Job skips them rather than measuring
+/// them again. A cell whose result cannot be read is run again.
+pub async fn written_cells(client: &kube::Client, plan: &JobPlan) -> Vec<String> {
+    let namespace = plan.namespace.as_deref().unwrap_or("default");
+    let api = Api::<ConfigMap>::namespaced(client.clone(), namespace);
+    let mut out = Vec::new();
+    for target in &plan.targets {
+        let Ok(cells) = crate::plan::cells_of(&plan.spec, &target.name, &plan.platform) else {
+            continue;
+        };
+        for cell in cells {
+            if plan.completed_cells.contains(&cell.id) {
+                continue;
+            }
+            let name = configmap_name(&plan.benchmark, &cell.id);
+            let document = match api.get_opt(&name).await {
+                Ok(cm) => cm.and_then(|cm| cm.data?.remove(RESULT_KEY)),
+                Err(e) => {
+                    tracing::warn!(error = %e, configmap = %name, "reading an earlier result");
+                    None
+                }
+            };
+            let written = document
+                .and_then(|text| CellResult::from_json(&text).ok())
+                .is_some_and(|r| {
+                    r.is_complete()
+                        && r.cell.benchmark == plan.benchmark
+                        && r.cell.run_id == plan.run_id
+                });
+            if written {
+                out.push(cell.id);
+            }
+        }
+    }
+    out
+}
+
 /// How long a result write is retried while the API server cannot be reached.
 pub const RESULT_WRITE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(120);
 

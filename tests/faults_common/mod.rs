@@ -117,6 +117,21 @@ pub async fn ends_whole(
     (status, results)
 }
 
+/// The result documents written so far, by ConfigMap name.
+pub async fn results(env: &TestEnv) -> std::collections::BTreeMap<String, String> {
+    let cms: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.namespace);
+    cms.list(&ListParams::default().labels("mongobench.io/cell"))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|cm| {
+            let name = cm.metadata.name?;
+            Some((name, cm.data?.remove("result.json")?))
+        })
+        .collect()
+}
+
 /// Kills (SIGKILL) every runner process the harness runs for `namespace`, found by the
 /// scratch directory it runs in; returns how many.
 pub fn kill_runners(namespace: &str) -> usize {
