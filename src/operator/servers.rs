@@ -8,11 +8,23 @@
 //! `kubernetes.io/hostname` (required: one member per node), the requested resources, and one
 //! volume per member from the platform's StorageClass, deleted with the StatefulSet.
 
-use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Service;
-use k8s_openapi::api::networking::v1::NetworkPolicy;
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::{
+    StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec,
+};
+use k8s_openapi::api::core::v1::{
+    Affinity, Container, ContainerPort, PersistentVolumeClaim, PersistentVolumeClaimSpec,
+    PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec, Probe, Service, ServicePort,
+    ServiceSpec, TCPSocketAction, VolumeMount, VolumeResourceRequirements, WeightedPodAffinityTerm,
+};
+use k8s_openapi::api::networking::v1::{
+    NetworkPolicy, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort,
+    NetworkPolicySpec,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::{Resource, ResourceExt};
-use serde_json::json;
 
 use super::Error;
 use super::names::{self, Component, MONGOD_PORT};
@@ -60,11 +72,81 @@ pub fn mongod_args(
     Ok(args)
 }
 
-fn owner(bench: &MongoBenchmark) -> Result<serde_json::Value, Error> {
+/// Metadata of a child of `bench`: its name, the benchmark's namespace, `labels`, and the
+/// benchmark as controlling owner.
+///
+/// # Errors
+/// [`Error::Incomplete`] for a MongoBenchmark without namespace or uid.
+pub fn child_meta(
+    bench: &MongoBenchmark,
+    name: &str,
+    labels: &BTreeMap<String, String>,
+) -> Result<ObjectMeta, Error> {
     let owner = bench
         .controller_owner_ref(&())
         .ok_or_else(|| Error::Incomplete(bench.name_any()))?;
-    Ok(serde_json::to_value(owner).expect("an owner reference serializes"))
+    Ok(ObjectMeta {
+        name: Some(name.to_owned()),
+        namespace: bench.namespace(),
+        labels: Some(labels.clone()),
+        owner_references: Some(vec![owner]),
+        ..ObjectMeta::default()
+    })
+}
+
+/// `Some(v)` unless `v` is empty: absent and empty lists and maps mean the same to the API
+/// server, and leaving them out keeps applied objects as small as the spec asks.
+pub fn non_empty<T: IsEmpty>(v: T) -> Option<T> {
+    (!v.is_empty()).then_some(v)
+}
+
+/// Collections [`non_empty`] understands.
+pub trait IsEmpty {
+    /// True when there is nothing in it.
+    fn is_empty(&self) -> bool;
+}
+
+impl<T> IsEmpty for Vec<T> {
+    fn is_empty(&self) -> bool {
+        Vec::is_empty(self)
+    }
+}
+
+impl<K, V> IsEmpty for BTreeMap<K, V> {
+    fn is_empty(&self) -> bool {
+        BTreeMap::is_empty(self)
+    }
+}
+
+fn match_labels(labels: &BTreeMap<String, String>) -> LabelSelector {
+    LabelSelector {
+        match_labels: Some(labels.clone()),
+        ..LabelSelector::default()
+    }
+}
+
+/// One member per node (`Required`) or spread where possible (`Preferred`).
+fn anti_affinity(kind: AntiAffinity, selector: &LabelSelector) -> PodAntiAffinity {
+    let term = PodAffinityTerm {
+        label_selector: Some(selector.clone()),
+        topology_key: "kubernetes.io/hostname".to_owned(),
+        ..PodAffinityTerm::default()
+    };
+    match kind {
+        AntiAffinity::Required => PodAntiAffinity {
+            required_during_scheduling_ignored_during_execution: Some(vec![term]),
+            ..PodAntiAffinity::default()
+        },
+        AntiAffinity::Preferred => PodAntiAffinity {
+            preferred_during_scheduling_ignored_during_execution: Some(vec![
+                WeightedPodAffinityTerm {
+                    weight: 100,
+                    pod_affinity_term: term,
+                },
+            ]),
+            ..PodAntiAffinity::default()
+        },
+    }
 }
 
 /// Builds the replica set of `target` on `platform`.
@@ -78,9 +160,9 @@ pub fn server_objects(
     platform: &Platform,
 ) -> Result<ServerObjects, Error> {
     let bench_name = bench.name_any();
-    let namespace = bench
-        .namespace()
-        .ok_or_else(|| Error::Incomplete(bench_name.clone()))?;
+    if bench.namespace().is_none() {
+        return Err(Error::Incomplete(bench_name));
+    }
     let image = target.image.as_deref().ok_or_else(|| {
         Error::Spec(format!(
             "spec.targets[{}]: an external target gets no servers",
@@ -93,116 +175,141 @@ pub fn server_objects(
     })?;
     let name = names::server_name(&bench_name, &target.name, &platform.name);
     let labels = names::slot_labels(&bench_name, Component::Server, &target.name, &platform.name);
-    let owner = owner(bench)?;
-    let selector = json!({"matchLabels": labels});
-    let anti_affinity = match rs.anti_affinity() {
-        AntiAffinity::Required => json!({
-            "requiredDuringSchedulingIgnoredDuringExecution": [{
-                "labelSelector": selector,
-                "topologyKey": "kubernetes.io/hostname"
-            }]
-        }),
-        AntiAffinity::Preferred => json!({
-            "preferredDuringSchedulingIgnoredDuringExecution": [{
-                "weight": 100,
-                "podAffinityTerm": {
-                    "labelSelector": selector,
-                    "topologyKey": "kubernetes.io/hostname"
-                }
-            }]
-        }),
-    };
+    let metadata = child_meta(bench, &name, &labels)?;
+    let selector = match_labels(&labels);
     let resources = rs
         .resources
         .as_ref()
         .map(|r| r.to_resource_requirements())
         .unwrap_or_default();
-    let node_selector = platform.effective_node_selector();
-    let tolerations = platform.effective_tolerations();
-    let mut pod_spec = json!({
-        "affinity": {"podAntiAffinity": anti_affinity},
-        "containers": [{
-            "name": names::MONGOD_CONTAINER,
-            "image": image,
-            "args": mongod_args(bench, target, &name)?,
-            "ports": [{"name": "mongodb", "containerPort": MONGOD_PORT}],
-            "resources": resources,
-            // TCP only: an RS-aware probe would keep members unready until the runner
-            // initiates the set, and mongosh probes add CPU noise to the measurement.
-            "readinessProbe": {
-                "tcpSocket": {"port": MONGOD_PORT},
-                "periodSeconds": 5
+    let container = Container {
+        name: names::MONGOD_CONTAINER.to_owned(),
+        image: Some(image.to_owned()),
+        args: Some(mongod_args(bench, target, &name)?),
+        ports: Some(vec![ContainerPort {
+            name: Some("mongodb".to_owned()),
+            container_port: MONGOD_PORT,
+            ..ContainerPort::default()
+        }]),
+        resources: Some(resources),
+        // TCP only: an RS-aware probe would keep members unready until the runner
+        // initiates the set, and mongosh probes add CPU noise to the measurement.
+        readiness_probe: Some(Probe {
+            tcp_socket: Some(TCPSocketAction {
+                port: IntOrString::Int(MONGOD_PORT),
+                ..TCPSocketAction::default()
+            }),
+            period_seconds: Some(5),
+            ..Probe::default()
+        }),
+        volume_mounts: Some(vec![VolumeMount {
+            name: DATA_VOLUME.to_owned(),
+            mount_path: "/data/db".to_owned(),
+            ..VolumeMount::default()
+        }]),
+        ..Container::default()
+    };
+    let pod_spec = PodSpec {
+        affinity: Some(Affinity {
+            pod_anti_affinity: Some(anti_affinity(rs.anti_affinity(), &selector)),
+            ..Affinity::default()
+        }),
+        containers: vec![container],
+        node_selector: non_empty(platform.effective_node_selector()),
+        tolerations: non_empty(platform.effective_tolerations()),
+        ..PodSpec::default()
+    };
+    let claim = PersistentVolumeClaim {
+        metadata: ObjectMeta {
+            name: Some(DATA_VOLUME.to_owned()),
+            labels: Some(labels.clone()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(PersistentVolumeClaimSpec {
+            access_modes: Some(vec!["ReadWriteOnce".to_owned()]),
+            resources: Some(VolumeResourceRequirements {
+                requests: Some(BTreeMap::from([("storage".to_owned(), storage.clone())])),
+                ..VolumeResourceRequirements::default()
+            }),
+            storage_class_name: platform.storage_class_name.clone(),
+            ..PersistentVolumeClaimSpec::default()
+        }),
+        ..PersistentVolumeClaim::default()
+    };
+    let stateful_set = StatefulSet {
+        metadata: metadata.clone(),
+        spec: Some(StatefulSetSpec {
+            replicas: Some(i32::try_from(rs.members()).unwrap_or(i32::MAX)),
+            service_name: Some(name.clone()),
+            pod_management_policy: Some("Parallel".to_owned()),
+            persistent_volume_claim_retention_policy: Some(
+                StatefulSetPersistentVolumeClaimRetentionPolicy {
+                    when_deleted: Some("Delete".to_owned()),
+                    when_scaled: Some("Retain".to_owned()),
+                },
+            ),
+            selector: selector.clone(),
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels.clone()),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(pod_spec),
             },
-            "volumeMounts": [{"name": DATA_VOLUME, "mountPath": "/data/db"}]
-        }]
-    });
-    if !node_selector.is_empty() {
-        pod_spec["nodeSelector"] = json!(node_selector);
-    }
-    if !tolerations.is_empty() {
-        pod_spec["tolerations"] = json!(tolerations);
-    }
-    let mut claim_spec = json!({
-        "accessModes": ["ReadWriteOnce"],
-        "resources": {"requests": {"storage": storage}}
-    });
-    if let Some(class) = &platform.storage_class_name {
-        claim_spec["storageClassName"] = json!(class);
-    }
-    let metadata = json!({
-        "name": name,
-        "namespace": namespace,
-        "labels": labels,
-        "ownerReferences": [owner]
-    });
-    let stateful_set = json!({
-        "apiVersion": "apps/v1",
-        "kind": "StatefulSet",
-        "metadata": metadata,
-        "spec": {
-            "replicas": rs.members(),
-            "serviceName": name,
-            "podManagementPolicy": "Parallel",
-            "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete", "whenScaled": "Retain"},
-            "selector": selector,
-            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
-            "volumeClaimTemplates": [{
-                "metadata": {"name": DATA_VOLUME, "labels": labels},
-                "spec": claim_spec
-            }]
-        }
-    });
-    let service = json!({
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": metadata,
-        "spec": {
-            "clusterIP": "None",
-            "publishNotReadyAddresses": true,
-            "selector": labels,
-            "ports": [{"name": "mongodb", "port": MONGOD_PORT, "targetPort": MONGOD_PORT}]
-        }
-    });
-    let network_policy = json!({
-        "apiVersion": "networking.k8s.io/v1",
-        "kind": "NetworkPolicy",
-        "metadata": metadata,
-        "spec": {
-            "podSelector": selector,
-            "policyTypes": ["Ingress"],
-            "ingress": [{
-                "from": [{"podSelector": {"matchLabels": {
-                    "app.kubernetes.io/name": names::APP_NAME,
-                    names::BENCHMARK_LABEL: names::label_value(&bench_name)
-                }}}],
-                "ports": [{"protocol": "TCP", "port": MONGOD_PORT}]
-            }]
-        }
-    });
+            volume_claim_templates: Some(vec![claim]),
+            ..StatefulSetSpec::default()
+        }),
+        ..StatefulSet::default()
+    };
+    let service = Service {
+        metadata: metadata.clone(),
+        spec: Some(ServiceSpec {
+            cluster_ip: Some("None".to_owned()),
+            publish_not_ready_addresses: Some(true),
+            selector: Some(labels.clone()),
+            ports: Some(vec![ServicePort {
+                name: Some("mongodb".to_owned()),
+                port: MONGOD_PORT,
+                target_port: Some(IntOrString::Int(MONGOD_PORT)),
+                ..ServicePort::default()
+            }]),
+            ..ServiceSpec::default()
+        }),
+        ..Service::default()
+    };
+    let benchmark_pods = BTreeMap::from([
+        (
+            "app.kubernetes.io/name".to_owned(),
+            names::APP_NAME.to_owned(),
+        ),
+        (
+            names::BENCHMARK_LABEL.to_owned(),
+            names::label_value(&bench_name),
+        ),
+    ]);
+    let network_policy = NetworkPolicy {
+        metadata,
+        spec: Some(NetworkPolicySpec {
+            pod_selector: Some(selector),
+            policy_types: Some(vec!["Ingress".to_owned()]),
+            ingress: Some(vec![NetworkPolicyIngressRule {
+                from: Some(vec![NetworkPolicyPeer {
+                    pod_selector: Some(match_labels(&benchmark_pods)),
+                    ..NetworkPolicyPeer::default()
+                }]),
+                ports: Some(vec![NetworkPolicyPort {
+                    protocol: Some("TCP".to_owned()),
+                    port: Some(IntOrString::Int(MONGOD_PORT)),
+                    ..NetworkPolicyPort::default()
+                }]),
+            }]),
+            ..NetworkPolicySpec::default()
+        }),
+    };
     Ok(ServerObjects {
-        stateful_set: serde_json::from_value(stateful_set).expect("a valid StatefulSet"),
-        service: serde_json::from_value(service).expect("a valid Service"),
-        network_policy: serde_json::from_value(network_policy).expect("a valid NetworkPolicy"),
+        stateful_set,
+        service,
+        network_policy,
     })
 }
 
@@ -210,6 +317,7 @@ pub fn server_objects(
 pub(crate) mod tests {
     use super::*;
     use crate::api::MongoBenchmarkSpec;
+    use serde_json::json;
 
     /// A benchmark as read from the API server (namespace and uid set).
     pub(crate) fn bench(name: &str, spec_yaml: &str) -> MongoBenchmark {
