@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
-    ConfigMap, ConfigMapVolumeSource, Container, EnvVar, EnvVarSource, PodSpec, PodTemplateSpec,
-    SecretKeySelector, ServiceAccount, Volume, VolumeMount,
+    ConfigMap, ConfigMapVolumeSource, Container, EnvVar, PodSpec, PodTemplateSpec, ServiceAccount,
+    Volume, VolumeMount,
 };
 use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -18,7 +18,10 @@ use kube::ResourceExt;
 
 use super::Error;
 use super::names::{self, Component, PLAN_DIR, PLAN_KEY};
-use super::servers::{child_meta as meta, non_empty};
+use super::secrets;
+use super::servers::{
+    RunAs, child_meta as meta, container_security, non_empty, pod_security, secret_env,
+};
 use crate::api::{MongoBenchmark, Platform, RunLength, Target};
 use crate::plan::{JobPlan, JobTarget, ServerFacts};
 use crate::runner::{activity, sink};
@@ -28,6 +31,9 @@ pub const BACKOFF_LIMIT: i32 = 1;
 /// Environment variable with the connection string of a runner's first target; the i-th
 /// target's is this with `_<i>` appended after the first.
 pub const TARGET_URI_ENV: &str = "MONGOBENCH_TARGET_URI";
+
+/// User and group of the mongobench image (as in the operator's Deployment).
+pub const RUNNER_USER: i64 = 65532;
 
 /// The environment variable of a runner's `index`-th target.
 pub fn target_uri_env(index: usize) -> String {
@@ -165,36 +171,40 @@ pub fn runner_objects(
         }
         None => (client.node_selector.clone(), client.tolerations.clone()),
     };
-    let env: Vec<EnvVar> = targets
-        .iter()
-        .zip(&plan.targets)
-        .map(|(target, planned)| match &target.external {
-            Some(external) => EnvVar {
-                name: planned.uri_env.clone(),
-                value_from: Some(EnvVarSource {
-                    secret_key_ref: Some(SecretKeySelector {
-                        name: external.uri_secret_ref.name.clone(),
-                        key: external.uri_secret_ref.key().to_owned(),
-                        ..SecretKeySelector::default()
-                    }),
-                    ..EnvVarSource::default()
-                }),
-                ..EnvVar::default()
-            },
+    let mut env: Vec<EnvVar> = Vec::new();
+    for (target, planned) in targets.iter().zip(&plan.targets) {
+        let uri_env = &planned.uri_env;
+        match &target.external {
+            Some(external) => env.push(secret_env(
+                uri_env,
+                &external.uri_secret_ref.name,
+                external.uri_secret_ref.key(),
+            )),
             None => {
                 let server = names::server_name(&bench_name, &target.name, &platform.name);
-                EnvVar {
-                    name: planned.uri_env.clone(),
-                    value: Some(names::replica_set_uri(
-                        &server,
-                        &namespace,
-                        bench.spec.replica_set().members(),
-                    )),
+                let members = bench.spec.replica_set().members();
+                let uri = if bench.spec.replica_set().auth() {
+                    // The credentials come from the admin Secret; the URI names them with
+                    // the kubelet's $(VAR) expansion, so no spec or plan holds them.
+                    let admin = names::admin_secret(&bench_name);
+                    let (user, password) =
+                        (format!("{uri_env}_USERNAME"), format!("{uri_env}_PASSWORD"));
+                    env.push(secret_env(&user, &admin, secrets::USERNAME_KEY));
+                    env.push(secret_env(&password, &admin, secrets::PASSWORD_KEY));
+                    names::replica_set_uri_with_credentials(
+                        &server, &namespace, members, &user, &password,
+                    )
+                } else {
+                    names::replica_set_uri(&server, &namespace, members)
+                };
+                env.push(EnvVar {
+                    name: uri_env.clone(),
+                    value: Some(uri),
                     ..EnvVar::default()
-                }
+                });
             }
-        })
-        .collect();
+        }
+    }
     let container = Container {
         name: "runner".to_owned(),
         image: Some(client.image.as_deref().unwrap_or(default_image).to_owned()),
@@ -216,6 +226,7 @@ pub fn runner_objects(
             .as_ref()
             .map(|r| r.to_resource_requirements()),
         termination_message_policy: Some("FallbackToLogsOnError".to_owned()),
+        security_context: Some(container_security()),
         ..Container::default()
     };
     let pod_spec = PodSpec {
@@ -232,6 +243,14 @@ pub fn runner_objects(
         }]),
         node_selector: non_empty(node_selector),
         tolerations: non_empty(tolerations),
+        security_context: Some(pod_security(
+            RunAs {
+                user: RUNNER_USER,
+                group: RUNNER_USER,
+                fs_group: RUNNER_USER,
+            },
+            false,
+        )),
         ..PodSpec::default()
     };
     let deadline = active_deadline_seconds(bench, targets, platform)?;
@@ -429,13 +448,28 @@ mod tests {
             c["args"],
             json!(["run", "--plan", "/etc/mongobench/plan.yaml"])
         );
+        // The credentials come from the admin Secret and enter the URI by $(VAR) expansion.
+        let admin = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": "study-admin", "key": key}}});
         assert_eq!(
             c["env"],
-            json!([{"name": "MONGOBENCH_TARGET_URI", "value":
-                "mongodb://study-psmdb-8-0-axion-0.study-psmdb-8-0-axion.lab.svc.cluster.local:27017,\
+            json!([
+                admin("MONGOBENCH_TARGET_URI_USERNAME", "username"),
+                admin("MONGOBENCH_TARGET_URI_PASSWORD", "password"),
+                {"name": "MONGOBENCH_TARGET_URI", "value":
+                "mongodb://$(MONGOBENCH_TARGET_URI_USERNAME):$(MONGOBENCH_TARGET_URI_PASSWORD)@\
+                 study-psmdb-8-0-axion-0.study-psmdb-8-0-axion.lab.svc.cluster.local:27017,\
                  study-psmdb-8-0-axion-1.study-psmdb-8-0-axion.lab.svc.cluster.local:27017,\
                  study-psmdb-8-0-axion-2.study-psmdb-8-0-axion.lab.svc.cluster.local:27017/\
-                 ?replicaSet=study-psmdb-8-0-axion"}])
+                 ?replicaSet=study-psmdb-8-0-axion&authSource=admin"}])
+        );
+        assert_eq!(
+            pod["securityContext"],
+            json!({"runAsNonRoot": true, "runAsUser": 65532, "runAsGroup": 65532,
+                   "seccompProfile": {"type": "RuntimeDefault"}})
+        );
+        assert_eq!(
+            c["securityContext"],
+            json!({"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}})
         );
         assert_eq!(
             pod["volumes"],
@@ -527,7 +561,10 @@ mod tests {
 
     #[test]
     fn a_platform_runner_lists_every_target_with_an_env_var_each() {
-        let b = bench("study", STUDY);
+        let b = bench(
+            "study",
+            &STUDY.replace("  storageSize: 50Gi", "  storageSize: 50Gi\n  auth: false"),
+        );
         let targets: Vec<&Target> = b.spec.targets.iter().collect();
         let objects = runner_objects(
             &b,

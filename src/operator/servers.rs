@@ -14,9 +14,11 @@ use k8s_openapi::api::apps::v1::{
     StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec,
 };
 use k8s_openapi::api::core::v1::{
-    Affinity, Container, ContainerPort, PersistentVolumeClaim, PersistentVolumeClaimSpec,
-    PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec, Probe, Service, ServicePort,
-    ServiceSpec, TCPSocketAction, VolumeMount, VolumeResourceRequirements, WeightedPodAffinityTerm,
+    Affinity, Capabilities, Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource,
+    KeyToPath, PersistentVolumeClaim, PersistentVolumeClaimSpec, PodAffinityTerm, PodAntiAffinity,
+    PodSecurityContext, PodSpec, PodTemplateSpec, Probe, SeccompProfile, SecretKeySelector,
+    SecretVolumeSource, SecurityContext, Service, ServicePort, ServiceSpec, TCPSocketAction,
+    Volume, VolumeMount, VolumeResourceRequirements, WeightedPodAffinityTerm,
 };
 use k8s_openapi::api::networking::v1::{
     NetworkPolicy, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort,
@@ -28,7 +30,8 @@ use kube::{Resource, ResourceExt};
 
 use super::Error;
 use super::names::{self, Component, MONGOD_PORT};
-use crate::api::{AntiAffinity, MongoBenchmark, Platform, Target};
+use super::secrets;
+use crate::api::{AntiAffinity, Distribution, MongoBenchmark, Platform, Target};
 
 /// The three objects of one replica set.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,9 +46,94 @@ pub struct ServerObjects {
 
 /// Name of the data volume claim template (claims are `data-<statefulset>-<ordinal>`).
 pub const DATA_VOLUME: &str = "data";
+/// Where the keyfile Secret is mounted (group-readable under `fsGroup`, which mongod refuses).
+pub const KEYFILE_SECRET_DIR: &str = "/etc/mongodb-keyfile-secret";
+/// Where the init container puts the keyfile with mode 0400, for mongod.
+pub const KEYFILE_DIR: &str = "/etc/mongodb-keyfile";
+/// Name of the init container that copies the keyfile.
+pub const KEYFILE_CONTAINER: &str = "keyfile";
 
-/// The mongod arguments of `target`: replica-set name, bind address, WiredTiger cache (when
-/// known), then the target's own `mongodArgs`.
+/// The user, group and volume group a distribution's image runs mongod as
+/// (specs/kubernetes.md §11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunAs {
+    /// `runAsUser`.
+    pub user: i64,
+    /// `runAsGroup`.
+    pub group: i64,
+    /// `fsGroup`: owns the data volume.
+    pub fs_group: i64,
+}
+
+impl RunAs {
+    /// The user of `distribution`'s images: `mongodb` (999:999) in the official `mongo`
+    /// image, uid 1001 with primary group 0 in Percona's.
+    pub fn of(distribution: Distribution) -> RunAs {
+        match distribution {
+            Distribution::Community => RunAs {
+                user: 999,
+                group: 999,
+                fs_group: 999,
+            },
+            Distribution::Percona => RunAs {
+                user: 1001,
+                group: 0,
+                fs_group: 1001,
+            },
+        }
+    }
+}
+
+/// The pod security context of the `restricted` Pod Security level: not root, the runtime's
+/// default seccomp profile, running as `run_as` (and, with a volume, `fsGroup`).
+pub fn pod_security(run_as: RunAs, with_volume: bool) -> PodSecurityContext {
+    PodSecurityContext {
+        run_as_non_root: Some(true),
+        run_as_user: Some(run_as.user),
+        run_as_group: Some(run_as.group),
+        fs_group: with_volume.then_some(run_as.fs_group),
+        // A volume whose root already has the group is not walked again on every start.
+        fs_group_change_policy: with_volume.then(|| "OnRootMismatch".to_owned()),
+        seccomp_profile: Some(SeccompProfile {
+            type_: "RuntimeDefault".to_owned(),
+            ..SeccompProfile::default()
+        }),
+        ..PodSecurityContext::default()
+    }
+}
+
+/// The container security context of the `restricted` level: no privilege escalation, no
+/// capabilities.
+pub fn container_security() -> SecurityContext {
+    SecurityContext {
+        allow_privilege_escalation: Some(false),
+        capabilities: Some(Capabilities {
+            drop: Some(vec!["ALL".to_owned()]),
+            ..Capabilities::default()
+        }),
+        ..SecurityContext::default()
+    }
+}
+
+/// An environment variable from key `key` of Secret `secret`.
+pub fn secret_env(name: &str, secret: &str, key: &str) -> EnvVar {
+    EnvVar {
+        name: name.to_owned(),
+        value_from: Some(EnvVarSource {
+            secret_key_ref: Some(SecretKeySelector {
+                name: secret.to_owned(),
+                key: key.to_owned(),
+                ..SecretKeySelector::default()
+            }),
+            ..EnvVarSource::default()
+        }),
+        ..EnvVar::default()
+    }
+}
+
+/// The mongod arguments of `target`: replica-set name, bind address, with authentication
+/// `--auth` and the keyfile, the WiredTiger cache (when known), then the target's own
+/// `mongodArgs`.
 ///
 /// # Errors
 /// [`Error::Spec`] when the memory limit is not a quantity.
@@ -59,6 +147,11 @@ pub fn mongod_args(
         replica_set.to_owned(),
         "--bind_ip_all".to_owned(),
     ];
+    if bench.spec.replica_set().auth() {
+        args.push("--auth".to_owned());
+        args.push("--keyFile".to_owned());
+        args.push(format!("{KEYFILE_DIR}/{}", secrets::KEYFILE_KEY));
+    }
     let cache = bench
         .spec
         .replica_set()
@@ -169,7 +262,14 @@ pub fn server_objects(
             target.name
         ))
     })?;
+    let distribution = target.distribution.ok_or_else(|| {
+        Error::Spec(format!(
+            "spec.targets[{}].distribution is required with image",
+            target.name
+        ))
+    })?;
     let rs = bench.spec.replica_set();
+    let auth = rs.auth();
     let storage = rs.storage_size.as_ref().ok_or_else(|| {
         Error::Spec("spec.replicaSet.storageSize is required when a target has an image".into())
     })?;
@@ -182,10 +282,103 @@ pub fn server_objects(
         .as_ref()
         .map(|r| r.to_resource_requirements())
         .unwrap_or_default();
+    let mut env = Vec::new();
+    let mut mounts = vec![VolumeMount {
+        name: DATA_VOLUME.to_owned(),
+        mount_path: "/data/db".to_owned(),
+        ..VolumeMount::default()
+    }];
+    let mut volumes = Vec::new();
+    let mut init_containers = Vec::new();
+    if distribution == Distribution::Percona {
+        // The entrypoint otherwise starts a telemetry agent beside mongod: CPU the
+        // measurement does not want.
+        env.push(EnvVar {
+            name: "PERCONA_TELEMETRY_DISABLE".to_owned(),
+            value: Some("1".to_owned()),
+            ..EnvVar::default()
+        });
+    }
+    if auth {
+        // Both images' entrypoints create this user (role root) on an empty data directory,
+        // before mongod starts with --replSet (specs/kubernetes.md §11).
+        let admin = names::admin_secret(&bench_name);
+        env.push(secret_env(
+            "MONGO_INITDB_ROOT_USERNAME",
+            &admin,
+            secrets::USERNAME_KEY,
+        ));
+        env.push(secret_env(
+            "MONGO_INITDB_ROOT_PASSWORD",
+            &admin,
+            secrets::PASSWORD_KEY,
+        ));
+        mounts.push(VolumeMount {
+            name: "keyfile".to_owned(),
+            mount_path: KEYFILE_DIR.to_owned(),
+            read_only: Some(true),
+            ..VolumeMount::default()
+        });
+        volumes.push(Volume {
+            name: "keyfile-secret".to_owned(),
+            secret: Some(SecretVolumeSource {
+                secret_name: Some(names::keyfile_secret(&bench_name)),
+                items: Some(vec![KeyToPath {
+                    key: secrets::KEYFILE_KEY.to_owned(),
+                    path: secrets::KEYFILE_KEY.to_owned(),
+                    ..KeyToPath::default()
+                }]),
+                default_mode: Some(0o400),
+                ..SecretVolumeSource::default()
+            }),
+            ..Volume::default()
+        });
+        volumes.push(Volume {
+            name: "keyfile".to_owned(),
+            empty_dir: Some(EmptyDirVolumeSource {
+                medium: Some("Memory".to_owned()),
+                ..EmptyDirVolumeSource::default()
+            }),
+            ..Volume::default()
+        });
+        // fsGroup makes the kubelet add group read to the Secret's files, and mongod refuses
+        // a keyfile any group can read: a copy the same user makes is 0400.
+        let key = secrets::KEYFILE_KEY;
+        init_containers.push(Container {
+            name: KEYFILE_CONTAINER.to_owned(),
+            image: Some(image.to_owned()),
+            command: Some(vec![
+                "install".to_owned(),
+                "-m".to_owned(),
+                "0400".to_owned(),
+                format!("{KEYFILE_SECRET_DIR}/{key}"),
+                format!("{KEYFILE_DIR}/{key}"),
+            ]),
+            // The members' requests and limits: a pod is Guaranteed only when its init
+            // containers are too, and the larger of the two is what the pod requests.
+            resources: Some(resources.clone()),
+            security_context: Some(container_security()),
+            volume_mounts: Some(vec![
+                VolumeMount {
+                    name: "keyfile-secret".to_owned(),
+                    mount_path: KEYFILE_SECRET_DIR.to_owned(),
+                    read_only: Some(true),
+                    ..VolumeMount::default()
+                },
+                VolumeMount {
+                    name: "keyfile".to_owned(),
+                    mount_path: KEYFILE_DIR.to_owned(),
+                    ..VolumeMount::default()
+                },
+            ]),
+            ..Container::default()
+        });
+    }
     let container = Container {
         name: names::MONGOD_CONTAINER.to_owned(),
         image: Some(image.to_owned()),
         args: Some(mongod_args(bench, target, &name)?),
+        env: non_empty(env),
         ports: Some(vec![ContainerPort {
             name: Some("mongodb".to_owned()),
             container_port: MONGOD_PORT,
@@ -202,11 +395,8 @@ pub fn server_objects(
             period_seconds: Some(5),
             ..Probe::default()
         }),
-        volume_mounts: Some(vec![VolumeMount {
-            name: DATA_VOLUME.to_owned(),
-            mount_path: "/data/db".to_owned(),
-            ..VolumeMount::default()
-        }]),
+        volume_mounts: Some(mounts),
+        security_context: Some(container_security()),
         ..Container::default()
     };
     let pod_spec = PodSpec {
@@ -215,8 +405,11 @@ pub fn server_objects(
             ..Affinity::default()
         }),
         containers: vec![container],
+        init_containers: non_empty(init_containers),
         node_selector: non_empty(platform.effective_node_selector()),
         tolerations: non_empty(platform.effective_tolerations()),
+        security_context: Some(pod_security(RunAs::of(distribution), true)),
+        volumes: non_empty(volumes),
         ..PodSpec::default()
     };
     let claim = PersistentVolumeClaim {
@@ -419,6 +612,9 @@ repetitions: 2
                 "--replSet",
                 "study-psmdb-8-0-axion",
                 "--bind_ip_all",
+                "--auth",
+                "--keyFile",
+                "/etc/mongodb-keyfile/keyfile",
                 "--wiredTigerCacheSizeGB",
                 "5.5",
                 "--wiredTigerCollectionBlockCompressor=zstd"
@@ -431,7 +627,8 @@ repetitions: 2
         );
         assert_eq!(
             container["volumeMounts"],
-            json!([{"name": "data", "mountPath": "/data/db"}])
+            json!([{"name": "data", "mountPath": "/data/db"},
+                   {"name": "keyfile", "mountPath": "/etc/mongodb-keyfile", "readOnly": true}])
         );
         assert_eq!(
             spec["volumeClaimTemplates"][0]["spec"],
@@ -515,7 +712,10 @@ repetitions: 2
             "  resources: {requests: {cpu: '3', memory: 12Gi}, limits: {cpu: '3', memory: 12Gi}}\n",
             "",
         );
-        let b = bench("study", &yaml);
+        let b = bench(
+            "study",
+            &yaml.replace("  storageSize: 50Gi", "  storageSize: 50Gi\n  auth: false"),
+        );
         let args = mongod_args(&b, &b.spec.targets[0], "rs").unwrap();
         assert_eq!(
             args,
@@ -528,5 +728,91 @@ repetitions: 2
         );
         let e = server_objects(&b, &b.spec.targets[1], &b.spec.platforms[0]).unwrap_err();
         assert!(matches!(e, Error::Spec(_)), "{e}");
+    }
+
+    #[test]
+    fn server_pods_run_as_the_image_user_under_the_restricted_level() {
+        let yaml = STUDY.replace(
+            "  - {name: ext, external: {uriSecretRef: {name: ext-uri}}}",
+            "  - {name: mongo-8.0, image: 'mongo:8.0.26', distribution: community}",
+        );
+        let b = bench("study", &yaml);
+        for (target, user, group) in [(0, 1001, 0), (1, 999, 999)] {
+            let objects =
+                server_objects(&b, &b.spec.targets[target], &b.spec.platforms[0]).unwrap();
+            let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
+            assert_eq!(
+                pod["securityContext"],
+                json!({"runAsNonRoot": true, "runAsUser": user, "runAsGroup": group,
+                       "fsGroup": user,
+                       "fsGroupChangePolicy": "OnRootMismatch",
+                       "seccompProfile": {"type": "RuntimeDefault"}})
+            );
+            let restricted =
+                json!({"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}});
+            assert_eq!(pod["containers"][0]["securityContext"], restricted);
+            assert_eq!(pod["initContainers"][0]["securityContext"], restricted);
+        }
+    }
+
+    #[test]
+    fn authentication_copies_the_keyfile_and_hands_the_admin_user_to_the_entrypoint() {
+        let b = bench("study", STUDY);
+        let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0]).unwrap();
+        let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
+        assert_eq!(
+            pod["volumes"],
+            json!([
+                {"name": "keyfile-secret", "secret": {"secretName": "study-keyfile",
+                    "items": [{"key": "keyfile", "path": "keyfile"}], "defaultMode": 0o400}},
+                {"name": "keyfile", "emptyDir": {"medium": "Memory"}}
+            ])
+        );
+        let init = &pod["initContainers"][0];
+        assert_eq!(init["image"], "percona/percona-server-mongodb:8.0.34-15");
+        assert_eq!(
+            init["command"],
+            json!([
+                "install",
+                "-m",
+                "0400",
+                "/etc/mongodb-keyfile-secret/keyfile",
+                "/etc/mongodb-keyfile/keyfile"
+            ])
+        );
+        // Same requests and limits as mongod: the pod stays Guaranteed.
+        assert_eq!(init["resources"], pod["containers"][0]["resources"]);
+        let secret = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": "study-admin", "key": key}}});
+        assert_eq!(
+            pod["containers"][0]["env"],
+            json!([
+                {"name": "PERCONA_TELEMETRY_DISABLE", "value": "1"},
+                secret("MONGO_INITDB_ROOT_USERNAME", "username"),
+                secret("MONGO_INITDB_ROOT_PASSWORD", "password")
+            ])
+        );
+
+        // auth: false: no keyfile, no user, no init container; the rest as before.
+        let off = bench(
+            "study",
+            &STUDY.replace("  storageSize: 50Gi", "  storageSize: 50Gi\n  auth: false"),
+        );
+        let objects = server_objects(&off, &off.spec.targets[0], &off.spec.platforms[0]).unwrap();
+        let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
+        assert!(
+            pod.get("volumes").is_none() && pod.get("initContainers").is_none(),
+            "{pod}"
+        );
+        assert_eq!(
+            pod["containers"][0]["env"],
+            json!([{"name": "PERCONA_TELEMETRY_DISABLE", "value": "1"}])
+        );
+        assert!(
+            !pod["containers"][0]["args"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("--auth"))
+        );
+        assert_eq!(pod["securityContext"]["runAsUser"], 1001);
     }
 }

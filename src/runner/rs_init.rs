@@ -50,7 +50,8 @@ pub fn config(set: &str, members: &[String]) -> Document {
 }
 
 /// Initiates `set` with `members` (no-op when already initiated) and waits until `uri`
-/// reaches a writable primary.
+/// reaches a writable primary. Member 0 is reached with the URI's credentials, if it has any:
+/// with access control on, an unauthenticated client may not initiate.
 pub async fn initiate(
     set: &str,
     members: &[String],
@@ -63,11 +64,16 @@ pub async fn initiate(
         member: first.clone(),
         source,
     })?;
-    let opts = ClientOptions::builder()
+    let mut opts = ClientOptions::builder()
         .hosts(vec![address])
         .direct_connection(true)
         .server_selection_timeout(timeout)
         .build();
+    // A URI that does not parse fails below, in wait_for_primary, with the driver's reason.
+    opts.credential = ClientOptions::parse(super::connect::journal_option(uri))
+        .await
+        .ok()
+        .and_then(|o| o.credential);
     let direct = Client::with_options(opts).map_err(|source| InitError::Initiate {
         set: set.to_owned(),
         member: first.clone(),

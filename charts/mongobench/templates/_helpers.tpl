@@ -40,6 +40,11 @@ same; a test keeps them equal). */ -}}
 - apiGroups: [""]
   resources: [pods]
   verbs: [get, list, watch]
+# The keyfile and admin Secrets of a benchmark whose replica sets use authentication:
+# created once, never read, so no get, list or watch (no other Secret is readable).
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [create]
 # Events on benchmarks; repeats are patched into a series.
 - apiGroups: [events.k8s.io]
   resources: [events]
