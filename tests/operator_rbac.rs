@@ -275,6 +275,7 @@ async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
             ("create", "configmaps", None),
             ("create", "roles.rbac.authorization.k8s.io", None),
             ("create", "events.events.k8s.io", None),
+            ("list", "events", None),
             ("create", "secrets", None),
             ("list", "nodes", None),
             ("update", "leases.coordination.k8s.io", None),

@@ -1,5 +1,7 @@
 //! Server, runner and operator pods pass the `restricted` Pod Security level of the real API
-//! server, for both image families; and no password (an external target's, or the generated admin
+//! server, for both image families; a StatefulSet or runner Job whose pods admission refuses
+//! (here a ResourceQuota, with the real quota admission and controller-manager) ends
+//! `Stalled` naming the object; and no password (an external target's, or the generated admin
 //! password) appears in status, events, ConfigMaps, Jobs, pods, runner logs or the operator's
 //! logs after runs that fail on purpose.
 mod operator_common;
@@ -14,7 +16,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{
-    ConfigMap, Event, Namespace, Pod, PodTemplateSpec, Secret, ServiceAccount,
+    ConfigMap, Event, Namespace, Pod, PodTemplateSpec, ResourceQuota, Secret, ServiceAccount,
 };
 use kube::ResourceExt;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
@@ -245,6 +247,91 @@ async fn the_operator_runs_a_benchmark_in_a_restricted_namespace() {
         );
     }
     common::delete_volumes(&env, &pvs).await;
+}
+
+/// A ResourceQuota that admits no pod at all.
+async fn no_pods_quota(env: &support::KubeEnv) {
+    let quota: ResourceQuota = serde_json::from_value(json!({
+        "metadata": {"name": "no-pods"}, "spec": {"hard": {"pods": "0"}}
+    }))
+    .unwrap();
+    Api::<ResourceQuota>::namespaced(env.client.clone(), &env.namespace)
+        .create(&PostParams::default(), &quota)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn servers_refused_by_a_quota_stall_the_benchmark_naming_the_statefulset() {
+    let env = common::setup("sec-quota-sts").await;
+    no_pods_quota(&env).await;
+    let mut options = common::options(&env.namespace);
+    options.stall_deadline = Duration::from_secs(5);
+    let _operator = common::start(&env, options);
+    common::apply(&env, &common::nowhere_benchmark("quota")).await;
+    let sts = common::server("quota", "mongodb-8.0", "phantom-pool");
+    let status = common::status_until(&env, "quota", Duration::from_secs(90), "Stalled", |s| {
+        s.condition_is_true("Stalled")
+    })
+    .await;
+    let stalled = status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Stalled")
+        .unwrap();
+    assert_eq!(stalled.reason, "FailedCreate", "{stalled:?}");
+    assert!(
+        stalled.message.starts_with(&format!(
+            "servers of target mongodb-8.0 on platform phantom-pool: StatefulSet {sts} cannot create its pods: "
+        )) && stalled.message.contains("no-pods"),
+        "{}",
+        stalled.message
+    );
+    let _: StatefulSet = common::exists(&env, &sts).await;
+}
+
+#[tokio::test]
+async fn a_runner_refused_by_a_quota_stalls_the_benchmark_naming_the_job() {
+    let env = common::setup("sec-quota-job").await;
+    no_pods_quota(&env).await;
+    let mut options = common::options(&env.namespace);
+    options.stall_deadline = Duration::from_secs(5);
+    let _operator = common::start(&env, options);
+    common::apply(&env, &common::fast_slow_study("quota", 1)).await;
+    let job = common::platform_runner("quota", "local");
+    let status = common::status_until(&env, "quota", Duration::from_secs(90), "Stalled", |s| {
+        s.condition_is_true("Stalled")
+    })
+    .await;
+    let stalled = status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Stalled")
+        .unwrap();
+    assert_eq!(stalled.reason, "RunnerFailedCreate", "{stalled:?}");
+    assert!(
+        stalled.message.starts_with(&format!(
+            "the runner of platform local: Job {job} cannot create its pod: "
+        )) && stalled.message.contains("no-pods"),
+        "{}",
+        stalled.message
+    );
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::namespaced(env.client.clone(), &env.namespace);
+    let warned = support::wait::until(Duration::from_secs(30), "the stall event", || {
+        let events = events.clone();
+        async move {
+            events
+                .list(&ListParams::default())
+                .await
+                .ok()?
+                .items
+                .into_iter()
+                .find(|e| e.reason.as_deref() == Some("RunnerFailedCreate"))
+        }
+    })
+    .await;
+    assert_eq!(warned.type_.as_deref(), Some("Warning"));
 }
 
 /// Everything the operator's in-process tracing writes, for the leak test.

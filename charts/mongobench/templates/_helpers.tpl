@@ -45,6 +45,11 @@ same; a test keeps them equal). */ -}}
 - apiGroups: [""]
   resources: [secrets]
   verbs: [create]
+# Pods that admission refused exist only as FailedCreate events of their StatefulSet or
+# Job.
+- apiGroups: [""]
+  resources: [events]
+  verbs: [list]
 # Events on benchmarks; repeats are patched into a series.
 - apiGroups: [events.k8s.io]
   resources: [events]
