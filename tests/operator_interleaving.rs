@@ -147,19 +147,28 @@ async fn two_replica_sets_that_fit_are_created_together_and_run_by_one_interleav
         ["env"]
         .clone();
     let ns = &env.namespace;
-    let uri = |server: &str| {
+    // Authentication is on by default: each target's variable names its credentials, which
+    // come from the benchmark's admin Secret.
+    let uri = |server: &str, var: &str| {
         let hosts: Vec<String> = (0..3)
             .map(|i| format!("{server}-{i}.{server}.{ns}.svc.cluster.local:27017"))
             .collect();
-        format!("mongodb://{}/?replicaSet={server}", hosts.join(","))
+        format!(
+            "mongodb://$({var}_USERNAME):$({var}_PASSWORD)@{}/?replicaSet={server}&authSource=admin",
+            hosts.join(",")
+        )
     };
-    assert_eq!(
-        env_vars,
-        json!([
-            {"name": "MONGOBENCH_TARGET_URI", "value": uri(&first)},
-            {"name": "MONGOBENCH_TARGET_URI_1", "value": uri(&second)}
-        ])
-    );
+    let admin = |name: String, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": format!("{bench}-admin"), "key": key}}});
+    let mut expected = Vec::new();
+    for (server, var) in [
+        (&first, "MONGOBENCH_TARGET_URI"),
+        (&second, "MONGOBENCH_TARGET_URI_1"),
+    ] {
+        expected.push(admin(format!("{var}_USERNAME"), "username"));
+        expected.push(admin(format!("{var}_PASSWORD"), "password"));
+        expected.push(json!({"name": var, "value": uri(server, var)}));
+    }
+    assert_eq!(env_vars, json!(expected));
     let plan = common::plan_of(&env, &job).await;
     let listed: Vec<(&str, &str, Option<&str>)> = plan
         .targets

@@ -92,6 +92,9 @@ fn assert_servers(
             "--replSet",
             name,
             "--bind_ip_all",
+            "--auth",
+            "--keyFile",
+            "/etc/mongodb-keyfile/keyfile",
             "--wiredTigerCacheSizeGB",
             "5.5"
         ])
@@ -146,10 +149,20 @@ async fn assert_runner(
     let hosts: Vec<String> = (0..3)
         .map(|i| format!("{server}-{i}.{server}.{ns}.svc.cluster.local:27017"))
         .collect();
+    // Authentication is on by default: the credentials come from the benchmark's admin
+    // Secret and enter the URI through the kubelet's $(VAR) expansion.
+    let admin = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": format!("{bench}-admin"), "key": key}}});
     assert_eq!(
         c["env"],
-        json!([{"name": "MONGOBENCH_TARGET_URI",
-                "value": format!("mongodb://{}/?replicaSet={server}", hosts.join(","))}])
+        json!([
+            admin("MONGOBENCH_TARGET_URI_USERNAME", "username"),
+            admin("MONGOBENCH_TARGET_URI_PASSWORD", "password"),
+            {"name": "MONGOBENCH_TARGET_URI",
+             "value": format!(
+                 "mongodb://$(MONGOBENCH_TARGET_URI_USERNAME):$(MONGOBENCH_TARGET_URI_PASSWORD)@{}/?replicaSet={server}&authSource=admin",
+                 hosts.join(",")
+             )}
+        ])
     );
     let plan = common::plan_of(env, &job).await;
     assert_eq!(plan.targets.len(), 1);

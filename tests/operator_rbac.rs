@@ -10,8 +10,9 @@ mod support;
 use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::ServiceAccount;
+use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use k8s_openapi::api::events::v1::Event;
+use kube::ResourceExt;
 use kube::api::{
     Api, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
 };
@@ -240,6 +241,15 @@ async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
             "no {reason} event in {reasons:?}"
         );
     }
+    // Authentication is on by default: the operator created, and never read, two Secrets.
+    for name in [format!("{bench}-keyfile"), format!("{bench}-admin")] {
+        let secret: Secret = common::exists(&env, &name).await;
+        assert_eq!(
+            secret.owner_references()[0].kind,
+            "MongoBenchmark",
+            "{name}"
+        );
+    }
     let text = metrics.encode();
     assert!(
         !text
@@ -265,6 +275,8 @@ async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
             ("create", "configmaps", None),
             ("create", "roles.rbac.authorization.k8s.io", None),
             ("create", "events.events.k8s.io", None),
+            ("list", "events", None),
+            ("create", "secrets", None),
             ("list", "nodes", None),
             ("update", "leases.coordination.k8s.io", None),
         ],
@@ -276,6 +288,10 @@ async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
         &[
             ("get", "secrets", None),
             ("list", "secrets", None),
+            ("watch", "secrets", None),
+            ("get", "secrets/rbac-admin", None),
+            ("patch", "secrets", None),
+            ("create", "secrets", Some(other)),
             ("create", "pods#exec", None),
             ("patch", "nodes", None),
             ("delete", "nodes", None),

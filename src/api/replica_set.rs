@@ -48,6 +48,13 @@ pub struct ReplicaSet {
     #[schemars(range(min = 0.25, max = 10000.0))]
     pub wired_tiger_cache_size_gb: Option<f64>,
 
+    /// Access control (default true): mongod runs with `--auth` and a keyfile, both generated
+    /// per benchmark into Secrets, and the runner connects as the generated `root` user.
+    /// `false` runs the replica sets without authentication.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = true))]
+    pub auth: Option<bool>,
+
     /// Pod anti-affinity between members: `Required` (default; one member per node) or
     /// `Preferred`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,6 +66,11 @@ impl ReplicaSet {
     /// Effective `members` (default 3).
     pub fn members(&self) -> u32 {
         self.members.unwrap_or(DEFAULT_MEMBERS)
+    }
+
+    /// Effective `auth` (default true).
+    pub fn auth(&self) -> bool {
+        self.auth.unwrap_or(true)
     }
 
     /// Effective `antiAffinity` (default `Required`).

@@ -5,9 +5,9 @@
 
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::{ObjectReference, Service};
+use k8s_openapi::api::core::v1::{ObjectReference, Secret, Service};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
-use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::events::{Event, EventType};
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
@@ -17,7 +17,7 @@ use serde_json::json;
 use super::context::Context;
 use super::events::{EventSpec, Related};
 use super::reconcile::Action;
-use super::{Error, FIELD_MANAGER, facts, jobs, names, servers};
+use super::{Error, FIELD_MANAGER, facts, jobs, names, secrets, servers};
 use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
 
 async fn apply<K>(ctx: &Context, ns: &str, obj: &K) -> Result<(), Error>
@@ -39,6 +39,23 @@ where
     )
     .await
     .map_err(|e| Error::kube(format!("applying {kind} {ns}/{name}"), e))?;
+    Ok(())
+}
+
+/// Creates the generated Secrets of `bench` that do not exist yet. Created, never applied or
+/// read: an existing Secret keeps its keyfile and password, and the operator needs only the
+/// right to create Secrets.
+async fn create_secrets(ctx: &Context, bench: &MongoBenchmark, ns: &str) -> Result<(), Error> {
+    let api: Api<Secret> = Api::namespaced(ctx.client.clone(), ns);
+    for secret in secrets::generated(bench)? {
+        let name = secret.name_any();
+        ctx.metrics.wrote("Secret");
+        match api.create(&PostParams::default(), &secret).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(s)) if s.code == 409 => {}
+            Err(e) => return Err(Error::kube(format!("creating Secret {ns}/{name}"), e)),
+        }
+    }
     Ok(())
 }
 
@@ -107,6 +124,9 @@ pub async fn execute(
         Action::CreateServers { target, platform } => {
             let objects =
                 servers::server_objects(bench, target_of(target)?, platform_of(platform)?)?;
+            if spec.replica_set().auth() {
+                create_secrets(ctx, bench, &ns).await?;
+            }
             apply(ctx, &ns, &objects.service).await?;
             apply(ctx, &ns, &objects.network_policy).await?;
             apply(ctx, &ns, &objects.stateful_set).await?;

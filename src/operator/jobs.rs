@@ -7,14 +7,21 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
-use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
-use kube::{Resource, ResourceExt};
-use serde_json::json;
+use k8s_openapi::api::batch::v1::{Job, JobSpec};
+use k8s_openapi::api::core::v1::{
+    ConfigMap, ConfigMapVolumeSource, Container, EnvVar, PodSpec, PodTemplateSpec, ServiceAccount,
+    Volume, VolumeMount,
+};
+use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::ResourceExt;
 
 use super::Error;
 use super::names::{self, Component, PLAN_DIR, PLAN_KEY};
+use super::secrets;
+use super::servers::{
+    RunAs, child_meta as meta, container_security, non_empty, pod_security, secret_env,
+};
 use crate::api::{MongoBenchmark, Platform, RunLength, Target};
 use crate::plan::{JobPlan, JobTarget, ServerFacts};
 use crate::runner::{activity, sink};
@@ -24,6 +31,9 @@ pub const BACKOFF_LIMIT: i32 = 1;
 /// Environment variable with the connection string of a runner's first target; the i-th
 /// target's is this with `_<i>` appended after the first.
 pub const TARGET_URI_ENV: &str = "MONGOBENCH_TARGET_URI";
+
+/// User and group of the mongobench image (as in the operator's Deployment).
+pub const RUNNER_USER: i64 = 65532;
 
 /// The environment variable of a runner's `index`-th target.
 pub fn target_uri_env(index: usize) -> String {
@@ -52,22 +62,6 @@ pub struct RunnerAccess {
     pub role: Role,
     /// Binds the Role to the ServiceAccount.
     pub role_binding: RoleBinding,
-}
-
-fn meta(
-    bench: &MongoBenchmark,
-    name: &str,
-    labels: &std::collections::BTreeMap<String, String>,
-) -> Result<serde_json::Value, Error> {
-    let owner = bench
-        .controller_owner_ref(&())
-        .ok_or_else(|| Error::Incomplete(bench.name_any()))?;
-    Ok(json!({
-        "name": name,
-        "namespace": bench.namespace(),
-        "labels": labels,
-        "ownerReferences": [owner]
-    }))
 }
 
 /// The run identifier of `bench`: the one in status, else derived from its uid (stable, so a
@@ -159,12 +153,11 @@ pub fn runner_objects(
     let job_name = names::runner_job_name(&bench_name, &platform.name, &target_names);
     let plan_name = names::runner_plan_name(&bench_name, &platform.name, &target_names);
     let plan_yaml = plan.to_yaml();
-    let config_map = json!({
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": meta(bench, &plan_name, &labels)?,
-        "data": {PLAN_KEY: plan_yaml}
-    });
+    let config_map = ConfigMap {
+        metadata: meta(bench, &plan_name, &labels)?,
+        data: Some(BTreeMap::from([(PLAN_KEY.to_owned(), plan_yaml)])),
+        ..ConfigMap::default()
+    };
 
     let client = bench.spec.client.clone().unwrap_or_default();
     let (node_selector, tolerations) = match &client.platform {
@@ -178,63 +171,108 @@ pub fn runner_objects(
         }
         None => (client.node_selector.clone(), client.tolerations.clone()),
     };
-    let env: Vec<serde_json::Value> = targets
-        .iter()
-        .zip(&plan.targets)
-        .map(|(target, planned)| match &target.external {
-            Some(external) => json!({
-                "name": planned.uri_env,
-                "valueFrom": {"secretKeyRef": {
-                    "name": external.uri_secret_ref.name,
-                    "key": external.uri_secret_ref.key()
-                }}
-            }),
+    let mut env: Vec<EnvVar> = Vec::new();
+    for (target, planned) in targets.iter().zip(&plan.targets) {
+        let uri_env = &planned.uri_env;
+        match &target.external {
+            Some(external) => env.push(secret_env(
+                uri_env,
+                &external.uri_secret_ref.name,
+                external.uri_secret_ref.key(),
+            )),
             None => {
                 let server = names::server_name(&bench_name, &target.name, &platform.name);
-                json!({
-                    "name": planned.uri_env,
-                    "value": names::replica_set_uri(&server, &namespace, bench.spec.replica_set().members())
-                })
+                let members = bench.spec.replica_set().members();
+                let uri = if bench.spec.replica_set().auth() {
+                    // The credentials come from the admin Secret; the URI names them with
+                    // the kubelet's $(VAR) expansion, so no spec or plan holds them.
+                    let admin = names::admin_secret(&bench_name);
+                    let (user, password) =
+                        (format!("{uri_env}_USERNAME"), format!("{uri_env}_PASSWORD"));
+                    env.push(secret_env(&user, &admin, secrets::USERNAME_KEY));
+                    env.push(secret_env(&password, &admin, secrets::PASSWORD_KEY));
+                    names::replica_set_uri_with_credentials(
+                        &server, &namespace, members, &user, &password,
+                    )
+                } else {
+                    names::replica_set_uri(&server, &namespace, members)
+                };
+                env.push(EnvVar {
+                    name: uri_env.clone(),
+                    value: Some(uri),
+                    ..EnvVar::default()
+                });
             }
-        })
-        .collect();
-    let mut container = json!({
-        "name": "runner",
-        "image": client.image.as_deref().unwrap_or(default_image),
-        "command": ["mongobench"],
-        "args": ["run", "--plan", format!("{PLAN_DIR}/{PLAN_KEY}")],
-        "env": env,
-        "volumeMounts": [{"name": "plan", "mountPath": PLAN_DIR, "readOnly": true}],
-        "terminationMessagePolicy": "FallbackToLogsOnError"
-    });
-    if let Some(resources) = &client.resources {
-        container["resources"] = json!(resources.to_resource_requirements());
-    }
-    let mut pod_spec = json!({
-        "serviceAccountName": names::runner_account(&bench_name),
-        "restartPolicy": "Never",
-        "containers": [container],
-        "volumes": [{"name": "plan", "configMap": {"name": plan_name}}]
-    });
-    if !node_selector.is_empty() {
-        pod_spec["nodeSelector"] = json!(node_selector);
-    }
-    if !tolerations.is_empty() {
-        pod_spec["tolerations"] = json!(tolerations);
-    }
-    let job = json!({
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": meta(bench, &job_name, &labels)?,
-        "spec": {
-            "backoffLimit": BACKOFF_LIMIT,
-            "activeDeadlineSeconds": active_deadline_seconds(bench, targets, platform)?,
-            "template": {"metadata": {"labels": labels}, "spec": pod_spec}
         }
-    });
+    }
+    let container = Container {
+        name: "runner".to_owned(),
+        image: Some(client.image.as_deref().unwrap_or(default_image).to_owned()),
+        command: Some(vec!["mongobench".to_owned()]),
+        args: Some(vec![
+            "run".to_owned(),
+            "--plan".to_owned(),
+            format!("{PLAN_DIR}/{PLAN_KEY}"),
+        ]),
+        env: Some(env),
+        volume_mounts: Some(vec![VolumeMount {
+            name: "plan".to_owned(),
+            mount_path: PLAN_DIR.to_owned(),
+            read_only: Some(true),
+            ..VolumeMount::default()
+        }]),
+        resources: client
+            .resources
+            .as_ref()
+            .map(|r| r.to_resource_requirements()),
+        termination_message_policy: Some("FallbackToLogsOnError".to_owned()),
+        security_context: Some(container_security()),
+        ..Container::default()
+    };
+    let pod_spec = PodSpec {
+        service_account_name: Some(names::runner_account(&bench_name)),
+        restart_policy: Some("Never".to_owned()),
+        containers: vec![container],
+        volumes: Some(vec![Volume {
+            name: "plan".to_owned(),
+            config_map: Some(ConfigMapVolumeSource {
+                name: plan_name.clone(),
+                ..ConfigMapVolumeSource::default()
+            }),
+            ..Volume::default()
+        }]),
+        node_selector: non_empty(node_selector),
+        tolerations: non_empty(tolerations),
+        security_context: Some(pod_security(
+            RunAs {
+                user: RUNNER_USER,
+                group: RUNNER_USER,
+                fs_group: RUNNER_USER,
+            },
+            false,
+        )),
+        ..PodSpec::default()
+    };
+    let deadline = active_deadline_seconds(bench, targets, platform)?;
+    let job = Job {
+        metadata: meta(bench, &job_name, &labels)?,
+        spec: Some(JobSpec {
+            backoff_limit: Some(BACKOFF_LIMIT),
+            active_deadline_seconds: Some(i64::try_from(deadline).unwrap_or(i64::MAX)),
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels.clone()),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(pod_spec),
+            },
+            ..JobSpec::default()
+        }),
+        ..Job::default()
+    };
     Ok(RunnerObjects {
-        plan: serde_json::from_value(config_map).expect("a valid ConfigMap"),
-        job: serde_json::from_value(job).expect("a valid Job"),
+        plan: config_map,
+        job,
     })
 }
 
@@ -311,32 +349,43 @@ pub fn runner_access(bench: &MongoBenchmark) -> Result<RunnerAccess, Error> {
     let name = names::runner_account(&bench_name);
     let labels = names::benchmark_labels(&bench_name, Component::Runner);
     let metadata = meta(bench, &name, &labels)?;
-    let service_account = json!({
-        "apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata
-    });
-    let role = json!({
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "Role",
-        "metadata": metadata,
-        "rules": [
+    let configmaps = |verbs: &[&str], resource_names: Option<Vec<String>>| PolicyRule {
+        api_groups: Some(vec![String::new()]),
+        resources: Some(vec!["configmaps".to_owned()]),
+        verbs: verbs.iter().map(|v| (*v).to_owned()).collect(),
+        resource_names,
+        ..PolicyRule::default()
+    };
+    let role = Role {
+        metadata: metadata.clone(),
+        rules: Some(vec![
             // Kubernetes cannot limit create by name; creating is harmless, reading or changing
             // another's ConfigMap is what the names below prevent.
-            {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]},
-            {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "patch"],
-             "resourceNames": runner_configmaps(bench)?}
-        ]
-    });
-    let role_binding = json!({
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "RoleBinding",
-        "metadata": metadata,
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
-        "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": bench.namespace()}]
-    });
+            configmaps(&["create"], None),
+            configmaps(&["get", "patch"], Some(runner_configmaps(bench)?)),
+        ]),
+    };
+    let role_binding = RoleBinding {
+        metadata: metadata.clone(),
+        role_ref: RoleRef {
+            api_group: Some("rbac.authorization.k8s.io".to_owned()),
+            kind: "Role".to_owned(),
+            name: name.clone(),
+        },
+        subjects: Some(vec![Subject {
+            kind: "ServiceAccount".to_owned(),
+            name,
+            namespace: bench.namespace(),
+            ..Subject::default()
+        }]),
+    };
     Ok(RunnerAccess {
-        service_account: serde_json::from_value(service_account).expect("a valid ServiceAccount"),
-        role: serde_json::from_value(role).expect("a valid Role"),
-        role_binding: serde_json::from_value(role_binding).expect("a valid RoleBinding"),
+        service_account: ServiceAccount {
+            metadata,
+            ..ServiceAccount::default()
+        },
+        role,
+        role_binding,
     })
 }
 
@@ -344,6 +393,7 @@ pub fn runner_access(bench: &MongoBenchmark) -> Result<RunnerAccess, Error> {
 mod tests {
     use super::*;
     use crate::operator::servers::tests::{STUDY, bench};
+    use serde_json::json;
 
     fn value<T: serde::Serialize>(t: &T) -> serde_json::Value {
         serde_json::to_value(t).unwrap()
@@ -398,13 +448,28 @@ mod tests {
             c["args"],
             json!(["run", "--plan", "/etc/mongobench/plan.yaml"])
         );
+        // The credentials come from the admin Secret and enter the URI by $(VAR) expansion.
+        let admin = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": "study-admin", "key": key}}});
         assert_eq!(
             c["env"],
-            json!([{"name": "MONGOBENCH_TARGET_URI", "value":
-                "mongodb://study-psmdb-8-0-axion-0.study-psmdb-8-0-axion.lab.svc.cluster.local:27017,\
+            json!([
+                admin("MONGOBENCH_TARGET_URI_USERNAME", "username"),
+                admin("MONGOBENCH_TARGET_URI_PASSWORD", "password"),
+                {"name": "MONGOBENCH_TARGET_URI", "value":
+                "mongodb://$(MONGOBENCH_TARGET_URI_USERNAME):$(MONGOBENCH_TARGET_URI_PASSWORD)@\
+                 study-psmdb-8-0-axion-0.study-psmdb-8-0-axion.lab.svc.cluster.local:27017,\
                  study-psmdb-8-0-axion-1.study-psmdb-8-0-axion.lab.svc.cluster.local:27017,\
                  study-psmdb-8-0-axion-2.study-psmdb-8-0-axion.lab.svc.cluster.local:27017/\
-                 ?replicaSet=study-psmdb-8-0-axion"}])
+                 ?replicaSet=study-psmdb-8-0-axion&authSource=admin"}])
+        );
+        assert_eq!(
+            pod["securityContext"],
+            json!({"runAsNonRoot": true, "runAsUser": 65532, "runAsGroup": 65532,
+                   "seccompProfile": {"type": "RuntimeDefault"}})
+        );
+        assert_eq!(
+            c["securityContext"],
+            json!({"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}})
         );
         assert_eq!(
             pod["volumes"],
@@ -496,7 +561,10 @@ mod tests {
 
     #[test]
     fn a_platform_runner_lists_every_target_with_an_env_var_each() {
-        let b = bench("study", STUDY);
+        let b = bench(
+            "study",
+            &STUDY.replace("  storageSize: 50Gi", "  storageSize: 50Gi\n  auth: false"),
+        );
         let targets: Vec<&Target> = b.spec.targets.iter().collect();
         let objects = runner_objects(
             &b,

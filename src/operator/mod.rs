@@ -37,6 +37,7 @@ pub mod placement;
 pub mod reconcile;
 pub mod result_gauges;
 pub mod run;
+pub mod secrets;
 pub mod servers;
 pub mod status;
 pub mod testing;
@@ -129,6 +130,9 @@ pub enum Error {
     /// Leadership was lost or could not be kept.
     #[error("leader election: {0}")]
     Leader(String),
+    /// The operating system gave no random bytes for a generated Secret.
+    #[error("generating a Secret: no random bytes from the operating system: {0}")]
+    Random(String),
     /// The HTTP server could not start.
     #[error("HTTP server on {addr}: {source}")]
     Http {
@@ -157,6 +161,7 @@ impl Error {
             Error::Spec(_) => "spec",
             Error::Incomplete(_) => "incomplete",
             Error::Leader(_) => "leader",
+            Error::Random(_) => "random",
             Error::Http { .. } => "http",
         }
     }

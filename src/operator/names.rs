@@ -138,6 +138,16 @@ pub fn runner_account(benchmark: &str) -> String {
     dns_label(&[benchmark, "runner"], JOB_NAME_MAX)
 }
 
+/// Name of the Secret holding the keyfile of a benchmark's replica sets.
+pub fn keyfile_secret(benchmark: &str) -> String {
+    dns_label(&[benchmark, "keyfile"], JOB_NAME_MAX)
+}
+
+/// Name of the Secret holding the admin user and password of a benchmark's replica sets.
+pub fn admin_secret(benchmark: &str) -> String {
+    dns_label(&[benchmark, "admin"], JOB_NAME_MAX)
+}
+
 /// Name of the result ConfigMap of a cell, as the runner writes it: `<benchmark>-<cell id>`,
 /// sanitized, at most 253 characters.
 pub fn result_name(benchmark: &str, cell_id: &str) -> String {
@@ -156,6 +166,21 @@ pub fn replica_set_uri(server: &str, namespace: &str, members: u32) -> String {
         .map(|i| member_address(server, namespace, i))
         .collect();
     format!("mongodb://{}/?replicaSet={server}", hosts.join(","))
+}
+
+/// [`replica_set_uri`] with the user and password of the environment variables `user_env`
+/// and `password_env`, as Kubernetes expands `$(NAME)` in a container's environment, and the
+/// `admin` database that holds the user.
+pub fn replica_set_uri_with_credentials(
+    server: &str,
+    namespace: &str,
+    members: u32,
+    user_env: &str,
+    password_env: &str,
+) -> String {
+    let plain = replica_set_uri(server, namespace, members);
+    let rest = plain.strip_prefix("mongodb://").unwrap_or(&plain);
+    format!("mongodb://$({user_env}):$({password_env})@{rest}&authSource=admin")
 }
 
 /// Labels every object of `benchmark` carries.

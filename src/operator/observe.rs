@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Node, Pod, ServiceAccount};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, ListParams};
 use kube::{Client, ResourceExt};
@@ -122,6 +122,32 @@ pub struct RunnerPod {
     pub problem: PodProblem,
 }
 
+/// Whose pods a refused creation was for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Creator {
+    /// The StatefulSet of a slot.
+    Servers(Slot),
+    /// A runner Job.
+    Runner(RunnerKey),
+}
+
+/// A StatefulSet or Job whose controller cannot create its pods: admission (Pod Security,
+/// a ResourceQuota, a webhook) refused them, so no Pod exists to say why, only the
+/// controller's `FailedCreate` Event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedCreate {
+    /// Whose pods.
+    pub creator: Creator,
+    /// `StatefulSet` or `Job`.
+    pub kind: &'static str,
+    /// The object's name.
+    pub name: String,
+    /// When the object was created (the deadline counts from then).
+    pub created: Option<Timestamp>,
+    /// The latest refusal, as the controller reported it.
+    pub message: String,
+}
+
 /// A result ConfigMap of the current run.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ObservedResult {
@@ -162,6 +188,8 @@ pub struct Observed {
     pub server_pods: Vec<ServerPod>,
     /// Pods of active runner Jobs that cannot run (unschedulable, image not pullable).
     pub runner_pods: Vec<RunnerPod>,
+    /// Server StatefulSets and active runner Jobs whose pods are refused at creation.
+    pub failed_creates: Vec<FailedCreate>,
     /// Runner Jobs.
     pub jobs: BTreeMap<RunnerKey, JobState>,
     /// True when the runners' ServiceAccount exists (with its Role and RoleBinding).
@@ -376,6 +404,65 @@ pub fn pod_problem(pod: &Pod) -> Option<PodProblem> {
     )
 }
 
+/// The latest `FailedCreate` Event of each object (kind, name): its time and message.
+type Refusals = BTreeMap<(String, String), (Option<Timestamp>, String)>;
+
+/// The `FailedCreate` Events of namespace `ns`. Events the operator may not list (an install
+/// from before it needed to) leave nothing to report rather than failing the pass.
+async fn refusals(client: &Client, ns: &str) -> Result<Refusals, Error> {
+    let events: Api<Event> = Api::namespaced(client.clone(), ns);
+    let list = match events
+        .list(&ListParams::default().fields("reason=FailedCreate"))
+        .await
+    {
+        Ok(list) => list.items,
+        Err(kube::Error::Api(s)) if matches!(s.code, 401 | 403) => return Ok(Refusals::new()),
+        Err(e) => return Err(list_err("events", ns)(e)),
+    };
+    let mut out = Refusals::new();
+    for e in list {
+        let (Some(kind), Some(name)) = (e.involved_object.kind, e.involved_object.name) else {
+            continue;
+        };
+        let at = e
+            .last_timestamp
+            .map(|t| t.0)
+            .or(e.event_time.map(|t| t.0))
+            .or(e.first_timestamp.map(|t| t.0))
+            .or(e.metadata.creation_timestamp.map(|t| t.0));
+        let message = e.message.unwrap_or_default();
+        let entry = out.entry((kind, name)).or_insert((at, message.clone()));
+        if at > entry.0 {
+            *entry = (at, message);
+        }
+    }
+    Ok(out)
+}
+
+/// The refusal of the pods of `kind` `name` created at `created`, if an Event newer than the
+/// object reports one (an older Event was about an earlier object of the same name).
+fn refusal_of(
+    refusals: &Refusals,
+    kind: &'static str,
+    name: &str,
+    created: Option<Timestamp>,
+    creator: Creator,
+) -> Option<FailedCreate> {
+    let (at, message) = refusals.get(&(kind.to_owned(), name.to_owned()))?;
+    if let (Some(at), Some(created)) = (at, created)
+        && at < &created
+    {
+        return None;
+    }
+    Some(FailedCreate {
+        creator,
+        kind,
+        name: name.to_owned(),
+        created,
+        message: message.clone(),
+    })
+}
+
 fn list_err(what: &str, ns: &str) -> impl FnOnce(kube::Error) -> Error {
     let action = format!("listing {what} in namespace {ns}");
     move |e| Error::kube(action, e)
@@ -400,6 +487,7 @@ pub async fn observe(
     let children = ListParams::default().labels(&names::children_selector(&name));
     let mut observed = Observed::default();
 
+    let refused = refusals(client, &ns).await?;
     let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
     let pods: Api<Pod> = Api::namespaced(client.clone(), &ns);
     let all_pods = pods
@@ -424,6 +512,19 @@ pub async fn observe(
             .cloned()
             .collect();
         let state = job_state(&job, &its_pods);
+        let live = its_pods.iter().any(|p| {
+            matches!(
+                p.status.as_ref().and_then(|s| s.phase.as_deref()),
+                None | Some("Pending" | "Running")
+            )
+        });
+        if state == JobState::Active && !live {
+            let created = job.metadata.creation_timestamp.as_ref().map(|t| t.0);
+            let creator = Creator::Runner(runner.clone());
+            if let Some(f) = refusal_of(&refused, "Job", &job_name, created, creator) {
+                observed.failed_creates.push(f);
+            }
+        }
         if state == JobState::Active {
             for pod in &its_pods {
                 if let Some(problem) = pod_problem(pod) {
@@ -476,6 +577,21 @@ pub async fn observe(
             continue;
         }
         if let Some(slot) = slot_of(bench, s.labels()) {
+            let wanted = s.spec.as_ref().and_then(|sp| sp.replicas).unwrap_or(1);
+            let existing = observed
+                .server_pods
+                .iter()
+                .filter(|p| p.slot == slot)
+                .count();
+            if existing < usize::try_from(wanted).unwrap_or(0) {
+                let created = s.metadata.creation_timestamp.as_ref().map(|t| t.0);
+                let creator = Creator::Servers(slot.clone());
+                if let Some(f) =
+                    refusal_of(&refused, "StatefulSet", &s.name_any(), created, creator)
+                {
+                    observed.failed_creates.push(f);
+                }
+            }
             let ready = s
                 .status
                 .as_ref()

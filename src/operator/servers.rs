@@ -8,15 +8,30 @@
 //! `kubernetes.io/hostname` (required: one member per node), the requested resources, and one
 //! volume per member from the platform's StorageClass, deleted with the StatefulSet.
 
-use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::Service;
-use k8s_openapi::api::networking::v1::NetworkPolicy;
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::{
+    StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec,
+};
+use k8s_openapi::api::core::v1::{
+    Affinity, Capabilities, Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource,
+    KeyToPath, PersistentVolumeClaim, PersistentVolumeClaimSpec, PodAffinityTerm, PodAntiAffinity,
+    PodSecurityContext, PodSpec, PodTemplateSpec, Probe, SeccompProfile, SecretKeySelector,
+    SecretVolumeSource, SecurityContext, Service, ServicePort, ServiceSpec, TCPSocketAction,
+    Volume, VolumeMount, VolumeResourceRequirements, WeightedPodAffinityTerm,
+};
+use k8s_openapi::api::networking::v1::{
+    NetworkPolicy, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort,
+    NetworkPolicySpec,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::{Resource, ResourceExt};
-use serde_json::json;
 
 use super::Error;
 use super::names::{self, Component, MONGOD_PORT};
-use crate::api::{AntiAffinity, MongoBenchmark, Platform, Target};
+use super::secrets;
+use crate::api::{AntiAffinity, Distribution, MongoBenchmark, Platform, Target};
 
 /// The three objects of one replica set.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,9 +46,94 @@ pub struct ServerObjects {
 
 /// Name of the data volume claim template (claims are `data-<statefulset>-<ordinal>`).
 pub const DATA_VOLUME: &str = "data";
+/// Where the keyfile Secret is mounted (group-readable under `fsGroup`, which mongod refuses).
+pub const KEYFILE_SECRET_DIR: &str = "/etc/mongodb-keyfile-secret";
+/// Where the init container puts the keyfile with mode 0400, for mongod.
+pub const KEYFILE_DIR: &str = "/etc/mongodb-keyfile";
+/// Name of the init container that copies the keyfile.
+pub const KEYFILE_CONTAINER: &str = "keyfile";
 
-/// The mongod arguments of `target`: replica-set name, bind address, WiredTiger cache (when
-/// known), then the target's own `mongodArgs`.
+/// The user, group and volume group a distribution's image runs mongod as
+/// (specs/kubernetes.md §11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunAs {
+    /// `runAsUser`.
+    pub user: i64,
+    /// `runAsGroup`.
+    pub group: i64,
+    /// `fsGroup`: owns the data volume.
+    pub fs_group: i64,
+}
+
+impl RunAs {
+    /// The user of `distribution`'s images: `mongodb` (999:999) in the official `mongo`
+    /// image, uid 1001 with primary group 0 in Percona's.
+    pub fn of(distribution: Distribution) -> RunAs {
+        match distribution {
+            Distribution::Community => RunAs {
+                user: 999,
+                group: 999,
+                fs_group: 999,
+            },
+            Distribution::Percona => RunAs {
+                user: 1001,
+                group: 0,
+                fs_group: 1001,
+            },
+        }
+    }
+}
+
+/// The pod security context of the `restricted` Pod Security level: not root, the runtime's
+/// default seccomp profile, running as `run_as` (and, with a volume, `fsGroup`).
+pub fn pod_security(run_as: RunAs, with_volume: bool) -> PodSecurityContext {
+    PodSecurityContext {
+        run_as_non_root: Some(true),
+        run_as_user: Some(run_as.user),
+        run_as_group: Some(run_as.group),
+        fs_group: with_volume.then_some(run_as.fs_group),
+        // A volume whose root already has the group is not walked again on every start.
+        fs_group_change_policy: with_volume.then(|| "OnRootMismatch".to_owned()),
+        seccomp_profile: Some(SeccompProfile {
+            type_: "RuntimeDefault".to_owned(),
+            ..SeccompProfile::default()
+        }),
+        ..PodSecurityContext::default()
+    }
+}
+
+/// The container security context of the `restricted` level: no privilege escalation, no
+/// capabilities.
+pub fn container_security() -> SecurityContext {
+    SecurityContext {
+        allow_privilege_escalation: Some(false),
+        capabilities: Some(Capabilities {
+            drop: Some(vec!["ALL".to_owned()]),
+            ..Capabilities::default()
+        }),
+        ..SecurityContext::default()
+    }
+}
+
+/// An environment variable from key `key` of Secret `secret`.
+pub fn secret_env(name: &str, secret: &str, key: &str) -> EnvVar {
+    EnvVar {
+        name: name.to_owned(),
+        value_from: Some(EnvVarSource {
+            secret_key_ref: Some(SecretKeySelector {
+                name: secret.to_owned(),
+                key: key.to_owned(),
+                ..SecretKeySelector::default()
+            }),
+            ..EnvVarSource::default()
+        }),
+        ..EnvVar::default()
+    }
+}
+
+/// The mongod arguments of `target`: replica-set name, bind address, with authentication
+/// `--auth` and the keyfile, the WiredTiger cache (when known), then the target's own
+/// `mongodArgs`.
 ///
 /// # Errors
 /// [`Error::Spec`] when the memory limit is not a quantity.
@@ -47,6 +147,11 @@ pub fn mongod_args(
         replica_set.to_owned(),
         "--bind_ip_all".to_owned(),
     ];
+    if bench.spec.replica_set().auth() {
+        args.push("--auth".to_owned());
+        args.push("--keyFile".to_owned());
+        args.push(format!("{KEYFILE_DIR}/{}", secrets::KEYFILE_KEY));
+    }
     let cache = bench
         .spec
         .replica_set()
@@ -60,11 +165,81 @@ pub fn mongod_args(
     Ok(args)
 }
 
-fn owner(bench: &MongoBenchmark) -> Result<serde_json::Value, Error> {
+/// Metadata of a child of `bench`: its name, the benchmark's namespace, `labels`, and the
+/// benchmark as controlling owner.
+///
+/// # Errors
+/// [`Error::Incomplete`] for a MongoBenchmark without namespace or uid.
+pub fn child_meta(
+    bench: &MongoBenchmark,
+    name: &str,
+    labels: &BTreeMap<String, String>,
+) -> Result<ObjectMeta, Error> {
     let owner = bench
         .controller_owner_ref(&())
         .ok_or_else(|| Error::Incomplete(bench.name_any()))?;
-    Ok(serde_json::to_value(owner).expect("an owner reference serializes"))
+    Ok(ObjectMeta {
+        name: Some(name.to_owned()),
+        namespace: bench.namespace(),
+        labels: Some(labels.clone()),
+        owner_references: Some(vec![owner]),
+        ..ObjectMeta::default()
+    })
+}
+
+/// `Some(v)` unless `v` is empty: absent and empty lists and maps mean the same to the API
+/// server, and leaving them out keeps applied objects as small as the spec asks.
+pub fn non_empty<T: IsEmpty>(v: T) -> Option<T> {
+    (!v.is_empty()).then_some(v)
+}
+
+/// Collections [`non_empty`] understands.
+pub trait IsEmpty {
+    /// True when there is nothing in it.
+    fn is_empty(&self) -> bool;
+}
+
+impl<T> IsEmpty for Vec<T> {
+    fn is_empty(&self) -> bool {
+        Vec::is_empty(self)
+    }
+}
+
+impl<K, V> IsEmpty for BTreeMap<K, V> {
+    fn is_empty(&self) -> bool {
+        BTreeMap::is_empty(self)
+    }
+}
+
+fn match_labels(labels: &BTreeMap<String, String>) -> LabelSelector {
+    LabelSelector {
+        match_labels: Some(labels.clone()),
+        ..LabelSelector::default()
+    }
+}
+
+/// One member per node (`Required`) or spread where possible (`Preferred`).
+fn anti_affinity(kind: AntiAffinity, selector: &LabelSelector) -> PodAntiAffinity {
+    let term = PodAffinityTerm {
+        label_selector: Some(selector.clone()),
+        topology_key: "kubernetes.io/hostname".to_owned(),
+        ..PodAffinityTerm::default()
+    };
+    match kind {
+        AntiAffinity::Required => PodAntiAffinity {
+            required_during_scheduling_ignored_during_execution: Some(vec![term]),
+            ..PodAntiAffinity::default()
+        },
+        AntiAffinity::Preferred => PodAntiAffinity {
+            preferred_during_scheduling_ignored_during_execution: Some(vec![
+                WeightedPodAffinityTerm {
+                    weight: 100,
+                    pod_affinity_term: term,
+                },
+            ]),
+            ..PodAntiAffinity::default()
+        },
+    }
 }
 
 /// Builds the replica set of `target` on `platform`.
@@ -78,131 +253,256 @@ pub fn server_objects(
     platform: &Platform,
 ) -> Result<ServerObjects, Error> {
     let bench_name = bench.name_any();
-    let namespace = bench
-        .namespace()
-        .ok_or_else(|| Error::Incomplete(bench_name.clone()))?;
+    if bench.namespace().is_none() {
+        return Err(Error::Incomplete(bench_name));
+    }
     let image = target.image.as_deref().ok_or_else(|| {
         Error::Spec(format!(
             "spec.targets[{}]: an external target gets no servers",
             target.name
         ))
     })?;
+    let distribution = target.distribution.ok_or_else(|| {
+        Error::Spec(format!(
+            "spec.targets[{}].distribution is required with image",
+            target.name
+        ))
+    })?;
     let rs = bench.spec.replica_set();
+    let auth = rs.auth();
     let storage = rs.storage_size.as_ref().ok_or_else(|| {
         Error::Spec("spec.replicaSet.storageSize is required when a target has an image".into())
     })?;
     let name = names::server_name(&bench_name, &target.name, &platform.name);
     let labels = names::slot_labels(&bench_name, Component::Server, &target.name, &platform.name);
-    let owner = owner(bench)?;
-    let selector = json!({"matchLabels": labels});
-    let anti_affinity = match rs.anti_affinity() {
-        AntiAffinity::Required => json!({
-            "requiredDuringSchedulingIgnoredDuringExecution": [{
-                "labelSelector": selector,
-                "topologyKey": "kubernetes.io/hostname"
-            }]
-        }),
-        AntiAffinity::Preferred => json!({
-            "preferredDuringSchedulingIgnoredDuringExecution": [{
-                "weight": 100,
-                "podAffinityTerm": {
-                    "labelSelector": selector,
-                    "topologyKey": "kubernetes.io/hostname"
-                }
-            }]
-        }),
-    };
+    let metadata = child_meta(bench, &name, &labels)?;
+    let selector = match_labels(&labels);
     let resources = rs
         .resources
         .as_ref()
         .map(|r| r.to_resource_requirements())
         .unwrap_or_default();
-    let node_selector = platform.effective_node_selector();
-    let tolerations = platform.effective_tolerations();
-    let mut pod_spec = json!({
-        "affinity": {"podAntiAffinity": anti_affinity},
-        "containers": [{
-            "name": names::MONGOD_CONTAINER,
-            "image": image,
-            "args": mongod_args(bench, target, &name)?,
-            "ports": [{"name": "mongodb", "containerPort": MONGOD_PORT}],
-            "resources": resources,
-            // TCP only: an RS-aware probe would keep members unready until the runner
-            // initiates the set, and mongosh probes add CPU noise to the measurement.
-            "readinessProbe": {
-                "tcpSocket": {"port": MONGOD_PORT},
-                "periodSeconds": 5
+    let mut env = Vec::new();
+    let mut mounts = vec![VolumeMount {
+        name: DATA_VOLUME.to_owned(),
+        mount_path: "/data/db".to_owned(),
+        ..VolumeMount::default()
+    }];
+    let mut volumes = Vec::new();
+    let mut init_containers = Vec::new();
+    if distribution == Distribution::Percona {
+        // The entrypoint otherwise starts a telemetry agent beside mongod: CPU the
+        // measurement does not want.
+        env.push(EnvVar {
+            name: "PERCONA_TELEMETRY_DISABLE".to_owned(),
+            value: Some("1".to_owned()),
+            ..EnvVar::default()
+        });
+    }
+    if auth {
+        // Both images' entrypoints create this user (role root) on an empty data directory,
+        // before mongod starts with --replSet (specs/kubernetes.md §11).
+        let admin = names::admin_secret(&bench_name);
+        env.push(secret_env(
+            "MONGO_INITDB_ROOT_USERNAME",
+            &admin,
+            secrets::USERNAME_KEY,
+        ));
+        env.push(secret_env(
+            "MONGO_INITDB_ROOT_PASSWORD",
+            &admin,
+            secrets::PASSWORD_KEY,
+        ));
+        mounts.push(VolumeMount {
+            name: "keyfile".to_owned(),
+            mount_path: KEYFILE_DIR.to_owned(),
+            read_only: Some(true),
+            ..VolumeMount::default()
+        });
+        volumes.push(Volume {
+            name: "keyfile-secret".to_owned(),
+            secret: Some(SecretVolumeSource {
+                secret_name: Some(names::keyfile_secret(&bench_name)),
+                items: Some(vec![KeyToPath {
+                    key: secrets::KEYFILE_KEY.to_owned(),
+                    path: secrets::KEYFILE_KEY.to_owned(),
+                    ..KeyToPath::default()
+                }]),
+                default_mode: Some(0o400),
+                ..SecretVolumeSource::default()
+            }),
+            ..Volume::default()
+        });
+        volumes.push(Volume {
+            name: "keyfile".to_owned(),
+            empty_dir: Some(EmptyDirVolumeSource {
+                medium: Some("Memory".to_owned()),
+                ..EmptyDirVolumeSource::default()
+            }),
+            ..Volume::default()
+        });
+        // fsGroup makes the kubelet add group read to the Secret's files, and mongod refuses
+        // a keyfile any group can read: a copy the same user makes is 0400.
+        let key = secrets::KEYFILE_KEY;
+        init_containers.push(Container {
+            name: KEYFILE_CONTAINER.to_owned(),
+            image: Some(image.to_owned()),
+            command: Some(vec![
+                "install".to_owned(),
+                "-m".to_owned(),
+                "0400".to_owned(),
+                format!("{KEYFILE_SECRET_DIR}/{key}"),
+                format!("{KEYFILE_DIR}/{key}"),
+            ]),
+            // The members' requests and limits: a pod is Guaranteed only when its init
+            // containers are too, and the larger of the two is what the pod requests.
+            resources: Some(resources.clone()),
+            security_context: Some(container_security()),
+            volume_mounts: Some(vec![
+                VolumeMount {
+                    name: "keyfile-secret".to_owned(),
+                    mount_path: KEYFILE_SECRET_DIR.to_owned(),
+                    read_only: Some(true),
+                    ..VolumeMount::default()
+                },
+                VolumeMount {
+                    name: "keyfile".to_owned(),
+                    mount_path: KEYFILE_DIR.to_owned(),
+                    ..VolumeMount::default()
+                },
+            ]),
+            ..Container::default()
+        });
+    }
+    let container = Container {
+        name: names::MONGOD_CONTAINER.to_owned(),
+        image: Some(image.to_owned()),
+        args: Some(mongod_args(bench, target, &name)?),
+        env: non_empty(env),
+        ports: Some(vec![ContainerPort {
+            name: Some("mongodb".to_owned()),
+            container_port: MONGOD_PORT,
+            ..ContainerPort::default()
+        }]),
+        resources: Some(resources),
+        // TCP only: an RS-aware probe would keep members unready until the runner
+        // initiates the set, and mongosh probes add CPU noise to the measurement.
+        readiness_probe: Some(Probe {
+            tcp_socket: Some(TCPSocketAction {
+                port: IntOrString::Int(MONGOD_PORT),
+                ..TCPSocketAction::default()
+            }),
+            period_seconds: Some(5),
+            ..Probe::default()
+        }),
+        volume_mounts: Some(mounts),
+        security_context: Some(container_security()),
+        ..Container::default()
+    };
+    let pod_spec = PodSpec {
+        affinity: Some(Affinity {
+            pod_anti_affinity: Some(anti_affinity(rs.anti_affinity(), &selector)),
+            ..Affinity::default()
+        }),
+        containers: vec![container],
+        init_containers: non_empty(init_containers),
+        node_selector: non_empty(platform.effective_node_selector()),
+        tolerations: non_empty(platform.effective_tolerations()),
+        security_context: Some(pod_security(RunAs::of(distribution), true)),
+        volumes: non_empty(volumes),
+        ..PodSpec::default()
+    };
+    let claim = PersistentVolumeClaim {
+        metadata: ObjectMeta {
+            name: Some(DATA_VOLUME.to_owned()),
+            labels: Some(labels.clone()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(PersistentVolumeClaimSpec {
+            access_modes: Some(vec!["ReadWriteOnce".to_owned()]),
+            resources: Some(VolumeResourceRequirements {
+                requests: Some(BTreeMap::from([("storage".to_owned(), storage.clone())])),
+                ..VolumeResourceRequirements::default()
+            }),
+            storage_class_name: platform.storage_class_name.clone(),
+            ..PersistentVolumeClaimSpec::default()
+        }),
+        ..PersistentVolumeClaim::default()
+    };
+    let stateful_set = StatefulSet {
+        metadata: metadata.clone(),
+        spec: Some(StatefulSetSpec {
+            replicas: Some(i32::try_from(rs.members()).unwrap_or(i32::MAX)),
+            service_name: Some(name.clone()),
+            pod_management_policy: Some("Parallel".to_owned()),
+            persistent_volume_claim_retention_policy: Some(
+                StatefulSetPersistentVolumeClaimRetentionPolicy {
+                    when_deleted: Some("Delete".to_owned()),
+                    when_scaled: Some("Retain".to_owned()),
+                },
+            ),
+            selector: selector.clone(),
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels.clone()),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(pod_spec),
             },
-            "volumeMounts": [{"name": DATA_VOLUME, "mountPath": "/data/db"}]
-        }]
-    });
-    if !node_selector.is_empty() {
-        pod_spec["nodeSelector"] = json!(node_selector);
-    }
-    if !tolerations.is_empty() {
-        pod_spec["tolerations"] = json!(tolerations);
-    }
-    let mut claim_spec = json!({
-        "accessModes": ["ReadWriteOnce"],
-        "resources": {"requests": {"storage": storage}}
-    });
-    if let Some(class) = &platform.storage_class_name {
-        claim_spec["storageClassName"] = json!(class);
-    }
-    let metadata = json!({
-        "name": name,
-        "namespace": namespace,
-        "labels": labels,
-        "ownerReferences": [owner]
-    });
-    let stateful_set = json!({
-        "apiVersion": "apps/v1",
-        "kind": "StatefulSet",
-        "metadata": metadata,
-        "spec": {
-            "replicas": rs.members(),
-            "serviceName": name,
-            "podManagementPolicy": "Parallel",
-            "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete", "whenScaled": "Retain"},
-            "selector": selector,
-            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
-            "volumeClaimTemplates": [{
-                "metadata": {"name": DATA_VOLUME, "labels": labels},
-                "spec": claim_spec
-            }]
-        }
-    });
-    let service = json!({
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": metadata,
-        "spec": {
-            "clusterIP": "None",
-            "publishNotReadyAddresses": true,
-            "selector": labels,
-            "ports": [{"name": "mongodb", "port": MONGOD_PORT, "targetPort": MONGOD_PORT}]
-        }
-    });
-    let network_policy = json!({
-        "apiVersion": "networking.k8s.io/v1",
-        "kind": "NetworkPolicy",
-        "metadata": metadata,
-        "spec": {
-            "podSelector": selector,
-            "policyTypes": ["Ingress"],
-            "ingress": [{
-                "from": [{"podSelector": {"matchLabels": {
-                    "app.kubernetes.io/name": names::APP_NAME,
-                    names::BENCHMARK_LABEL: names::label_value(&bench_name)
-                }}}],
-                "ports": [{"protocol": "TCP", "port": MONGOD_PORT}]
-            }]
-        }
-    });
+            volume_claim_templates: Some(vec![claim]),
+            ..StatefulSetSpec::default()
+        }),
+        ..StatefulSet::default()
+    };
+    let service = Service {
+        metadata: metadata.clone(),
+        spec: Some(ServiceSpec {
+            cluster_ip: Some("None".to_owned()),
+            publish_not_ready_addresses: Some(true),
+            selector: Some(labels.clone()),
+            ports: Some(vec![ServicePort {
+                name: Some("mongodb".to_owned()),
+                port: MONGOD_PORT,
+                target_port: Some(IntOrString::Int(MONGOD_PORT)),
+                ..ServicePort::default()
+            }]),
+            ..ServiceSpec::default()
+        }),
+        ..Service::default()
+    };
+    let benchmark_pods = BTreeMap::from([
+        (
+            "app.kubernetes.io/name".to_owned(),
+            names::APP_NAME.to_owned(),
+        ),
+        (
+            names::BENCHMARK_LABEL.to_owned(),
+            names::label_value(&bench_name),
+        ),
+    ]);
+    let network_policy = NetworkPolicy {
+        metadata,
+        spec: Some(NetworkPolicySpec {
+            pod_selector: Some(selector),
+            policy_types: Some(vec!["Ingress".to_owned()]),
+            ingress: Some(vec![NetworkPolicyIngressRule {
+                from: Some(vec![NetworkPolicyPeer {
+                    pod_selector: Some(match_labels(&benchmark_pods)),
+                    ..NetworkPolicyPeer::default()
+                }]),
+                ports: Some(vec![NetworkPolicyPort {
+                    protocol: Some("TCP".to_owned()),
+                    port: Some(IntOrString::Int(MONGOD_PORT)),
+                    ..NetworkPolicyPort::default()
+                }]),
+            }]),
+            ..NetworkPolicySpec::default()
+        }),
+    };
     Ok(ServerObjects {
-        stateful_set: serde_json::from_value(stateful_set).expect("a valid StatefulSet"),
-        service: serde_json::from_value(service).expect("a valid Service"),
-        network_policy: serde_json::from_value(network_policy).expect("a valid NetworkPolicy"),
+        stateful_set,
+        service,
+        network_policy,
     })
 }
 
@@ -210,6 +510,7 @@ pub fn server_objects(
 pub(crate) mod tests {
     use super::*;
     use crate::api::MongoBenchmarkSpec;
+    use serde_json::json;
 
     /// A benchmark as read from the API server (namespace and uid set).
     pub(crate) fn bench(name: &str, spec_yaml: &str) -> MongoBenchmark {
@@ -311,6 +612,9 @@ repetitions: 2
                 "--replSet",
                 "study-psmdb-8-0-axion",
                 "--bind_ip_all",
+                "--auth",
+                "--keyFile",
+                "/etc/mongodb-keyfile/keyfile",
                 "--wiredTigerCacheSizeGB",
                 "5.5",
                 "--wiredTigerCollectionBlockCompressor=zstd"
@@ -323,7 +627,8 @@ repetitions: 2
         );
         assert_eq!(
             container["volumeMounts"],
-            json!([{"name": "data", "mountPath": "/data/db"}])
+            json!([{"name": "data", "mountPath": "/data/db"},
+                   {"name": "keyfile", "mountPath": "/etc/mongodb-keyfile", "readOnly": true}])
         );
         assert_eq!(
             spec["volumeClaimTemplates"][0]["spec"],
@@ -407,7 +712,10 @@ repetitions: 2
             "  resources: {requests: {cpu: '3', memory: 12Gi}, limits: {cpu: '3', memory: 12Gi}}\n",
             "",
         );
-        let b = bench("study", &yaml);
+        let b = bench(
+            "study",
+            &yaml.replace("  storageSize: 50Gi", "  storageSize: 50Gi\n  auth: false"),
+        );
         let args = mongod_args(&b, &b.spec.targets[0], "rs").unwrap();
         assert_eq!(
             args,
@@ -420,5 +728,91 @@ repetitions: 2
         );
         let e = server_objects(&b, &b.spec.targets[1], &b.spec.platforms[0]).unwrap_err();
         assert!(matches!(e, Error::Spec(_)), "{e}");
+    }
+
+    #[test]
+    fn server_pods_run_as_the_image_user_under_the_restricted_level() {
+        let yaml = STUDY.replace(
+            "  - {name: ext, external: {uriSecretRef: {name: ext-uri}}}",
+            "  - {name: mongo-8.0, image: 'mongo:8.0.26', distribution: community}",
+        );
+        let b = bench("study", &yaml);
+        for (target, user, group) in [(0, 1001, 0), (1, 999, 999)] {
+            let objects =
+                server_objects(&b, &b.spec.targets[target], &b.spec.platforms[0]).unwrap();
+            let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
+            assert_eq!(
+                pod["securityContext"],
+                json!({"runAsNonRoot": true, "runAsUser": user, "runAsGroup": group,
+                       "fsGroup": user,
+                       "fsGroupChangePolicy": "OnRootMismatch",
+                       "seccompProfile": {"type": "RuntimeDefault"}})
+            );
+            let restricted =
+                json!({"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}});
+            assert_eq!(pod["containers"][0]["securityContext"], restricted);
+            assert_eq!(pod["initContainers"][0]["securityContext"], restricted);
+        }
+    }
+
+    #[test]
+    fn authentication_copies_the_keyfile_and_hands_the_admin_user_to_the_entrypoint() {
+        let b = bench("study", STUDY);
+        let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0]).unwrap();
+        let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
+        assert_eq!(
+            pod["volumes"],
+            json!([
+                {"name": "keyfile-secret", "secret": {"secretName": "study-keyfile",
+                    "items": [{"key": "keyfile", "path": "keyfile"}], "defaultMode": 0o400}},
+                {"name": "keyfile", "emptyDir": {"medium": "Memory"}}
+            ])
+        );
+        let init = &pod["initContainers"][0];
+        assert_eq!(init["image"], "percona/percona-server-mongodb:8.0.34-15");
+        assert_eq!(
+            init["command"],
+            json!([
+                "install",
+                "-m",
+                "0400",
+                "/etc/mongodb-keyfile-secret/keyfile",
+                "/etc/mongodb-keyfile/keyfile"
+            ])
+        );
+        // Same requests and limits as mongod: the pod stays Guaranteed.
+        assert_eq!(init["resources"], pod["containers"][0]["resources"]);
+        let secret = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": "study-admin", "key": key}}});
+        assert_eq!(
+            pod["containers"][0]["env"],
+            json!([
+                {"name": "PERCONA_TELEMETRY_DISABLE", "value": "1"},
+                secret("MONGO_INITDB_ROOT_USERNAME", "username"),
+                secret("MONGO_INITDB_ROOT_PASSWORD", "password")
+            ])
+        );
+
+        // auth: false: no keyfile, no user, no init container; the rest as before.
+        let off = bench(
+            "study",
+            &STUDY.replace("  storageSize: 50Gi", "  storageSize: 50Gi\n  auth: false"),
+        );
+        let objects = server_objects(&off, &off.spec.targets[0], &off.spec.platforms[0]).unwrap();
+        let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
+        assert!(
+            pod.get("volumes").is_none() && pod.get("initContainers").is_none(),
+            "{pod}"
+        );
+        assert_eq!(
+            pod["containers"][0]["env"],
+            json!([{"name": "PERCONA_TELEMETRY_DISABLE", "value": "1"}])
+        );
+        assert!(
+            !pod["containers"][0]["args"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("--auth"))
+        );
+        assert_eq!(pod["securityContext"]["runAsUser"], 1001);
     }
 }

@@ -57,6 +57,18 @@ pub struct Target {
     pub server: ServerInfo,
 }
 
+/// `uri` with its user information (user and password) replaced by `***`, for messages.
+pub fn redact_uri(uri: &str) -> String {
+    let Some((scheme, rest)) = uri.split_once("://") else {
+        return uri.to_owned();
+    };
+    let end = rest.find('?').unwrap_or(rest.len());
+    match rest[..end].rfind('@') {
+        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
+        None => uri.to_owned(),
+    }
+}
+
 /// `uri` with YCSB's `j=` option (which the Rust driver refuses) spelled `journal=`, the
 /// driver's name for it; a `journal` option given too wins.
 pub fn journal_option(uri: &str) -> String {
@@ -281,6 +293,20 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(opts.write_concern.unwrap().journal, Some(true));
+    }
+
+    #[test]
+    fn redacted_uris_keep_hosts_and_options_only() {
+        assert_eq!(
+            redact_uri("mongodb://u:p%40ss@a:1,b:2/db?replicaSet=rs&authSource=admin"),
+            "mongodb://***@a:1,b:2/db?replicaSet=rs&authSource=admin"
+        );
+        assert_eq!(
+            redact_uri("mongodb+srv://u@c.example/"),
+            "mongodb+srv://***@c.example/"
+        );
+        assert_eq!(redact_uri("mongodb://h:1/?x=a@b"), "mongodb://h:1/?x=a@b");
+        assert_eq!(redact_uri("not a uri"), "not a uri");
     }
 
     #[tokio::test]

@@ -49,8 +49,25 @@ pub fn config(set: &str, members: &[String]) -> Document {
     doc! {"_id": set, "members": members}
 }
 
+/// Options of the direct connection to the member that initiates: that member alone, and the
+/// credentials of `uri`, if it has any.
+async fn direct_options(member: ServerAddress, uri: &str, timeout: Duration) -> ClientOptions {
+    let mut opts = ClientOptions::builder()
+        .hosts(vec![member])
+        .direct_connection(true)
+        .server_selection_timeout(timeout)
+        .build();
+    // A URI that does not parse fails later, in wait_for_primary, with the driver's reason.
+    opts.credential = ClientOptions::parse(super::connect::journal_option(uri))
+        .await
+        .ok()
+        .and_then(|o| o.credential);
+    opts
+}
+
 /// Initiates `set` with `members` (no-op when already initiated) and waits until `uri`
-/// reaches a writable primary.
+/// reaches a writable primary. Member 0 is reached with the URI's credentials, if it has any:
+/// with access control on, an unauthenticated client may not initiate.
 pub async fn initiate(
     set: &str,
     members: &[String],
@@ -63,11 +80,7 @@ pub async fn initiate(
         member: first.clone(),
         source,
     })?;
-    let opts = ClientOptions::builder()
-        .hosts(vec![address])
-        .direct_connection(true)
-        .server_selection_timeout(timeout)
-        .build();
+    let opts = direct_options(address, uri, timeout).await;
     let direct = Client::with_options(opts).map_err(|source| InitError::Initiate {
         set: set.to_owned(),
         member: first.clone(),
@@ -119,6 +132,24 @@ async fn wait_for_primary(set: &str, uri: &str, timeout: Duration) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn the_initiating_member_is_reached_alone_with_the_uri_s_credentials() {
+        let member = ServerAddress::parse("a-0.svc:27017").unwrap();
+        let uri =
+            "mongodb://mongobench:pw@a-0.svc:27017,a-1.svc:27017/?replicaSet=a&authSource=admin";
+        let opts = direct_options(member.clone(), uri, Duration::from_secs(1)).await;
+        assert_eq!(opts.hosts, std::slice::from_ref(&member));
+        assert_eq!(opts.direct_connection, Some(true));
+        let credential = opts.credential.expect("the URI's credentials");
+        assert_eq!(credential.username.as_deref(), Some("mongobench"));
+        assert_eq!(credential.password.as_deref(), Some("pw"));
+        assert_eq!(credential.source.as_deref(), Some("admin"));
+        // Without authentication there is nothing to send.
+        let plain =
+            direct_options(member, "mongodb://a-0.svc:27017/", Duration::from_secs(1)).await;
+        assert!(plain.credential.is_none());
+    }
 
     #[test]
     fn config_numbers_members_and_prefers_the_first() {

@@ -48,7 +48,8 @@ impl Members {
             .await
             .map_err(|source| StatsError::Command {
                 target: target.name.clone(),
-                member: uri.to_owned(),
+                // The URI may hold a password: messages end up in results and status.
+                member: super::connect::redact_uri(uri),
                 command: "parsing the URI",
                 source: Box::new(source),
             })?;
@@ -197,4 +198,35 @@ pub async fn coll_stats(
         command: "collStats",
         source: Box::new(source),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::connect::ServerInfo;
+
+    #[tokio::test]
+    async fn a_uri_that_does_not_parse_keeps_its_password_out_of_the_message() {
+        let target = Target {
+            name: "ext".into(),
+            client: Client::with_uri_str("mongodb://127.0.0.1:1/")
+                .await
+                .unwrap(),
+            server: ServerInfo {
+                version: "8.0.4".into(),
+                git_version: None,
+                psmdb_version: None,
+                topology: "standalone".into(),
+                writable_primary: true,
+                hosts: Vec::new(),
+            },
+        };
+        let uri = "mongodb://bench:planted-Pw7@127.0.0.1:27017/?maxPoolSize=lots";
+        let msg = Members::of(&target, uri).await.err().unwrap().to_string();
+        assert!(!msg.contains("planted-Pw7"), "{msg}");
+        assert!(
+            msg.contains("parsing the URI on mongodb://***@127.0.0.1:27017/?maxPoolSize=lots"),
+            "{msg}"
+        );
+    }
 }

@@ -40,6 +40,16 @@ same; a test keeps them equal). */ -}}
 - apiGroups: [""]
   resources: [pods]
   verbs: [get, list, watch]
+# The keyfile and admin Secrets of a benchmark whose replica sets use authentication:
+# created once, never read, so no get, list or watch (no other Secret is readable).
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [create]
+# Pods that admission refused exist only as FailedCreate events of their StatefulSet or
+# Job.
+- apiGroups: [""]
+  resources: [events]
+  verbs: [list]
 # Events on benchmarks; repeats are patched into a series.
 - apiGroups: [events.k8s.io]
   resources: [events]

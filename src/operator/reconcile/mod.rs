@@ -31,8 +31,10 @@
 //!
 //! Server pods that stay unschedulable, or cannot pull their image, past the stall deadline
 //! make the benchmark `Stalled` (reason `Unschedulable` or `ImagePullFailed`, naming the
-//! target, the platform and the image); before the deadline the problem is shown in the
-//! `ServersReady` condition and the pass is repeated at the deadline.
+//! target, the platform and the image), and so does a StatefulSet or runner Job whose pods
+//! admission refuses (`FailedCreate`/`RunnerFailedCreate`, naming the object and quoting the
+//! refusal); before the deadline the problem is shown in the `ServersReady` condition and the
+//! pass is repeated at the deadline.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -40,7 +42,8 @@ use std::time::Duration;
 use k8s_openapi::jiff::Timestamp;
 
 use super::observe::{
-    JobState, Observed, ObservedResult, PlatformNodes, PodProblem, RunnerKey, ServerPod, Slot,
+    Creator, JobState, Observed, ObservedResult, PlatformNodes, PodProblem, RunnerKey, ServerPod,
+    Slot,
 };
 use super::placement::{self, MemberRequests};
 use super::status::{self, CellOutcome, condition};
@@ -541,7 +544,10 @@ pub fn decide(
                 Some(&ready) if ready < members => {
                     all_ready = false;
                     let pods = observed.server_pods.iter().filter(|p| p.slot == slot);
-                    let (issue, left) = unready_servers(&slot, ready, members, pods, settings);
+                    let (issue, left) = match refused_servers(&slot, observed, settings) {
+                        Some(refused) => refused,
+                        None => unready_servers(&slot, ready, members, pods, settings),
+                    };
                     if let Some(left) = left {
                         next_deadline = Some(next_deadline.map_or(left, |d| d.min(left)));
                     }
@@ -716,22 +722,70 @@ pub fn decide(
     })
 }
 
-/// Why each runner pod with a problem cannot run, and how long until the first stalls the
-/// benchmark.
+/// The runner a key names, in words.
+fn runner_words(key: &RunnerKey) -> String {
+    match key {
+        RunnerKey::Target((target, platform)) => {
+            format!("target {target} on platform {platform}")
+        }
+        RunnerKey::Platform(platform) => format!("platform {platform}"),
+    }
+}
+
+/// Why the StatefulSet of `slot` cannot create its pods (admission refused them), and how long
+/// until that stalls the benchmark; `None` when nothing refused them.
+fn refused_servers(
+    slot: &Slot,
+    observed: &Observed,
+    settings: &Settings,
+) -> Option<(ServerIssue, Option<Duration>)> {
+    let refusal = observed
+        .failed_creates
+        .iter()
+        .find(|f| f.creator == Creator::Servers(slot.clone()))?;
+    let (stalled, left) = deadline(refusal.created, settings);
+    let issue = ServerIssue {
+        reason: "FailedCreate",
+        message: format!(
+            "servers of target {} on platform {}: {} {} cannot create its pods: {}",
+            slot.0, slot.1, refusal.kind, refusal.name, refusal.message
+        ),
+        stalled,
+    };
+    Some((issue, left))
+}
+
+/// Why each runner pod with a problem cannot run, or each runner Job cannot create its pod,
+/// and how long until the first stalls the benchmark.
 fn runner_issues(observed: &Observed, settings: &Settings) -> (Vec<ServerIssue>, Option<Duration>) {
     let mut issues = Vec::new();
     let mut next: Option<Duration> = None;
+    for refusal in &observed.failed_creates {
+        let Creator::Runner(key) = &refusal.creator else {
+            continue;
+        };
+        let (stalled, left) = deadline(refusal.created, settings);
+        if let Some(left) = left {
+            next = Some(next.map_or(left, |d| d.min(left)));
+        }
+        issues.push(ServerIssue {
+            reason: "RunnerFailedCreate",
+            message: format!(
+                "the runner of {}: {} {} cannot create its pod: {}",
+                runner_words(key),
+                refusal.kind,
+                refusal.name,
+                refusal.message
+            ),
+            stalled,
+        });
+    }
     for pod in &observed.runner_pods {
         let (stalled, left) = deadline(pod.created, settings);
         if let Some(left) = left {
             next = Some(next.map_or(left, |d| d.min(left)));
         }
-        let runner = match &pod.runner {
-            RunnerKey::Target((target, platform)) => {
-                format!("target {target} on platform {platform}")
-            }
-            RunnerKey::Platform(platform) => format!("platform {platform}"),
-        };
+        let runner = runner_words(&pod.runner);
         let (reason, message) =
             problem_text(&format!("the runner of {runner}"), &pod.name, &pod.problem);
         let reason = match reason {

@@ -556,6 +556,71 @@ fn a_runner_pod_that_cannot_pull_its_image_stalls_after_the_deadline() {
 }
 
 #[test]
+fn pods_refused_at_admission_stall_naming_the_statefulset_or_the_job() {
+    use crate::operator::observe::{Creator, FailedCreate};
+    let b = bench("bench", SPEC);
+    let quota = "pods \"x\" is forbidden: exceeded quota: no-pods, requested: pods=1, used: pods=0, limited: pods=0";
+    let mut o = Observed::default();
+    o.stateful_sets.insert(slot("a", "p"), 0);
+    o.stateful_sets.insert(slot("a", "q"), 3);
+    o.failed_creates.push(FailedCreate {
+        creator: Creator::Servers(slot("a", "p")),
+        kind: "StatefulSet",
+        name: "bench-a-p".into(),
+        created: Some(at(0)),
+        message: quota.into(),
+    });
+    let message = format!(
+        "servers of target a on platform p: StatefulSet bench-a-p cannot create its pods: {quota}"
+    );
+    let d = decide(&b, &o, &settings(20)).unwrap();
+    assert_eq!(cond(&d, "Stalled").0, "False");
+    assert_eq!(
+        cond(&d, "ServersReady"),
+        ("False", "FailedCreate", message.as_str())
+    );
+    assert_eq!(d.requeue_after, Some(Duration::from_millis(30_500)));
+    let d = decide(&b, &o, &settings(60)).unwrap();
+    assert_eq!(
+        cond(&d, "Stalled"),
+        ("True", "FailedCreate", message.as_str())
+    );
+
+    // A runner Job whose pod is refused: the servers are fine, the runner stalls.
+    let mut o = Observed {
+        runner_access: true,
+        ..Default::default()
+    };
+    o.stateful_sets.insert(slot("a", "p"), 3);
+    o.stateful_sets.insert(slot("a", "q"), 3);
+    o.jobs.insert(job("a", "p"), JobState::Active);
+    o.jobs.insert(job("a", "q"), JobState::Active);
+    o.failed_creates.push(FailedCreate {
+        creator: Creator::Runner(job("a", "q")),
+        kind: "Job",
+        name: "bench-run-a-q".into(),
+        created: Some(at(0)),
+        message: quota.into(),
+    });
+    let d = decide(&b, &o, &settings(40)).unwrap();
+    assert_eq!(cond(&d, "Stalled").0, "False");
+    assert_eq!(d.requeue_after, Some(Duration::from_millis(20_500)));
+    let d = decide(&b, &o, &settings(61)).unwrap();
+    assert_eq!(
+        cond(&d, "Stalled"),
+        (
+            "True",
+            "RunnerFailedCreate",
+            format!(
+                "the runner of target a on platform q: Job bench-run-a-q cannot create its pod: {quota}"
+            )
+            .as_str()
+        )
+    );
+    assert_eq!(cond(&d, "ServersReady").0, "True");
+}
+
+#[test]
 fn suspend_starts_nothing_new_but_lets_a_runner_finish() {
     let b = bench("bench", &format!("{SPEC}suspend: true\n"));
     let d = decide(&b, &Observed::default(), &settings(0)).unwrap();

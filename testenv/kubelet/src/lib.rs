@@ -133,6 +133,7 @@ impl RunContext {
             .await;
         let (code, message) = match output {
             Ok(out) => {
+                std::fs::write(scratch.join("stdout.log"), &out.stdout).ok();
                 std::fs::write(scratch.join("stderr.log"), &out.stderr).ok();
                 let code = out.status.code().unwrap_or(137);
                 let tail: String = String::from_utf8_lossy(&out.stderr)
@@ -196,7 +197,7 @@ impl RunContext {
         let mut env = BTreeMap::new();
         for e in container.env.clone().unwrap_or_default() {
             let value = match (e.value, e.value_from) {
-                (Some(v), _) => v,
+                (Some(v), _) => expand(&v, &env),
                 (None, Some(from)) => match (from.secret_key_ref, from.config_map_key_ref) {
                     (Some(s), _) => {
                         let secret = secrets
@@ -298,9 +299,60 @@ impl RunContext {
     }
 }
 
+/// `value` with each `$(NAME)` of a variable defined before it replaced by its value, `$$`
+/// by `$`, and anything else left as written: what the kubelet does to a container's
+/// environment values ("dependent environment variables").
+pub fn expand(value: &str, env: &BTreeMap<String, String>) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if let Some(after) = tail.strip_prefix("$$") {
+            out.push('$');
+            rest = after;
+        } else if let Some(name) = tail
+            .strip_prefix("$(")
+            .and_then(|t| t.split_once(')'))
+            .and_then(|(name, _)| env.get(name).map(|v| (name, v)))
+        {
+            out.push_str(name.1);
+            rest = &tail[name.0.len() + 3..];
+        } else {
+            out.push('$');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn now() -> String {
     k8s_openapi::jiff::Timestamp::now()
         .round(k8s_openapi::jiff::Unit::Second)
         .unwrap()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dependent_variables_expand_like_the_kubelet() {
+        let env = BTreeMap::from([
+            ("USER".to_owned(), "mongobench".to_owned()),
+            ("PASS".to_owned(), "s3cret".to_owned()),
+        ]);
+        assert_eq!(
+            expand("mongodb://$(USER):$(PASS)@h/?a=1", &env),
+            "mongodb://mongobench:s3cret@h/?a=1"
+        );
+        // Unknown names and unclosed references stay as written; $$ escapes.
+        assert_eq!(
+            expand("$(NOPE) $$(USER) $(USER", &env),
+            "$(NOPE) $(USER) $(USER"
+        );
+        assert_eq!(expand("cost: 5$", &env), "cost: 5$");
+    }
 }
