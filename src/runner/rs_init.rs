@@ -8,6 +8,7 @@ use mongodb::Client;
 use mongodb::bson::{Document, doc};
 use mongodb::options::{ClientOptions, ServerAddress};
 
+use super::deadline::within;
 use super::execute::driver_code;
 
 /// Server code of `replSetInitiate` on a member that already has a configuration.
@@ -86,11 +87,11 @@ pub async fn initiate(
         member: first.clone(),
         source,
     })?;
-    match direct
-        .database("admin")
-        .run_command(doc! {"replSetInitiate": config(set, members)})
-        .await
-    {
+    // Bounded as every server call is: a member that accepts the connection but never
+    // answers would otherwise hold the runner forever.
+    let admin = direct.database("admin");
+    let command = admin.run_command(doc! {"replSetInitiate": config(set, members)});
+    match within(timeout, command).await {
         Ok(_) => {}
         Err(e) if driver_code(&e) == Some(ALREADY_INITIALIZED) => {}
         Err(source) => {
@@ -104,15 +105,19 @@ pub async fn initiate(
     wait_for_primary(set, uri, timeout).await
 }
 
+/// One `hello` of the wait for a primary; the wait as a whole is bounded by its `timeout`.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
 async fn wait_for_primary(set: &str, uri: &str, timeout: Duration) -> Result<(), InitError> {
     let started = Instant::now();
     let mut last = String::from("nothing yet");
     while started.elapsed() < timeout {
         match Client::with_uri_str(uri).await {
-            Ok(client) => match client
-                .database("admin")
-                .run_command(doc! {"hello": 1})
-                .await
+            Ok(client) => match within(
+                HELLO_TIMEOUT,
+                client.database("admin").run_command(doc! {"hello": 1}),
+            )
+            .await
             {
                 Ok(hello) if hello.get_bool("isWritablePrimary").unwrap_or(false) => return Ok(()),
                 Ok(hello) => last = format!("hello: {hello}"),
