@@ -9,6 +9,12 @@ use mongobench::cli::input::Invalid;
 use mongobench::cli::validate::EXIT_INVALID;
 use mongobench::cli::{Cli, Command};
 
+// The image's static binaries link musl, whose allocator is much slower than glibc's under
+// many threads; the load generator would spend its CPU in malloc instead of on the workload.
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse_as_invoked();
     tracing_subscriber::fmt()

@@ -73,6 +73,21 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
         lease_role["rules"][0]["resources"],
         serde_json::json!(["leases"])
     );
+    // The operator and its runners run this release's image, tagged with the crate version.
+    let image = format!(
+        "ghcr.io/mongobench/mongobench:{}",
+        env!("CARGO_PKG_VERSION")
+    );
+    let deployment = defaults.iter().find(|d| d["kind"] == "Deployment").unwrap();
+    let container = &deployment["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(container["image"], image.as_str(), "the operator's image");
+    let runner_image = container["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "MONGOBENCH_IMAGE")
+        .expect("MONGOBENCH_IMAGE in the operator's environment");
+    assert_eq!(runner_image["value"], image.as_str(), "the runners' image");
     let args = operator_args(&defaults);
     assert!(args.leader_election);
     assert!(args.namespace.is_empty());

@@ -1,7 +1,8 @@
 //! The shipped operator manifests and Helm chart stay in step with the code: the chart's CRD is
 //! the generated one, its ClusterRole has exactly the rules of manifests/rbac.yaml (which
-//! tests/operator_rbac.rs proves sufficient), and the Deployment's arguments are ones the
-//! `mongobench` command line accepts.
+//! tests/operator_rbac.rs proves sufficient), the Deployment's arguments are ones the
+//! `mongobench` command line accepts, and every image they name is this release's, tagged with
+//! the crate version.
 
 use clap::Parser;
 use k8s_openapi::api::apps::v1::Deployment;
@@ -83,4 +84,84 @@ fn deployment_arguments_are_accepted_by_the_cli() {
         .as_ref()
         .unwrap();
     assert_eq!(probe.path.as_deref(), Some("/readyz"));
+}
+
+/// The image every shipped file and the operator's default name: the crate version's tag, so an
+/// operator never starts runners of another release (which would refuse its plans).
+fn release_image() -> String {
+    format!(
+        "ghcr.io/mongobench/mongobench:{}",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+#[test]
+fn images_are_tagged_with_the_crate_version_never_latest() {
+    assert_eq!(
+        mongobench::operator::DEFAULT_IMAGE,
+        release_image(),
+        "the operator's default runner image"
+    );
+
+    let doc = documents(&read("manifests/operator.yaml"))
+        .into_iter()
+        .find(|d| d["kind"] == "Deployment")
+        .unwrap();
+    let container = &doc["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        container["image"],
+        release_image().as_str(),
+        "manifests/operator.yaml: the operator's image"
+    );
+    let runner = container["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "MONGOBENCH_IMAGE")
+        .expect("manifests/operator.yaml: MONGOBENCH_IMAGE in the operator's environment");
+    assert_eq!(
+        runner["value"],
+        release_image().as_str(),
+        "manifests/operator.yaml: the runners' image"
+    );
+
+    // The chart: its appVersion is the crate version and the image tag defaults to it
+    // (tests/operator_chart.rs renders it with Helm and checks the result).
+    let chart: serde_yaml::Value =
+        serde_yaml::from_str(&read("charts/mongobench/Chart.yaml")).unwrap();
+    assert_eq!(
+        chart["appVersion"].as_str(),
+        Some(env!("CARGO_PKG_VERSION")),
+        "charts/mongobench/Chart.yaml: appVersion"
+    );
+    let values: serde_yaml::Value =
+        serde_yaml::from_str(&read("charts/mongobench/values.yaml")).unwrap();
+    assert_eq!(
+        values["image"]["repository"].as_str(),
+        Some("ghcr.io/mongobench/mongobench")
+    );
+    let tag = values["image"]["tag"].as_str();
+    assert!(
+        tag == Some("") || tag == Some(env!("CARGO_PKG_VERSION")),
+        "charts/mongobench/values.yaml: image.tag is {tag:?}, not empty (the appVersion) or the crate version"
+    );
+    assert!(
+        read("charts/mongobench/templates/_helpers.tpl")
+            .contains("{{ .Values.image.tag | default .Chart.AppVersion }}"),
+        "charts/mongobench/templates/_helpers.tpl: the image tag does not default to the appVersion"
+    );
+
+    for path in [
+        "manifests/operator.yaml",
+        "charts/mongobench/values.yaml",
+        "charts/mongobench/templates/deployment.yaml",
+        "charts/mongobench/templates/_helpers.tpl",
+        "src/operator/mod.rs",
+    ] {
+        let text = read(path);
+        assert!(
+            !text.contains(":latest") && !text.contains("tag: latest"),
+            "{path} names the `latest` image"
+        );
+    }
 }

@@ -51,8 +51,11 @@ pub use run::{Operator, run};
 pub const FIELD_MANAGER: &str = "mongobench";
 /// Default unschedulable/image-pull deadline before a benchmark is reported `Stalled`.
 pub const DEFAULT_STALL_DEADLINE: Duration = Duration::from_secs(600);
-/// Default image of runner Jobs when neither the spec nor `MONGOBENCH_IMAGE` names one.
-pub const DEFAULT_IMAGE: &str = "ghcr.io/mongobench/mongobench:latest";
+/// Default image of runner Jobs when neither the spec nor `MONGOBENCH_IMAGE` names one: this
+/// release's own image (tagged with the crate version, never `latest`, so the runner reads the
+/// plans this operator writes).
+pub const DEFAULT_IMAGE: &str =
+    concat!("ghcr.io/mongobench/mongobench:", env!("CARGO_PKG_VERSION"));
 
 /// How the operator runs.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@ app.kubernetes.io/component: operator
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- define "mongobench.image" -}}
-{{ .Values.image.repository }}:{{ .Values.image.tag }}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end }}
 {{- /* The operator's rules in the namespaces of the benchmarks (manifests/rbac.yaml has the
 same; a test keeps them equal). */ -}}
