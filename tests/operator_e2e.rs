@@ -3,74 +3,26 @@
 //! Job it creates is bound by the real scheduler to a client node, where the testenv kubelet
 //! harness runs the Job's own command with the project's binary, its mounted plan, its
 //! environment and its ServiceAccount's token. The figures in status come from that run.
+mod faults_common;
 mod operator_common;
 mod support;
 
-use std::path::Path;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::{Api, ListParams, PostParams};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ListParams};
 use mongobench::api::Phase;
 use mongobench::result::CellResult;
 use operator_common as common;
-use serde_json::json;
-
-/// The benchmark of both tests: one external target (a private FerretDB), 2 sizes × 2
-/// repetitions of a short flights run, the runner pinned to the client pool.
-fn benchmark(name: &str) -> serde_json::Value {
-    json!({
-        "apiVersion": "mongobench.io/v1alpha1",
-        "kind": "MongoBenchmark",
-        "metadata": {"name": name},
-        "spec": {
-            "targets": [{"name": "ferretdb", "external": {"uriSecretRef": {"name": "db", "key": "uri"}}}],
-            "platforms": [{"name": "local"}],
-            "client": {"nodeSelector": {"cloud.google.com/gke-nodepool": "client"}},
-            "dataset": {"sizes": ["100", "200"]},
-            "workload": {"type": "flights", "workers": 2, "duration": "3s", "warmup": "0s", "seed": 5},
-            "repetitions": 2,
-            "cleanupPolicy": "Retain"
-        }
-    })
-}
-
-/// A test namespace with the Secret naming a private FerretDB, and the client-node kubelet.
-async fn environment(
-    test: &str,
-) -> (
-    common::TestEnv,
-    support::PrivateMongo,
-    testenv_kubelet::Kubelet,
-) {
-    let env = common::setup(test).await;
-    let server = support::private_mongo(test);
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "db"},
-        "stringData": {"uri": server.uri}
-    }))
-    .unwrap();
-    Api::<Secret>::namespaced(env.client.clone(), &env.namespace)
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
-    let kubelet = testenv_kubelet::start(
-        env.client.clone(),
-        &env.namespace,
-        &env.kubeconfig,
-        Path::new(env!("CARGO_BIN_EXE_mongobench")),
-    );
-    (env, server, kubelet)
-}
 
 #[tokio::test]
 async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() {
-    let (env, server, _kubelet) = environment("e2e").await;
+    let (env, server, _kubelet) = faults_common::environment("e2e").await;
     let mut options = common::options(&env.namespace);
     let listen = common::free_local_addr();
     options.listen = Some(listen);
     let _operator = common::start(&env, options);
-    common::apply(&env, &benchmark("e2e")).await;
+    common::apply(&env, &faults_common::benchmark("e2e", &["100", "200"], 2)).await;
 
     // While it runs, the status names the cell being measured, as the runner reports it.
     let measuring = common::status_until(
@@ -204,9 +156,13 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
 
 #[tokio::test]
 async fn the_operator_killed_while_seeding_and_while_running_resumes_and_runs_every_cell_once() {
-    let (env, _server, kubelet) = environment("e2e-restart").await;
+    let (env, _server, kubelet) = faults_common::environment("e2e-restart").await;
     let mut operator = common::start(&env, common::options(&env.namespace));
-    common::apply(&env, &benchmark("restart")).await;
+    common::apply(
+        &env,
+        &faults_common::benchmark("restart", &["100", "200"], 2),
+    )
+    .await;
 
     for phase in [Phase::Seeding, Phase::Running] {
         let what = format!("phase {phase:?}");

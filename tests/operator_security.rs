@@ -380,8 +380,20 @@ fn external(name: &str, secret: &str) -> Value {
     })
 }
 
-fn json_of<T: serde::Serialize>(items: &[T]) -> String {
-    serde_json::to_string(items).unwrap()
+/// Every object of kind `K` in `ns`, as JSON.
+async fn listed<K>(client: &kube::Client, ns: &str) -> String
+where
+    K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>
+        + Clone
+        + std::fmt::Debug
+        + serde::de::DeserializeOwned
+        + serde::Serialize,
+{
+    let all = Api::<K>::namespaced(client.clone(), ns)
+        .list(&ListParams::default())
+        .await
+        .unwrap();
+    serde_json::to_string(&all.items).unwrap()
 }
 
 #[tokio::test]
@@ -476,68 +488,19 @@ async fn no_password_appears_in_status_events_configmaps_pods_or_logs() {
     // Everything a user, a log collector or another tenant with read access could see.
     let ns = &env.namespace;
     let client = &env.client;
-    let lp = ListParams::default();
     let mut seen = vec![
         (
             "MongoBenchmarks",
-            json_of(
-                &Api::<MongoBenchmark>::namespaced(client.clone(), ns)
-                    .list(&lp)
-                    .await
-                    .unwrap()
-                    .items,
-            ),
+            listed::<MongoBenchmark>(client, ns).await,
         ),
-        (
-            "Events",
-            json_of(
-                &Api::<Event>::namespaced(client.clone(), ns)
-                    .list(&lp)
-                    .await
-                    .unwrap()
-                    .items,
-            ),
-        ),
-        (
-            "ConfigMaps",
-            json_of(
-                &Api::<ConfigMap>::namespaced(client.clone(), ns)
-                    .list(&lp)
-                    .await
-                    .unwrap()
-                    .items,
-            ),
-        ),
-        (
-            "Jobs",
-            json_of(
-                &Api::<Job>::namespaced(client.clone(), ns)
-                    .list(&lp)
-                    .await
-                    .unwrap()
-                    .items,
-            ),
-        ),
+        ("Events", listed::<Event>(client, ns).await),
+        ("ConfigMaps", listed::<ConfigMap>(client, ns).await),
+        ("Jobs", listed::<Job>(client, ns).await),
         (
             "Pods (specs and termination messages)",
-            json_of(
-                &Api::<Pod>::namespaced(client.clone(), ns)
-                    .list(&lp)
-                    .await
-                    .unwrap()
-                    .items,
-            ),
+            listed::<Pod>(client, ns).await,
         ),
-        (
-            "StatefulSets",
-            json_of(
-                &Api::<StatefulSet>::namespaced(client.clone(), ns)
-                    .list(&lp)
-                    .await
-                    .unwrap()
-                    .items,
-            ),
-        ),
+        ("StatefulSets", listed::<StatefulSet>(client, ns).await),
         (
             "operator log",
             String::from_utf8_lossy(&log.lock().unwrap()).into_owned(),

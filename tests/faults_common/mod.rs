@@ -1,5 +1,6 @@
 //! Shared by the operator fault suites: a benchmark run for real by the client-node kubelet
-//! harness against a private FerretDB, and the checks every fault must pass afterwards.
+//! harness against a private FerretDB (also the end-to-end tests' setting), and the checks every
+//! fault must pass afterwards.
 #![allow(dead_code)] // each fault suite uses a different part
 
 use std::path::Path;
