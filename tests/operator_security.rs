@@ -274,11 +274,7 @@ async fn servers_refused_by_a_quota_stall_the_benchmark_naming_the_statefulset()
         s.condition_is_true("Stalled")
     })
     .await;
-    let stalled = status
-        .conditions
-        .iter()
-        .find(|c| c.type_ == "Stalled")
-        .unwrap();
+    let stalled = status.condition("Stalled").unwrap();
     assert_eq!(stalled.reason, "FailedCreate", "{stalled:?}");
     assert!(
         stalled.message.starts_with(&format!(
@@ -303,11 +299,7 @@ async fn a_runner_refused_by_a_quota_stalls_the_benchmark_naming_the_job() {
         s.condition_is_true("Stalled")
     })
     .await;
-    let stalled = status
-        .conditions
-        .iter()
-        .find(|c| c.type_ == "Stalled")
-        .unwrap();
+    let stalled = status.condition("Stalled").unwrap();
     assert_eq!(stalled.reason, "RunnerFailedCreate", "{stalled:?}");
     assert!(
         stalled.message.starts_with(&format!(
