@@ -93,9 +93,15 @@ async fn main() {
     target.client.database("mongobench").drop().await.unwrap();
 
     let params = Params::default();
-    let seeded = seed_flights::seed(&target.client, &params, 5_000, DEFAULT_OPERATION_TIMEOUT)
-        .await
-        .unwrap();
+    let seeded = seed_flights::seed(
+        &target.client,
+        &params,
+        5_000,
+        DEFAULT_OPERATION_TIMEOUT,
+        None,
+    )
+    .await
+    .unwrap();
     println!(
         "seeding flights: {:.0} documents/s ({} documents, {} workers)",
         seeded.docs_per_second, seeded.to, params.seed_workers
@@ -108,6 +114,7 @@ async fn main() {
         YCSB_RECORDS,
         16,
         DEFAULT_OPERATION_TIMEOUT,
+        None,
     )
     .await
     .unwrap();

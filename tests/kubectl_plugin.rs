@@ -104,6 +104,7 @@ async fn kubectl_runs_the_binary_as_its_mongobench_plugin() {
         platform: "local".into(),
         targets: Vec::new(),
         completed_cells: Vec::new(),
+        board: None,
         spec: bench.spec.clone(),
     };
     for (target, finds) in [("slow", 1000), ("fast", 1300)] {

@@ -151,6 +151,7 @@ async fn results_in_the_cluster_render_with_the_specs_baseline() {
         platform: "local".into(),
         targets: Vec::new(),
         completed_cells: Vec::new(),
+        board: None,
         spec: bench.spec.clone(),
     };
     for r in results("study") {

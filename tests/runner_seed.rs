@@ -14,7 +14,7 @@ async fn seeding_flights_to_50k_then_100k_grows_the_same_collection() {
     let params = Params::default();
     let coll = client.database("airline").collection::<Document>("flights");
 
-    let first = seed(&client, &params, 50_000, runs::LIMIT)
+    let first = seed(&client, &params, 50_000, runs::LIMIT, None)
         .await
         .expect("seeding to 50k");
     assert_eq!(first.action, "fresh");
@@ -40,7 +40,7 @@ async fn seeding_flights_to_50k_then_100k_grows_the_same_collection() {
     .await
     .unwrap();
 
-    let second = seed(&client, &params, 100_000, runs::LIMIT)
+    let second = seed(&client, &params, 100_000, runs::LIMIT, None)
         .await
         .expect("growing to 100k");
     assert_eq!(second.action, "grown");
@@ -108,14 +108,18 @@ async fn seeding_to_the_same_size_reuses_and_to_a_smaller_size_reloads() {
     };
 
     assert_eq!(
-        seed(&client, &params, 3_000, runs::LIMIT)
+        seed(&client, &params, 3_000, runs::LIMIT, None)
             .await
             .unwrap()
             .action,
         "fresh"
     );
-    let again = seed(&client, &params, 3_000, runs::LIMIT).await.unwrap();
+    let again = seed(&client, &params, 3_000, runs::LIMIT, None)
+        .await
+        .unwrap();
     assert_eq!((again.action.as_str(), again.count), ("reused", 3_000));
-    let smaller = seed(&client, &params, 1_000, runs::LIMIT).await.unwrap();
+    let smaller = seed(&client, &params, 1_000, runs::LIMIT, None)
+        .await
+        .unwrap();
     assert_eq!((smaller.action.as_str(), smaller.count), ("fresh", 1_000));
 }

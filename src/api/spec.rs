@@ -135,6 +135,10 @@ macro_rules! immutable_message {
     .message("spec.client.platform must be the name of one of spec.platforms")
     .field_path(".client.platform"))]
 #[x_kube(validation = Rule::new(
+    "!has(self.client) || !has(self.client.pods) || self.client.pods <= (has(self.workload.workers) ? self.workload.workers : 16)")
+    .message("spec.client.pods must not exceed spec.workload.workers: each client pod runs at least one worker")
+    .field_path(".client.pods"))]
+#[x_kube(validation = Rule::new(
     "self.targets.all(t, has(t.external)) || (has(self.replicaSet) && has(self.replicaSet.storageSize))")
     .message("spec.replicaSet.storageSize is required when a target has an image (the operator provisions its volumes)")
     .field_path(".replicaSet"))]
@@ -223,6 +227,11 @@ pub struct MongoBenchmarkSpec {
 }
 
 impl MongoBenchmarkSpec {
+    /// Effective `client.pods` (default 1).
+    pub fn client_pods(&self) -> u32 {
+        self.client.as_ref().map_or(1, Client::pods)
+    }
+
     /// Effective `repetitions` (default 3).
     pub fn repetitions(&self) -> u32 {
         self.repetitions.unwrap_or(DEFAULT_REPETITIONS)
@@ -326,6 +335,21 @@ pub struct Client {
     /// is flagged and its cell is not reported as a server result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<ComputeResources>,
+
+    /// Client pods per runner (default 1): an Indexed Job whose pod `i` of `N` runs workers
+    /// `[i·W/N, (i+1)·W/N)`, so together they send exactly the traffic of one pod with all `W`
+    /// workers; their measured phases start together and their results are merged into one
+    /// per cell. At most `workload.workers`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 64))]
+    pub pods: Option<u32>,
+}
+
+impl Client {
+    /// Effective `pods` (default 1).
+    pub fn pods(&self) -> u32 {
+        self.pods.unwrap_or(1)
+    }
 }
 
 /// How cells are scheduled across platforms.

@@ -284,6 +284,17 @@ fn check_baseline(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
 
 fn check_client(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
     let Some(client) = &spec.client else { return };
+    let workers = spec.workload.workers();
+    if client.pods() > workers {
+        out.push(Violation::new(
+            "spec.client.pods",
+            format!(
+                "{} pods for {workers} workers: each client pod runs at least one worker, so \
+                 pods must not exceed spec.workload.workers",
+                client.pods()
+            ),
+        ));
+    }
     let Some(platform) = &client.platform else {
         return;
     };

@@ -205,6 +205,7 @@ mod tests {
                 facts: None,
             }],
             completed_cells: Vec::new(),
+            board: None,
             spec: serde_json::from_value(doc).unwrap(),
         }
     }

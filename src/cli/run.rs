@@ -27,7 +27,10 @@ use crate::runner::activity::{self, Activity};
 use crate::runner::benchmark::{self, Benchmark, Connected, Events};
 use crate::runner::cell::{CellProgress, RunSettings};
 use crate::runner::connect::connect_with;
+use crate::runner::crew::{Board, COMPLETION_INDEX_ENV, ConfigMapBoard, Crew, JOB_UID_ENV, Member};
 use crate::runner::dataset::Seeded;
+use crate::runner::follower::Follower;
+use crate::runner::split::ClientSlice;
 use crate::runner::{rs_init, sink};
 
 /// Arguments of `mongobench run`.
@@ -56,6 +59,23 @@ pub struct RunArgs {
     /// Seconds to wait for a server to answer before giving up.
     #[arg(long, value_name = "SECONDS", default_value_t = CONNECT_TIMEOUT.as_secs())]
     pub connect_timeout: u64,
+    /// Run the workers in N processes of this machine, as `client.pods` runs them in N pods:
+    /// process i runs workers [i·W/N, (i+1)·W/N), seeding is shared, and each cell's result
+    /// merges theirs.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        conflicts_with = "plan",
+        value_parser = clap::value_parser!(u32).range(1..=64)
+    )]
+    pub client_processes: u32,
+    /// (Set by `--client-processes` for the processes it starts.) This process's index.
+    #[arg(long, hide = true, requires = "board")]
+    pub client_index: Option<u32>,
+    /// (Set by `--client-processes`.) The directory the processes coordinate through.
+    #[arg(long, hide = true, value_name = "DIR")]
+    pub board: Option<PathBuf>,
 }
 
 /// Runs the subcommand; exit 0 when every cell is complete, 1 when any is not; bad input is an
@@ -243,7 +263,17 @@ impl Events for LocalEvents<'_> {
 
 async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let file = args.file.as_ref().expect("clap requires -f without --plan");
-    let definition = read_spec(file)?;
+    let mut definition = read_spec(file)?;
+    let processes = args.client_processes;
+    let workers = definition.spec.workload.workers();
+    if processes > workers {
+        return Err(invalid(format!(
+            "--client-processes {processes}: more processes than the {workers} workers of \
+             spec.workload.workers; each process runs at least one worker"
+        )));
+    }
+    // The processes split the work as the pods of `client.pods` do, under the same rules.
+    definition.spec.client.get_or_insert_default().pods = Some(processes);
     let spec = &definition.spec;
     let name = definition
         .metadata
@@ -252,13 +282,42 @@ async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| "local".to_owned());
     let targets = parse_targets(&args.targets)?;
     let bench = benchmark(spec, &name, &new_run_id(), LOCAL_PLATFORM, &[])?;
-    let connected = connect_all(&targets, spec, Duration::from_secs(args.connect_timeout)).await?;
+    let timeout = Duration::from_secs(args.connect_timeout);
+    if let Some(index) = args.client_index {
+        let slice = ClientSlice::new(index, processes).map_err(invalid)?;
+        let board = Board::Dir(args.board.clone().expect("clap requires --board"));
+        return follow(board, slice, &bench, targets, spec, timeout).await;
+    }
+    let connected = connect_all(&targets, spec, timeout).await?;
     let mut events = LocalEvents {
         display: Display::new(&bench.settings),
         out: args.out.as_deref(),
         ticker: None,
     };
-    let results = benchmark::run(&bench, &connected, &mut events).await?;
+    let results = if processes > 1 {
+        let board = std::env::temp_dir().join(format!("mongobench-board-{}", std::process::id()));
+        std::fs::create_dir_all(&board)
+            .with_context(|| format!("creating the processes' board {}", board.display()))?;
+        let mut children = spawn_processes(args, processes, &board)?;
+        let slice = ClientSlice::new(0, processes).map_err(invalid)?;
+        let crew = Crew::start(Board::Dir(board.clone()), slice)
+            .await
+            .map_err(|e| anyhow::anyhow!("starting the client processes: {e}"))?;
+        let results = benchmark::run_with(&bench, &connected, &mut events, Some(&crew)).await;
+        for (i, child) in children.iter_mut().enumerate() {
+            let status = child.wait().await.context("waiting for a client process")?;
+            if !status.success() {
+                eprintln!(
+                    "mongobench run: client process {} of {processes} ended with {status}",
+                    i + 1
+                );
+            }
+        }
+        let _ = std::fs::remove_dir_all(&board);
+        results?
+    } else {
+        benchmark::run(&bench, &connected, &mut events).await?
+    };
 
     let report = final_report(&results, spec, &connected)?;
     println!("{report}");
@@ -286,6 +345,72 @@ async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Starts processes 1..N of a local run: this program with the same arguments, each told its
+/// index and the board.
+fn spawn_processes(
+    args: &RunArgs,
+    processes: u32,
+    board: &std::path::Path,
+) -> anyhow::Result<Vec<tokio::process::Child>> {
+    let program = std::env::current_exe().context("finding this program to start processes")?;
+    let file = args.file.as_ref().expect("a local run has -f");
+    (1..processes)
+        .map(|index| {
+            let mut command = tokio::process::Command::new(&program);
+            command
+                .arg("run")
+                .arg("-f")
+                .arg(file)
+                .args(args.targets.iter().flat_map(|t| ["--target", t.as_str()]))
+                .arg("--connect-timeout")
+                .arg(args.connect_timeout.to_string())
+                .arg("--client-processes")
+                .arg(processes.to_string())
+                .arg("--client-index")
+                .arg(index.to_string())
+                .arg("--board")
+                .arg(board)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .kill_on_drop(true);
+            command
+                .spawn()
+                .with_context(|| format!("starting client process {index} of {processes}"))
+        })
+        .collect()
+}
+
+/// Runs a client process other than the coordinator until the coordinator says finish.
+async fn follow(
+    board: Board,
+    slice: ClientSlice,
+    bench: &Benchmark,
+    targets: Vec<(String, String)>,
+    spec: &MongoBenchmarkSpec,
+    connect_timeout: Duration,
+) -> anyhow::Result<ExitCode> {
+    let (member, after) = Member::join(board, slice)
+        .await
+        .map_err(|e| anyhow::anyhow!("{slice}: {e}"))?;
+    eprintln!(
+        "{slice}: ready, runs workers {:?}",
+        slice.workers(bench.settings.workers)
+    );
+    let follower = Follower {
+        bench,
+        targets,
+        compressors: spec.workload.wire_compressors.clone(),
+        connect_timeout,
+    };
+    if follower.run(&member, after).await {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        fail(&format!(
+            "{slice}: the board of the client processes is gone before the run ended"
+        ))
+    }
 }
 
 /// The table of every cell and, with two or more targets, the comparison with the baseline:
@@ -522,7 +647,42 @@ impl Events for JobEvents<'_> {
     }
 }
 
-/// Runs a plan file inside the runner Job.
+/// This pod's share of the plan's client pods.
+fn plan_slice(job: &JobPlan) -> anyhow::Result<ClientSlice> {
+    let index = match std::env::var(COMPLETION_INDEX_ENV) {
+        Ok(v) => v.parse::<u32>().map_err(|_| {
+            invalid(format!(
+                "{COMPLETION_INDEX_ENV}={v:?}: expected the pod's completion index, a number"
+            ))
+        })?,
+        Err(_) => 0,
+    };
+    ClientSlice::new(index, job.spec.client_pods())
+        .map_err(|e| invalid(format!("{COMPLETION_INDEX_ENV}: {e}")))
+}
+
+/// The board of a plan's client pods.
+fn plan_board(job: &JobPlan, client: &kube::Client) -> anyhow::Result<Board> {
+    let name = job.board.clone().ok_or_else(|| {
+        invalid(format!(
+            "the plan runs {} client pods but names no board ConfigMap for them",
+            job.spec.client_pods()
+        ))
+    })?;
+    let prefix = std::env::var(JOB_UID_ENV)
+        .map(|uid| format!("{}.", uid.chars().take(8).collect::<String>()))
+        .unwrap_or_default();
+    let namespace = job.namespace.as_deref().unwrap_or("default");
+    Ok(Board::ConfigMap(Box::new(ConfigMapBoard {
+        api: kube::Api::namespaced(client.clone(), namespace),
+        name,
+        prefix,
+        owner: sink::owner_reference(job),
+    })))
+}
+
+/// Runs a plan file inside the runner Job: the whole plan, or with `client.pods` above 1,
+/// pod 0 as the coordinator and the others following it.
 async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<ExitCode> {
     let job = read_plan(path)?;
     let mut bench = benchmark(
@@ -532,6 +692,7 @@ async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<Exit
         &job.platform,
         &job.completed_cells,
     )?;
+    let slice = plan_slice(&job)?;
 
     let mut targets = Vec::new();
     for t in &job.targets {
@@ -541,7 +702,7 @@ async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<Exit
                 t.uri_env, t.name
             ))
         })?;
-        if !t.initiate_members.is_empty() {
+        if !t.initiate_members.is_empty() && slice.is_coordinator() {
             let set = t
                 .replica_set_name
                 .clone()
@@ -555,17 +716,29 @@ async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<Exit
         targets.push((t.name.clone(), uri));
     }
     let timeout = Duration::from_secs(args.connect_timeout);
+    let client = kube::Client::try_default()
+        .await
+        .context("connecting to the Kubernetes API for results")?;
+    if !slice.is_coordinator() {
+        let board = plan_board(&job, &client)?;
+        return follow(board, slice, &bench, targets, &job.spec, timeout).await;
+    }
     let connected = match connect_all(&targets, &job.spec, timeout).await {
         Ok(c) => c,
         Err(e) => return fail(&e.to_string()),
     };
-    let client = kube::Client::try_default()
-        .await
-        .context("connecting to the Kubernetes API for results")?;
     // A retried pod of the Job resumes after the cells its killed predecessor finished.
     bench
         .completed
         .extend(sink::written_cells(&client, &job).await);
+    let crew = if slice.count > 1 {
+        match Crew::start(plan_board(&job, &client)?, slice).await {
+            Ok(crew) => Some(crew),
+            Err(e) => return fail(&format!("client pods: {e}")),
+        }
+    } else {
+        None
+    };
     let mut events = JobEvents {
         activity: activity::Publisher::start(client.clone(), &job),
         client,
@@ -573,7 +746,7 @@ async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::Result<Exit
         failures: Vec::new(),
         phases: None,
     };
-    benchmark::run(&bench, &connected, &mut events).await?;
+    benchmark::run_with(&bench, &connected, &mut events, crew.as_ref()).await?;
     if events.failures.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {

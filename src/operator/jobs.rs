@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
-    ConfigMap, ConfigMapVolumeSource, Container, EnvVar, PodSpec, PodTemplateSpec, ServiceAccount,
-    Volume, VolumeMount,
+    Affinity, ConfigMap, ConfigMapVolumeSource, Container, EnvVar, EnvVarSource,
+    ObjectFieldSelector, PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec,
+    ServiceAccount, Volume, VolumeMount, WeightedPodAffinityTerm,
 };
 use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::ResourceExt;
 
 use super::Error;
@@ -88,7 +89,7 @@ pub fn job_plan(
 ) -> JobPlan {
     let bench_name = bench.name_any();
     let namespace = bench.namespace().unwrap_or_default();
-    let targets = targets
+    let targets: Vec<JobTarget> = targets
         .iter()
         .enumerate()
         .map(|(i, target)| {
@@ -110,6 +111,12 @@ pub fn job_plan(
             }
         })
         .collect();
+    let target_names: Vec<&str> = targets
+        .iter()
+        .map(|t: &JobTarget| t.name.as_str())
+        .collect();
+    let board = (bench.spec.client_pods() > 1)
+        .then(|| names::runner_board_name(&bench_name, &platform.name, &target_names));
     JobPlan {
         benchmark: bench_name,
         namespace: Some(namespace),
@@ -118,6 +125,7 @@ pub fn job_plan(
         platform: platform.name.clone(),
         targets,
         completed_cells,
+        board,
         spec: bench.spec.clone(),
     }
 }
@@ -205,6 +213,21 @@ pub fn runner_objects(
             }
         }
     }
+    let pods = bench.spec.client_pods();
+    if pods > 1 {
+        // The pods' board keys carry the Job's uid (crew.rs).
+        env.push(EnvVar {
+            name: crate::runner::crew::JOB_UID_ENV.to_owned(),
+            value_from: Some(EnvVarSource {
+                field_ref: Some(ObjectFieldSelector {
+                    field_path: format!("metadata.labels['{JOB_UID_LABEL}']"),
+                    ..ObjectFieldSelector::default()
+                }),
+                ..EnvVarSource::default()
+            }),
+            ..EnvVar::default()
+        });
+    }
     let container = Container {
         name: "runner".to_owned(),
         image: Some(client.image.as_deref().unwrap_or(default_image).to_owned()),
@@ -243,6 +266,7 @@ pub fn runner_objects(
         }]),
         node_selector: non_empty(node_selector),
         tolerations: non_empty(tolerations),
+        affinity: (pods > 1).then(|| spread(&job_name)),
         security_context: Some(pod_security(
             RunAs {
                 user: RUNNER_USER,
@@ -258,6 +282,9 @@ pub fn runner_objects(
         metadata: meta(bench, &job_name, &labels)?,
         spec: Some(JobSpec {
             backoff_limit: Some(BACKOFF_LIMIT),
+            completions: (pods > 1).then_some(pods as i32),
+            parallelism: (pods > 1).then_some(pods as i32),
+            completion_mode: (pods > 1).then(|| "Indexed".to_owned()),
             active_deadline_seconds: Some(i64::try_from(deadline).unwrap_or(i64::MAX)),
             template: PodTemplateSpec {
                 metadata: Some(ObjectMeta {
@@ -274,6 +301,38 @@ pub fn runner_objects(
         plan: config_map,
         job,
     })
+}
+
+/// Label the Job controller puts on its pods with the Job's uid.
+pub const JOB_UID_LABEL: &str = "batch.kubernetes.io/controller-uid";
+/// Label the Job controller puts on its pods with the Job's name.
+pub const JOB_NAME_LABEL: &str = "batch.kubernetes.io/job-name";
+
+/// Client pods of one runner on different nodes where the nodes allow: two on one node share
+/// its cores and network, which is what splitting the client avoids.
+fn spread(job_name: &str) -> Affinity {
+    Affinity {
+        pod_anti_affinity: Some(PodAntiAffinity {
+            preferred_during_scheduling_ignored_during_execution: Some(vec![
+                WeightedPodAffinityTerm {
+                    weight: 100,
+                    pod_affinity_term: PodAffinityTerm {
+                        topology_key: "kubernetes.io/hostname".to_owned(),
+                        label_selector: Some(LabelSelector {
+                            match_labels: Some(BTreeMap::from([(
+                                JOB_NAME_LABEL.to_owned(),
+                                job_name.to_owned(),
+                            )])),
+                            ..LabelSelector::default()
+                        }),
+                        ..PodAffinityTerm::default()
+                    },
+                },
+            ]),
+            ..PodAntiAffinity::default()
+        }),
+        ..Affinity::default()
+    }
 }
 
 /// Seconds the runner of `targets` on `platform` may run in all, retries included (the Job's
@@ -321,7 +380,8 @@ pub const OPS_FLOOR: f64 = 20.0;
 pub const CELL_OVERHEAD_SECONDS: f64 = 300.0;
 
 /// The names of every ConfigMap a runner of `bench` writes: a result per cell, an activity
-/// per platform.
+/// per platform and, with several client pods, the board of every runner it may have (one
+/// per platform interleaving its targets, or one per target).
 fn runner_configmaps(bench: &MongoBenchmark) -> Result<Vec<String>, Error> {
     let bench_name = bench.name_any();
     let cells = crate::plan::cells(&bench.spec).map_err(|e| Error::Spec(e.to_string()))?;
@@ -336,7 +396,18 @@ fn runner_configmaps(bench: &MongoBenchmark) -> Result<Vec<String>, Error> {
                 .map(|p| activity::configmap_name(&bench_name, &p.name)),
         )
         .collect();
+    if bench.spec.client_pods() > 1 {
+        let all: Vec<&str> = bench.spec.targets.iter().map(|t| t.name.as_str()).collect();
+        for p in &bench.spec.platforms {
+            names.push(names::runner_board_name(&bench_name, &p.name, &all));
+            for t in &all {
+                names.push(names::runner_board_name(&bench_name, &p.name, &[t]));
+            }
+        }
+        names.dedup();
+    }
     names.sort();
+    names.dedup();
     Ok(names)
 }
 

@@ -133,6 +133,12 @@ pub fn runner_plan_name<S: AsRef<str>>(benchmark: &str, platform: &str, targets:
     format!("{}-plan", runner_job_name(benchmark, platform, targets))
 }
 
+/// Name of the ConfigMap the client pods of the runner of `targets` on `platform` coordinate
+/// through (`client.pods` above 1).
+pub fn runner_board_name<S: AsRef<str>>(benchmark: &str, platform: &str, targets: &[S]) -> String {
+    format!("{}-crew", runner_job_name(benchmark, platform, targets))
+}
+
 /// Name of the runners' ServiceAccount, Role and RoleBinding of a benchmark.
 pub fn runner_account(benchmark: &str) -> String {
     dns_label(&[benchmark, "runner"], JOB_NAME_MAX)

@@ -106,6 +106,7 @@ pub fn result(
         targeting: BTreeMap::new(),
         started_at: None,
         warmup_per_second: Vec::new(),
+        client_pods: Vec::new(),
         mongobench_version: None,
     }
 }

@@ -21,6 +21,11 @@ pub enum PlanError {
     Flights(#[from] flights::ParamsError),
     #[error("spec.workload.ycsb: {0}")]
     Ycsb(#[from] crate::workload::ycsb::PropertyError),
+    #[error(
+        "spec.client.pods: {pods} client pods cannot share YCSB's insert key counter, and this \
+         workload inserts (insertProportion {insert}): run it with one client pod"
+    )]
+    SharedInsertCounter { pods: u32, insert: f64 },
 }
 
 /// The generator configuration of the spec's workload.
@@ -152,7 +157,16 @@ pub fn workload_plan(spec: &MongoBenchmarkSpec) -> Result<WorkloadPlan, PlanErro
             // Checked with a placeholder record count; each cell sets its own.
             let mut probe = raw.clone();
             probe.set("recordcount", "1000");
-            crate::workload::ycsb::Properties::from_raw(&probe)?;
+            let props = crate::workload::ycsb::Properties::from_raw(&probe)?;
+            // Run-phase inserts take keys from one counter shared by a process's workers, which
+            // processes on several pods cannot share.
+            let insert = props.proportions.normalised()[2];
+            if spec.client_pods() > 1 && insert > 0.0 && !props.txninsert_partition {
+                return Err(PlanError::SharedInsertCounter {
+                    pods: spec.client_pods(),
+                    insert,
+                });
+            }
             Ok(WorkloadPlan::Ycsb {
                 raw,
                 seed: w.seed(),

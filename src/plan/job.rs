@@ -38,6 +38,9 @@ pub struct JobPlan {
     /// Cell ids already done (their results exist); the runner skips them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub completed_cells: Vec<String>,
+    /// With `client.pods` above 1: the ConfigMap the Job's pods coordinate through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<String>,
     /// The whole spec: the runner derives the workload and cells from it with the same code
     /// as the operator.
     pub spec: MongoBenchmarkSpec,

@@ -12,6 +12,7 @@
 mod histogram_codec;
 mod identity;
 mod measured;
+mod merge;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 pub use histogram_codec::{EncodedHistogram, HistogramCodecError};
 pub use identity::WorkloadIdentity;
 pub use measured::{Histograms, LoopMode, MeasuredPhase, OperationResult};
+pub use merge::MergeError as PhaseMergeError;
 
 use crate::measure::ClientCpuUsage;
 use crate::measure::server::{
@@ -293,6 +295,26 @@ pub struct CellResult {
     /// was long enough for the throughput to level off.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warmup_per_second: Vec<u64>,
+    /// With several client processes (`client.pods`): each one's workers, how late it started
+    /// the measured phase and its own CPU use (`client_cpu` is their sum). Absent for one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_pods: Vec<ClientPod>,
+}
+
+/// One client process of a cell measured by several.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientPod {
+    /// Its index (the Job's completion index).
+    pub index: u32,
+    /// The global index of its first worker.
+    pub first_worker: u32,
+    /// How many workers it ran.
+    pub workers: u32,
+    /// Milliseconds between the common start time and its own start of the measured phase.
+    pub start_skew_ms: f64,
+    /// Its CPU use over the measured phase.
+    pub cpu: ClientCpuUsage,
 }
 
 /// Where a workload's operations of one label were aimed, and how many found a document.
@@ -418,6 +440,7 @@ impl CellResult {
             targeting: BTreeMap::new(),
             started_at: None,
             warmup_per_second: Vec::new(),
+            client_pods: Vec::new(),
             mongobench_version: None,
         }
     }

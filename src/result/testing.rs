@@ -166,6 +166,7 @@ pub(crate) fn with_measured(
         targeting: Default::default(),
         started_at: None,
         warmup_per_second: Vec::new(),
+        client_pods: Vec::new(),
         mongobench_version: None,
         cell,
     }

@@ -11,8 +11,9 @@ use crate::api::DatasetSize;
 use crate::plan::{self, Cell};
 use crate::result::{CellId, CellResult, CellStatus};
 
-use super::cell::{CellProgress, RunSettings, WorkloadPlan, run_cell};
+use super::cell::{CellProgress, RunSettings, WorkloadPlan, run_cell_with};
 use super::connect::Target;
+use super::crew::{Crew, Helpers};
 use super::dataset::{self, Seeded};
 
 /// What one runner executes.
@@ -94,6 +95,36 @@ pub async fn run(
     targets: &[Connected],
     events: &mut impl Events,
 ) -> anyhow::Result<Vec<CellResult>> {
+    run_with(bench, targets, events, None).await
+}
+
+/// [`run`] as the coordinator of `crew`: the other client processes load their shares of
+/// the data and run their workers beside this one's; told to finish at the end.
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_with(
+    bench: &Benchmark,
+    targets: &[Connected],
+    events: &mut impl Events,
+    crew: Option<&Crew>,
+) -> anyhow::Result<Vec<CellResult>> {
+    let results = run_all(bench, targets, events, crew).await;
+    if let Some(crew) = crew
+        && let Err(e) = crew.finish().await
+    {
+        tracing::warn!("telling the other client processes to finish: {e}");
+    }
+    results
+}
+
+async fn run_all(
+    bench: &Benchmark,
+    targets: &[Connected],
+    events: &mut impl Events,
+    crew: Option<&Crew>,
+) -> anyhow::Result<Vec<CellResult>> {
+    let helpers = |i: usize| crew.map(|crew| Helpers { crew, target: i });
     let mut results = Vec::new();
     // Per target: its collection's known state, or why it cannot go on at this size.
     let mut states: BTreeMap<&str, Seeded> = BTreeMap::new();
@@ -104,13 +135,13 @@ pub async fn run(
             (1..=bench.repetitions).any(|r| !bench.completed.contains(&bench.cell(t, size, r).id))
         };
         broken.clear();
-        for t in targets {
+        for (i, t) in targets.iter().enumerate() {
             let name = t.target.name.as_str();
             if !pending(name) {
                 continue;
             }
             events.seeding(name, &size.0, documents);
-            match seed(bench, t, documents, states.get(name)).await {
+            match seed(bench, t, documents, states.get(name), helpers(i)).await {
                 Ok(seeded) => {
                     events.seeded(name, &size.0, &seeded);
                     states.insert(name, seeded);
@@ -122,7 +153,7 @@ pub async fn run(
             }
         }
         for repetition in 1..=bench.repetitions {
-            for t in targets {
+            for (i, t) in targets.iter().enumerate() {
                 let name = t.target.name.as_str();
                 let cell = bench.cell(name, size, repetition);
                 if bench.completed.contains(&cell.id) {
@@ -139,7 +170,7 @@ pub async fn run(
                     (None, Some(seeded)) => {
                         let progress = CellProgress::default();
                         events.started(&cell, &progress);
-                        let result = run_cell(
+                        let result = run_cell_with(
                             &t.target,
                             &t.uri,
                             &bench.plan,
@@ -147,12 +178,13 @@ pub async fn run(
                             id,
                             seeded,
                             &progress,
+                            helpers(i),
                         )
                         .await;
                         if !result.is_complete() {
                             // The collection's state is unknown after a cell that stopped
                             // early: seed this size again before the next repetition.
-                            match seed(bench, t, documents, None).await {
+                            match seed(bench, t, documents, None, helpers(i)).await {
                                 Ok(again) => *seeded = again,
                                 Err(e) => {
                                     broken.insert(
@@ -187,15 +219,27 @@ async fn seed(
     t: &Connected,
     documents: u64,
     current: Option<&Seeded>,
+    crew: Option<Helpers<'_>>,
 ) -> Result<Seeded, dataset::DatasetError> {
-    dataset::prepare(
-        &t.target.client,
-        &bench.plan,
-        bench.settings.workers,
-        documents,
-        current,
-        bench.reuse_dataset,
-        bench.settings.operation_timeout,
-    )
-    .await
+    let prepare = |current, crew| {
+        dataset::prepare_with(
+            &t.target.client,
+            &bench.plan,
+            bench.settings.workers,
+            documents,
+            current,
+            bench.reuse_dataset,
+            bench.settings.operation_timeout,
+            crew,
+        )
+    };
+    match prepare(current, crew).await {
+        // A client process that stopped (its pod is being replaced) leaves its share undone:
+        // this process seeds the size afresh on its own instead.
+        Err(e) if crew.is_some() => {
+            tracing::warn!(target = %t.target.name, "seeding with the other client processes: {e}; seeding alone");
+            prepare(None, None).await
+        }
+        other => other,
+    }
 }

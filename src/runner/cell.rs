@@ -17,17 +17,20 @@ use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::{self, RawProperties, SharedState};
 
 use super::connect::Target;
+use super::crew::{Helpers, Issued, Task, grace, skew_ms};
 use super::dataset::{self, Seeded};
 use super::deadline::bounded;
 use super::digest::digest;
 use super::execute::ExecOptions;
 use super::explain::{explain_all, flights_samples, ycsb_samples};
 use super::identity::{identity, measured_properties};
+use super::partial::{self, Partial};
 use super::phase::{PhaseConfig, PhaseOutcome, Progress, Stop, run_phase};
 use super::replication::{SETTLE_TIMEOUT, settle};
-use super::restore::{Changes, restore};
+use super::restore::{Changes, Restored, restore};
 use super::server_stats::{Members, coll_stats};
-use super::source::{Source, fingerprint};
+use super::source::Source;
+use super::split::ClientSlice;
 
 /// Share of failed operations above which a cell is invalid: a server that fails this often
 /// is not measured doing the workload.
@@ -123,16 +126,41 @@ impl CellProgress {
     }
 }
 
-/// What every phase of one cell generates against.
-struct CellInputs<'a> {
-    plan: &'a WorkloadPlan,
-    settings: &'a RunSettings,
-    dataset: flights::DatasetInfo,
-    records: u64,
+/// What every phase of one cell generates against, in this client process.
+pub(crate) struct CellInputs<'a> {
+    pub plan: &'a WorkloadPlan,
+    pub settings: &'a RunSettings,
+    pub dataset: flights::DatasetInfo,
+    pub records: u64,
+    /// The workers of this process.
+    pub slice: ClientSlice,
 }
 
-impl CellInputs<'_> {
-    /// Each worker's source (and flights think time) for a phase of `length`.
+impl<'a> CellInputs<'a> {
+    /// The generators' view of a collection holding `records` seeded documents.
+    pub fn new(
+        plan: &'a WorkloadPlan,
+        settings: &'a RunSettings,
+        records: u64,
+        slice: ClientSlice,
+    ) -> CellInputs<'a> {
+        let dataset = match plan {
+            WorkloadPlan::Flights(params) => {
+                flights::DatasetInfo::fresh(params.dataset_seed, records)
+            }
+            WorkloadPlan::Ycsb { .. } => flights::DatasetInfo::fresh(0, records),
+        };
+        CellInputs {
+            plan,
+            settings,
+            dataset,
+            records,
+            slice,
+        }
+    }
+
+    /// The source (and flights think time) of each worker of this process for a phase of
+    /// `length`.
     fn sources(
         &self,
         ycsb_shared: &Arc<SharedState>,
@@ -157,7 +185,7 @@ impl CellInputs<'_> {
                 } else {
                     flights::Phase::Measured
                 };
-                for w in 0..workers {
+                for w in self.slice.workers(workers) {
                     let worker = flights::Worker::new(&params, &self.dataset, w, phase)
                         .map_err(|e| e.to_string())?;
                     sources.push(Source::flights(
@@ -176,7 +204,7 @@ impl CellInputs<'_> {
                 } else {
                     *seed
                 };
-                for w in 0..workers {
+                for w in self.slice.workers(workers) {
                     let worker =
                         ycsb::Worker::new(&props, seed, w, workers, ycsb::Phase::Run, ycsb_shared)
                             .map_err(|e| e.to_string())?;
@@ -188,24 +216,33 @@ impl CellInputs<'_> {
         Ok((sources, think))
     }
 
-    /// Runs one phase of `length` (`warmup` or the measured phase). YCSB run-phase inserts
-    /// start at the record count: the collection holds exactly the seeded records.
-    async fn phase(
+    /// Runs this process's workers of one phase of `length` (`warmup` or the measured phase)
+    /// from `start_at` (now if `None`). YCSB run-phase inserts start at the record count: the
+    /// collection holds exactly the seeded records.
+    pub async fn phase(
         &self,
         name: &'static str,
         target: &Target,
-        exec: &ExecOptions,
         length: RunLength,
+        start_at: Option<Instant>,
         progress: &CellProgress,
     ) -> Result<PhaseOutcome, (&'static str, String)> {
+        let exec = self
+            .settings
+            .exec_options()
+            .map_err(|e| ("settings", e.to_string()))?;
         let shared = SharedState::new(self.records);
         let (src, think) = self
             .sources(&shared, length, name == "warmup")
             .map_err(|e| (name, e))?;
+        let workers = self.settings.workers.max(1);
         let config = PhaseConfig {
             stop: stop(length),
             target_ops_per_sec: self.settings.target_ops_per_sec,
-            exec: exec.clone(),
+            exec,
+            first_worker: self.slice.workers(workers).start,
+            total_workers: workers,
+            start_at,
         };
         Ok(run_phase(&target.client, src, think, &config, progress.ops.clone()).await)
     }
@@ -219,7 +256,7 @@ fn stop(length: RunLength) -> Stop {
 }
 
 /// Everything the workers of a phase may have changed.
-fn changes_of(sources: &[Source]) -> Changes {
+pub(crate) fn changes_of(sources: &[Source]) -> Changes {
     let mut all = Changes::default();
     for s in sources {
         all.merge(s.changes().clone());
@@ -229,7 +266,6 @@ fn changes_of(sources: &[Source]) -> Changes {
 
 /// Runs one cell on `target`, whose collection is in the seeded state `seeded`; leaves it in
 /// that state (updating `seeded` when it had to be seeded again).
-#[allow(clippy::too_many_arguments)]
 pub async fn run_cell(
     target: &Target,
     uri: &str,
@@ -238,6 +274,22 @@ pub async fn run_cell(
     cell: CellId,
     seeded: &mut Seeded,
     progress: &CellProgress,
+) -> CellResult {
+    run_cell_with(target, uri, plan, settings, cell, seeded, progress, None).await
+}
+
+/// [`run_cell`], with the other client processes of `crew` running their workers beside
+/// this one's: the result is of them all.
+#[allow(clippy::too_many_arguments)]
+pub async fn run_cell_with(
+    target: &Target,
+    uri: &str,
+    plan: &WorkloadPlan,
+    settings: &RunSettings,
+    cell: CellId,
+    seeded: &mut Seeded,
+    progress: &CellProgress,
+    crew: Option<Helpers<'_>>,
 ) -> CellResult {
     let mut result = CellResult::empty(cell, CellStatus::Complete);
     result.mongobench_version = Some(env!("CARGO_PKG_VERSION").to_owned());
@@ -249,9 +301,15 @@ pub async fn run_cell(
     result.dataset.seeded_documents = seeded.documents;
     result.dataset.digest = Some(seeded.digest.clone());
     result.identity = identity(plan, settings, seeded.documents);
-    if let Err((phase, error)) =
-        fill(&mut result, target, uri, plan, settings, seeded, progress).await
-    {
+    let cell = Cell {
+        target,
+        uri,
+        plan,
+        settings,
+        progress,
+        crew,
+    };
+    if let Err((phase, error)) = cell.fill(&mut result, seeded).await {
         result.status = CellStatus::Incomplete {
             reason: format!("target {}: {phase}: {error}", target.name),
         };
@@ -259,95 +317,316 @@ pub async fn run_cell(
     result
 }
 
-async fn fill(
-    result: &mut CellResult,
-    target: &Target,
-    uri: &str,
-    plan: &WorkloadPlan,
-    settings: &RunSettings,
-    seeded: &mut Seeded,
-    progress: &CellProgress,
-) -> Result<(), (&'static str, String)> {
-    let exec = settings
-        .exec_options()
-        .map_err(|e| ("settings", e.to_string()))?;
-    let (database, collection) =
-        dataset::namespace(plan).map_err(|e| ("settings", e.to_string()))?;
-    result.dataset.namespace = Some(format!("{database}.{collection}"));
+/// What one cell runs with.
+struct Cell<'a> {
+    target: &'a Target,
+    uri: &'a str,
+    plan: &'a WorkloadPlan,
+    settings: &'a RunSettings,
+    progress: &'a CellProgress,
+    crew: Option<Helpers<'a>>,
+}
 
-    let prepare = "preparing";
-    let records = seeded.documents;
-    let dataset = match plan {
-        WorkloadPlan::Flights(params) => flights::DatasetInfo::fresh(params.dataset_seed, records),
-        WorkloadPlan::Ycsb { .. } => flights::DatasetInfo::fresh(0, records),
-    };
-    let limit = settings.operation_timeout;
-    let members = bounded(limit, "connecting to the members", Members::of(target, uri))
-        .await
-        .map_err(|e| (prepare, e))?;
-    result.nodes = bounded(limit, "hostInfo", members.nodes())
-        .await
-        .map_err(|e| (prepare, e))?;
+/// This process's measured phase and its share of the figures.
+pub(crate) struct Measured {
+    pub partial: Partial,
+    pub changes: Changes,
+    pub wall: Duration,
+}
 
-    let inputs = CellInputs {
-        plan,
-        settings,
-        dataset,
-        records,
-    };
-    // Warm-up: its own streams and insert lane; nothing is recorded, and what it changed is
-    // undone before the measured phase.
-    if !matches!(settings.warmup, RunLength::Duration(d) if d.is_zero())
-        && settings.warmup != RunLength::Operations(0)
-    {
-        progress.set("warmup");
-        let outcome = inputs
-            .phase("warmup", target, &exec, settings.warmup, progress)
-            .await?;
-        if let Some(fatal) = outcome.fatal {
-            return Err(("warmup", fatal));
-        }
-        let mut series = outcome.recorder.overall().per_second().to_vec();
-        if let RunLength::Duration(d) = settings.warmup {
-            series.truncate(d.as_secs() as usize);
-        }
-        result.warmup_per_second = series;
-        progress.set("restoring");
-        let record = restore_and_verify(
-            target,
-            plan,
-            settings,
-            seeded,
-            &changes_of(&outcome.sources),
-            "warmup",
-        )
-        .await
-        .map_err(|e| ("restoring after the warm-up", e))?;
-        result.dataset.restores.push(record);
+impl Cell<'_> {
+    fn slice(&self) -> ClientSlice {
+        self.crew.map_or(ClientSlice::WHOLE, |h| h.crew.slice())
     }
 
-    progress.set("settling");
-    let settled = bounded(
-        SETTLE_TIMEOUT + limit,
-        "waiting for the replica set to settle",
-        settle(&target.client, SETTLE_TIMEOUT),
-    )
-    .await
-    .map_err(|e| ("settling", e))?;
-    result.settle_seconds = Some(settled.seconds);
-    result.invalid_reasons.extend(settled.timed_out);
+    async fn fill(
+        &self,
+        result: &mut CellResult,
+        seeded: &mut Seeded,
+    ) -> Result<(), (&'static str, String)> {
+        let (target, plan, settings, progress) =
+            (self.target, self.plan, self.settings, self.progress);
+        let (database, collection) =
+            dataset::namespace(plan).map_err(|e| ("settings", e.to_string()))?;
+        result.dataset.namespace = Some(format!("{database}.{collection}"));
 
-    progress.set("measuring");
-    let measuring = "measured phase";
-    result.started_at = Some(
-        k8s_openapi::jiff::Timestamp::now()
-            .strftime("%Y-%m-%dT%H:%M:%SZ")
-            .to_string(),
-    );
-    let before = bounded(limit, "serverStatus", members.server_status())
+        let prepare = "preparing";
+        let records = seeded.documents;
+        let limit = settings.operation_timeout;
+        let members = bounded(
+            limit,
+            "connecting to the members",
+            Members::of(target, self.uri),
+        )
         .await
-        .map_err(|e| (measuring, e))?;
-    let cpu = ClientCpuMeter::start().map_err(|e| (measuring, e.to_string()))?;
+        .map_err(|e| (prepare, e))?;
+        result.nodes = bounded(limit, "hostInfo", members.nodes())
+            .await
+            .map_err(|e| (prepare, e))?;
+
+        let inputs = CellInputs::new(plan, settings, records, self.slice());
+        // Warm-up: its own streams and insert lane; nothing is recorded, and what it changed is
+        // undone before the measured phase.
+        if !matches!(settings.warmup, RunLength::Duration(d) if d.is_zero())
+            && settings.warmup != RunLength::Operations(0)
+        {
+            progress.set("warmup");
+            let issued = match self.crew {
+                Some(h) => Some(
+                    h.crew
+                        .order(h.target, records, |at| Task::Warmup { start_at_ms: at })
+                        .await
+                        .map_err(|e| ("warmup", e))?,
+                ),
+                None => None,
+            };
+            let outcome = inputs
+                .phase(
+                    "warmup",
+                    target,
+                    settings.warmup,
+                    issued.as_ref().and_then(|i| i.start),
+                    progress,
+                )
+                .await?;
+            if let Some(fatal) = outcome.fatal {
+                return Err(("warmup", fatal));
+            }
+            let mut series = outcome.recorder.overall().per_second().to_vec();
+            if let (Some(h), Some(issued)) = (self.crew, &issued) {
+                let wait = match settings.warmup {
+                    RunLength::Operations(_) => outcome.wall + grace(limit),
+                    RunLength::Duration(_) => grace(limit),
+                };
+                for other in h
+                    .crew
+                    .collect(issued, wait)
+                    .await
+                    .map_err(|e| ("warmup", e))?
+                {
+                    let theirs: Vec<u64> = serde_json::from_value(other)
+                        .map_err(|e| ("warmup", format!("a client process's warm-up: {e}")))?;
+                    if theirs.len() > series.len() {
+                        series.resize(theirs.len(), 0);
+                    }
+                    for (sum, n) in series.iter_mut().zip(theirs) {
+                        *sum += n;
+                    }
+                }
+            }
+            if let RunLength::Duration(d) = settings.warmup {
+                series.truncate(d.as_secs() as usize);
+            }
+            result.warmup_per_second = series;
+            progress.set("restoring");
+            let record = self
+                .restore(seeded, &changes_of(&outcome.sources), "warmup")
+                .await
+                .map_err(|e| ("restoring after the warm-up", e))?;
+            result.dataset.restores.push(record);
+        }
+
+        progress.set("settling");
+        let settled = bounded(
+            SETTLE_TIMEOUT + limit,
+            "waiting for the replica set to settle",
+            settle(&target.client, SETTLE_TIMEOUT),
+        )
+        .await
+        .map_err(|e| ("settling", e))?;
+        result.settle_seconds = Some(settled.seconds);
+        result.invalid_reasons.extend(settled.timed_out);
+
+        progress.set("measuring");
+        let measuring = "measured phase";
+        let before = bounded(limit, "serverStatus", members.server_status())
+            .await
+            .map_err(|e| (measuring, e))?;
+        let issued = match self.crew {
+            Some(h) => Some(
+                h.crew
+                    .order(h.target, records, |at| Task::Measure { start_at_ms: at })
+                    .await
+                    .map_err(|e| (measuring, e))?,
+            ),
+            None => None,
+        };
+        result.started_at = Some(
+            k8s_openapi::jiff::Timestamp::now()
+                .strftime("%Y-%m-%dT%H:%M:%SZ")
+                .to_string(),
+        );
+        let own = measure(&inputs, target, issued.as_ref(), progress)
+            .await
+            .map_err(|e| (measuring, e))?;
+        let mut parts = vec![own.partial];
+        if let (Some(h), Some(issued)) = (self.crew, &issued) {
+            let wait = match settings.measured {
+                RunLength::Operations(_) => own.wall + grace(limit),
+                RunLength::Duration(_) => grace(limit),
+            };
+            for other in h
+                .crew
+                .collect(issued, wait)
+                .await
+                .map_err(|e| (measuring, e))?
+            {
+                parts.push(
+                    serde_json::from_value(other)
+                        .map_err(|e| (measuring, format!("a client process's result: {e}")))?,
+                );
+            }
+        }
+        let slice = self.slice();
+        let merged = partial::merge(&plan.name(), settings.workers.max(1), slice.count, parts)
+            .map_err(|e| (measuring, e))?;
+        let operations = merged.measured.overall.completed;
+        let wall = merged.measured.duration();
+        result.measured = Some(merged.measured);
+        result.client_cpu = Some(merged.cpu);
+        if slice.count > 1 {
+            result.client_pods = merged.pods;
+        }
+        result.targeting = merged.targeting;
+        result.worker_operations = merged.worker_operations;
+        result.fingerprint = merged.fingerprint;
+        if let Some(fatal) = merged.fatal {
+            return Err((measuring, fatal));
+        }
+        let after = bounded(limit, "serverStatus", members.server_status())
+            .await
+            .map_err(|e| (measuring, e))?;
+        let mut stats = members
+            .stats(&before, &after, &result.nodes, wall, operations)
+            .map_err(|e| (measuring, e.to_string()))?;
+        stats.primary = settled.state.as_ref().and_then(|s| s.primary.clone());
+        result.server_stats = Some(stats);
+        let replica_state = super::replication::state(&target.client);
+        let replica_after = bounded(limit, "replSetGetStatus", replica_state)
+            .await
+            .map_err(|e| (measuring, e))?;
+        if let (Some(before), Some(after)) = (&settled.state, &replica_after) {
+            result.invalid_reasons.extend(before.changes(after));
+        }
+        let sizes = coll_stats(target, &database, &collection);
+        let whole = super::deadline::whole_collection(limit);
+        result.dataset.coll_stats = bounded(whole, "collStats", sizes)
+            .await
+            .map_err(|e| ("collecting statistics", e))?;
+
+        progress.set("restoring");
+        let record = self
+            .restore(seeded, &own.changes, "measured")
+            .await
+            .map_err(|e| ("restoring after the measured phase", e))?;
+        result.dataset.restores.push(record);
+
+        progress.set("explaining");
+        let samples: Vec<(String, mongodb::bson::Document)> = match plan {
+            WorkloadPlan::Flights(params) => {
+                let params = Params {
+                    workers: settings.workers.max(1),
+                    ..(**params).clone()
+                };
+                flights_samples(&params, &inputs.dataset, params.explain_samples)
+                    .into_iter()
+                    .map(|(v, c)| (v.code().to_owned(), c))
+                    .collect()
+            }
+            WorkloadPlan::Ycsb { .. } => {
+                let (mut src, _) = inputs
+                    .sources(
+                        &SharedState::new(records),
+                        RunLength::Operations(200),
+                        false,
+                    )
+                    .map_err(|e| ("explaining", e))?;
+                let mut steps = Vec::new();
+                while let Some(step) = src[0].next_step() {
+                    steps.push(step);
+                }
+                ycsb_samples(steps.iter().flat_map(|s| {
+                    s.calls
+                        .iter()
+                        .copied()
+                        .zip(s.operation.commands.iter().map(|c| &c.body))
+                }))
+                .into_iter()
+                .map(|(call, body)| (call.label().to_owned(), body))
+                .collect()
+            }
+        };
+        result.explain = explain_all(target, &database, samples, limit).await;
+        let gates = validity_gates(result, plan);
+        result.invalid_reasons.extend(gates);
+        Ok(())
+    }
+
+    /// Undoes this process's `changes`, then has every other process undo its own, one after
+    /// another (a restore deletes and inserts documents again, and the workers of two processes
+    /// may have changed the same one), and checks the collection against the seeded digest.
+    async fn restore(
+        &self,
+        seeded: &mut Seeded,
+        changes: &Changes,
+        after: &str,
+    ) -> Result<RestoreRecord, String> {
+        let started = Instant::now();
+        let limit = self.settings.operation_timeout;
+        let mut restored = restore(
+            &self.target.client,
+            self.plan,
+            seeded.documents,
+            changes,
+            limit,
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        if let Some(h) = self.crew {
+            for other in h.crew.slice().all().skip(1) {
+                let issued = h
+                    .crew
+                    .order_to(
+                        h.target,
+                        seeded.documents,
+                        |_| Task::Restore,
+                        Some(other.index),
+                    )
+                    .await?;
+                let wait = grace(super::deadline::whole_collection(limit));
+                for reply in h.crew.collect(&issued, wait).await? {
+                    let theirs: Restored = serde_json::from_value(reply)
+                        .map_err(|e| format!("{other}'s restore: {e}"))?;
+                    restored.removed += theirs.removed;
+                    restored.rewritten += theirs.rewritten;
+                }
+            }
+        }
+        let reseeded = verify(self.target, self.plan, self.settings, seeded, self.crew).await?;
+        Ok(RestoreRecord {
+            after: after.to_owned(),
+            seconds: started.elapsed().as_secs_f64(),
+            removed: restored.removed,
+            rewritten: restored.rewritten,
+            reseeded,
+        })
+    }
+}
+
+/// Runs this process's workers of the measured phase (from the common start time of `issued`)
+/// and returns its share of the figures.
+pub(crate) async fn measure(
+    inputs: &CellInputs<'_>,
+    target: &Target,
+    issued: Option<&Issued>,
+    progress: &CellProgress,
+) -> Result<Measured, String> {
+    // Waiting for the common start is not part of the CPU measured.
+    if let Some(start) = issued.and_then(|i| i.start) {
+        tokio::time::sleep_until(start.into()).await;
+    }
+    let skew = issued.map_or(0.0, |i| skew_ms(i.start_at_ms));
+    let cpu = ClientCpuMeter::start().map_err(|e| e.to_string())?;
     let PhaseOutcome {
         recorder,
         sources: used,
@@ -355,92 +634,41 @@ async fn fill(
         targeting,
         fatal,
     } = inputs
-        .phase(measuring, target, &exec, settings.measured, progress)
-        .await?;
-    let client_cpu = cpu.finish().map_err(|e| (measuring, e.to_string()))?;
-    let loop_mode = if settings.target_ops_per_sec.is_some() {
+        .phase(
+            "measured phase",
+            target,
+            inputs.settings.measured,
+            None,
+            progress,
+        )
+        .await
+        .map_err(|(_, e)| e)?;
+    let cpu = cpu.finish().map_err(|e| e.to_string())?;
+    let loop_mode = if inputs.settings.target_ops_per_sec.is_some() {
         LoopMode::Open
     } else {
         LoopMode::Closed
     };
-    let measured =
-        MeasuredPhase::from_recorder(&recorder, wall, loop_mode, settings.target_ops_per_sec);
-    let operations = measured.overall.completed;
-    result.measured = Some(measured);
-    result.client_cpu = Some(client_cpu);
-    result.targeting = targeting;
-    result.worker_operations = used.iter().map(Source::generated).collect();
     let changes = changes_of(&used);
-    result.fingerprint = fingerprint(&plan.name(), used);
-    if let Some(fatal) = fatal {
-        return Err((measuring, fatal));
-    }
-    let after = bounded(limit, "serverStatus", members.server_status())
-        .await
-        .map_err(|e| (measuring, e))?;
-    let mut stats = members
-        .stats(&before, &after, &result.nodes, wall, operations)
-        .map_err(|e| (measuring, e.to_string()))?;
-    stats.primary = settled.state.as_ref().and_then(|s| s.primary.clone());
-    result.server_stats = Some(stats);
-    let replica_state = super::replication::state(&target.client);
-    let replica_after = bounded(limit, "replSetGetStatus", replica_state)
-        .await
-        .map_err(|e| (measuring, e))?;
-    if let (Some(before), Some(after)) = (&settled.state, &replica_after) {
-        result.invalid_reasons.extend(before.changes(after));
-    }
-    let sizes = coll_stats(target, &database, &collection);
-    let whole = super::deadline::whole_collection(limit);
-    result.dataset.coll_stats = bounded(whole, "collStats", sizes)
-        .await
-        .map_err(|e| ("collecting statistics", e))?;
-
-    progress.set("restoring");
-    let record = restore_and_verify(target, plan, settings, seeded, &changes, "measured")
-        .await
-        .map_err(|e| ("restoring after the measured phase", e))?;
-    result.dataset.restores.push(record);
-
-    progress.set("explaining");
-    let samples: Vec<(String, mongodb::bson::Document)> = match plan {
-        WorkloadPlan::Flights(params) => {
-            let params = Params {
-                workers: settings.workers.max(1),
-                ..(**params).clone()
-            };
-            flights_samples(&params, &dataset, params.explain_samples)
-                .into_iter()
-                .map(|(v, c)| (v.code().to_owned(), c))
-                .collect()
-        }
-        WorkloadPlan::Ycsb { .. } => {
-            let (mut src, _) = inputs
-                .sources(
-                    &SharedState::new(records),
-                    RunLength::Operations(200),
-                    false,
-                )
-                .map_err(|e| ("explaining", e))?;
-            let mut steps = Vec::new();
-            while let Some(step) = src[0].next_step() {
-                steps.push(step);
-            }
-            ycsb_samples(steps.iter().flat_map(|s| {
-                s.calls
-                    .iter()
-                    .copied()
-                    .zip(s.operation.commands.iter().map(|c| &c.body))
-            }))
-            .into_iter()
-            .map(|(call, body)| (call.label().to_owned(), body))
-            .collect()
-        }
-    };
-    result.explain = explain_all(target, &database, samples, limit).await;
-    let gates = validity_gates(result, plan);
-    result.invalid_reasons.extend(gates);
-    Ok(())
+    Ok(Measured {
+        partial: Partial {
+            index: inputs.slice.index,
+            first_worker: inputs.slice.workers(inputs.settings.workers.max(1)).start,
+            start_skew_ms: skew,
+            measured: MeasuredPhase::from_recorder(
+                &recorder,
+                wall,
+                loop_mode,
+                inputs.settings.target_ops_per_sec,
+            ),
+            cpu,
+            shares: used.into_iter().map(Source::share).collect(),
+            targeting,
+            fatal,
+        },
+        changes,
+        wall,
+    })
 }
 
 /// The gates a measured result must pass besides replication (docs/results.md, "Validity").
@@ -475,54 +703,42 @@ fn validity_gates(result: &CellResult, plan: &WorkloadPlan) -> Vec<String> {
     out
 }
 
-/// Undoes `changes` and checks the collection against the seeded digest; seeds the size
-/// again when they differ, and says so.
-async fn restore_and_verify(
+/// Checks the collection against the seeded digest after a restore; seeds the size again
+/// when they differ, and says why.
+async fn verify(
     target: &Target,
     plan: &WorkloadPlan,
     settings: &RunSettings,
     seeded: &mut Seeded,
-    changes: &Changes,
-    after: &str,
-) -> Result<RestoreRecord, String> {
-    let started = Instant::now();
+    crew: Option<Helpers<'_>>,
+) -> Result<Option<String>, String> {
     let client = &target.client;
     let limit = settings.operation_timeout;
-    let restored = restore(client, plan, seeded.documents, changes, limit)
-        .await
-        .map_err(|e| e.to_string())?;
     let (database, collection) = dataset::namespace(plan).map_err(|e| e.to_string())?;
     let now = digest(client, &database, &collection, limit)
         .await
         .map_err(|e| e.to_string())?;
-    let reseeded = if now == seeded.digest {
-        None
-    } else {
-        let why = format!(
-            "after restoring, the collection held {} documents with {} {} instead of {} with {}; \
-             seeded again",
-            now.documents, now.method, now.value, seeded.digest.documents, seeded.digest.value
-        );
-        *seeded = dataset::prepare(
-            client,
-            plan,
-            settings.workers,
-            seeded.documents,
-            None,
-            false,
-            limit,
-        )
-        .await
-        .map_err(|e| format!("{why}, which failed: {e}"))?;
-        Some(why)
-    };
-    Ok(RestoreRecord {
-        after: after.to_owned(),
-        seconds: started.elapsed().as_secs_f64(),
-        removed: restored.removed,
-        rewritten: restored.rewritten,
-        reseeded,
-    })
+    if now == seeded.digest {
+        return Ok(None);
+    }
+    let why = format!(
+        "after restoring, the collection held {} documents with {} {} instead of {} with {}; \
+         seeded again",
+        now.documents, now.method, now.value, seeded.digest.documents, seeded.digest.value
+    );
+    *seeded = dataset::prepare_with(
+        client,
+        plan,
+        settings.workers,
+        seeded.documents,
+        None,
+        false,
+        limit,
+        crew,
+    )
+    .await
+    .map_err(|e| format!("{why}, which failed: {e}"))?;
+    Ok(Some(why))
 }
 
 #[cfg(test)]

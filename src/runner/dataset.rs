@@ -18,6 +18,7 @@ use crate::workload::flights;
 use crate::workload::ycsb::Properties;
 
 use super::cell::WorkloadPlan;
+use super::crew::Helpers;
 use super::deadline::{describe, whole_collection, within};
 use super::digest::{DigestError, digest};
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
@@ -161,6 +162,25 @@ pub async fn prepare(
     reuse: bool,
     limit: Duration,
 ) -> Result<Seeded, DatasetError> {
+    prepare_with(
+        client, plan, workers, documents, current, reuse, limit, None,
+    )
+    .await
+}
+
+/// [`prepare`], with every client process of `crew` loading its share of the documents
+/// added; this one checks the result.
+#[allow(clippy::too_many_arguments)]
+pub async fn prepare_with(
+    client: &Client,
+    plan: &WorkloadPlan,
+    workers: u32,
+    documents: u64,
+    current: Option<&Seeded>,
+    reuse: bool,
+    limit: Duration,
+    crew: Option<Helpers<'_>>,
+) -> Result<Seeded, DatasetError> {
     let started = Instant::now();
     let (database, collection) = namespace(plan)?;
     let ns = format!("{database}.{collection}");
@@ -186,7 +206,7 @@ pub async fn prepare(
     }
     let action = match plan {
         WorkloadPlan::Flights(params) => {
-            let report = seed_flights::seed(client, params, documents, limit).await?;
+            let report = seed_flights::seed(client, params, documents, limit, crew).await?;
             match report.action.as_str() {
                 "fresh" => "fresh",
                 "grown" => "grown",
@@ -194,7 +214,8 @@ pub async fn prepare(
             }
         }
         WorkloadPlan::Ycsb { raw, seed } => {
-            let report = seed_ycsb::load(client, raw, *seed, documents, workers, limit).await?;
+            let report =
+                seed_ycsb::load(client, raw, *seed, documents, workers, limit, crew).await?;
             match report.from {
                 0 => "fresh",
                 f if f == documents => "reused",

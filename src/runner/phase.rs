@@ -39,6 +39,12 @@ pub struct PhaseConfig {
     /// Open loop at this total rate; `None` is a closed loop.
     pub target_ops_per_sec: Option<f64>,
     pub exec: ExecOptions,
+    /// The global index of the first source's worker and the workers of all client processes
+    /// together (0: just these sources): pacing spreads every process's workers as one.
+    pub first_worker: u32,
+    pub total_workers: u32,
+    /// When to start (client processes start together); `None`: now.
+    pub start_at: Option<Instant>,
 }
 
 /// What a phase produced.
@@ -77,7 +83,11 @@ pub async fn run_phase(
     config: &PhaseConfig,
     progress: Arc<Progress>,
 ) -> PhaseOutcome {
-    let workers = sources.len().max(1) as u32;
+    let workers = if config.total_workers == 0 {
+        sources.len().max(1) as u32
+    } else {
+        config.total_workers
+    };
     let mode = if config.target_ops_per_sec.is_some() {
         LatencyMode::Intended
     } else {
@@ -87,6 +97,9 @@ pub async fn run_phase(
         .target_ops_per_sec
         .map(|rate| Duration::from_secs_f64(f64::from(workers) / rate));
     let stop_flag = Arc::new(AtomicBool::new(false));
+    if let Some(at) = config.start_at {
+        tokio::time::sleep_until(at.into()).await;
+    }
     let start = Instant::now();
     let deadline = match config.stop {
         Stop::After(d) => Some(start + d),
@@ -101,7 +114,7 @@ pub async fn run_phase(
             start,
             deadline,
             tick,
-            offset: w as f64 / f64::from(workers),
+            offset: (f64::from(config.first_worker) + w as f64) / f64::from(workers),
             mode,
             stop: stop_flag.clone(),
             progress: progress.clone(),

@@ -15,6 +15,7 @@ use crate::workload::flights::{self, Flight, Writes, object_id};
 use crate::workload::ycsb::{self, Properties};
 
 use super::cell::WorkloadPlan;
+use super::deadline::whole_collection;
 
 /// Statements per delete or insert command of a restore: far below the server's batch limits
 /// and small enough that one command never nears 16 MiB (flights documents are ≤ 3.2 KB).
@@ -102,7 +103,7 @@ fn inserted_ids(body: &Document) -> Vec<String> {
 }
 
 /// What a restore did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Restored {
     /// Documents removed (inserted by the phase).
     pub removed: u64,
@@ -137,7 +138,8 @@ pub enum RestoreError {
 }
 
 /// Restores the collection of `plan` to its seeded state of `documents` documents (records)
-/// from `changes`, waiting at most `timeout` for each write command.
+/// from `changes`. Each write command is a range delete or a bulk of up to [`CHUNK`]
+/// statements, so it may take [`whole_collection`] of the operation timeout `timeout`.
 pub async fn restore(
     client: &Client,
     plan: &WorkloadPlan,
@@ -145,6 +147,7 @@ pub async fn restore(
     changes: &Changes,
     timeout: Duration,
 ) -> Result<Restored, RestoreError> {
+    let timeout = whole_collection(timeout);
     match plan {
         WorkloadPlan::Flights(params) => {
             let db = client.database(flights::DATABASE);

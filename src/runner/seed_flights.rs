@@ -12,6 +12,7 @@ use mongodb::bson::{Bson, Document, doc};
 use mongodb::{Client, Database};
 use serde::{Deserialize, Serialize};
 
+use super::crew::Helpers;
 use super::deadline::{describe, no_reply, whole_collection, within};
 
 use crate::workload::flights::{
@@ -42,6 +43,14 @@ pub enum SeedError {
         expected: Vec<String>,
         set: &'static str,
     },
+    #[error("seeding {DATABASE}.{COLLECTION}: {0}")]
+    Crew(String),
+}
+
+impl From<String> for SeedError {
+    fn from(message: String) -> SeedError {
+        SeedError::Crew(message)
+    }
 }
 
 fn server(step: &'static str) -> impl FnOnce(mongodb::error::Error) -> SeedError {
@@ -131,12 +140,14 @@ fn compatible(record: &DatasetRecord, params: &Params, documents: u64) -> bool {
 
 /// Brings `airline.flights` to `documents` seeded documents: grows a compatible dataset,
 /// reloads anything else. Waits at most `limit` for each command (index builds and drops
-/// [`whole_collection`] of it).
+/// [`whole_collection`] of it). With `crew`, every client process loads its share of the
+/// documents.
 pub async fn seed(
     client: &Client,
     params: &Params,
     documents: u64,
     limit: Duration,
+    crew: Option<Helpers<'_>>,
 ) -> Result<SeedReport, SeedError> {
     let db = client.database(DATABASE);
     let existing = tokio::time::timeout(limit, dataset_record(client))
@@ -176,7 +187,20 @@ pub async fn seed(
         }
     }
     let count_before = count(&db, limit).await?;
-    let generated = load(&db, params, from, documents, limit).await?;
+    let generated = match crew {
+        None => load(&db, params, from, documents, limit).await?,
+        Some(helpers) => {
+            let whole = whole_collection(limit);
+            let db = &db;
+            let shares = helpers
+                .split_load(from, documents, whole, |range, _| async move {
+                    let bytes = load(db, params, range.start, range.end, limit).await?;
+                    Ok::<_, SeedError>(serde_json::json!(bytes))
+                })
+                .await?;
+            shares.iter().filter_map(serde_json::Value::as_u64).sum()
+        }
+    };
     if fresh && params.index_build == IndexBuild::After {
         create_indexes(&db, params.index_set, limit).await?;
     }
@@ -240,6 +264,24 @@ pub async fn seed(
 
 /// Inserts seeded documents [from, to) with `seedWorkers` tasks claiming batches from a shared
 /// counter; returns the generated BSON bytes.
+/// Loads this client process's share `range` of the documents being added (the coordinator
+/// checks the count); returns the bytes generated.
+pub async fn load_share(
+    client: &Client,
+    params: &Params,
+    range: std::ops::Range<u64>,
+    limit: Duration,
+) -> Result<u64, SeedError> {
+    load(
+        &client.database(DATABASE),
+        params,
+        range.start,
+        range.end,
+        limit,
+    )
+    .await
+}
+
 async fn load(
     db: &Database,
     params: &Params,

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::measure::ErrorKind;
 use crate::workload::ycsb::{self, Phase, Properties, RawProperties, Rng, SharedState};
 
+use super::crew::Helpers;
 use super::deadline::{describe, whole_collection, within};
 use super::execute::{ExecOptions, execute};
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
@@ -45,6 +46,67 @@ pub enum LoadError {
     },
     #[error("loading YCSB records: the server went away: {0}")]
     Unreachable(String),
+    #[error("loading YCSB records: {0}")]
+    Crew(String),
+}
+
+impl From<String> for LoadError {
+    fn from(message: String) -> LoadError {
+        LoadError::Crew(message)
+    }
+}
+
+/// Loads records `range` of a table of `records` with `workers` workers (one client process's
+/// share, or all of them).
+pub async fn load_share(
+    client: &Client,
+    raw: &RawProperties,
+    seed: u64,
+    records: u64,
+    range: std::ops::Range<u64>,
+    workers: u32,
+    limit: Duration,
+) -> Result<(), LoadError> {
+    if range.is_empty() {
+        return Ok(());
+    }
+    let mut raw = raw.clone();
+    raw.set("recordcount", records.to_string());
+    raw.set("insertstart", range.start.to_string());
+    raw.set("insertcount", (range.end - range.start).to_string());
+    // Seeding must leave every record in the table, so a batch remainder is written.
+    raw.set("mongobench.batch.flush", "true");
+    let props = Properties::from_raw(&raw)?;
+    let retry = Retry {
+        limit: props.insertion_retry_limit,
+        interval: Duration::from_secs(props.insertion_retry_interval),
+    };
+    let shared = SharedState::new(range.start);
+    let mut tasks = tokio::task::JoinSet::new();
+    for w in 0..workers.max(1) {
+        let worker = ycsb::Worker::new(&props, seed, w, workers.max(1), Phase::Load, &shared)?;
+        let jitter = Rng::new(seed ^ RETRY_JITTER ^ u64::from(w));
+        tasks.spawn(load_worker(client.clone(), worker, retry, jitter, limit));
+    }
+    let mut attempted = 0;
+    let mut failures = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        let end = joined.expect("a load worker does not panic");
+        attempted += end.attempted;
+        failures.extend(end.failure);
+    }
+    if let Some(network) = failures.iter().find(|f| f.kind == ErrorKind::Network) {
+        return Err(LoadError::Unreachable(network.message.clone()));
+    }
+    if let Some(first) = failures.first() {
+        return Err(LoadError::Failed {
+            failed: failures.len() as u64,
+            attempted,
+            retries: retry.limit,
+            first: first.message.clone(),
+        });
+    }
+    Ok(())
 }
 
 /// The stored description of a loaded `usertable`.
@@ -152,7 +214,8 @@ async fn load_worker(
     }
 }
 
-/// Loads records until `records` are present, with `workers` workers.
+/// Loads records until `records` are present, with `workers` workers; with `crew`, every
+/// client process loads its share of the records, with its share of the workers.
 pub async fn load(
     client: &Client,
     raw: &RawProperties,
@@ -160,6 +223,7 @@ pub async fn load(
     records: u64,
     workers: u32,
     limit: Duration,
+    crew: Option<Helpers<'_>>,
 ) -> Result<LoadReport, LoadError> {
     let base = Properties::from_raw(raw)?;
     let meta = client
@@ -183,41 +247,17 @@ pub async fn load(
     };
     let started = Instant::now();
     if from < records {
-        let mut raw = raw.clone();
-        raw.set("recordcount", records.to_string());
-        raw.set("insertstart", from.to_string());
-        raw.set("insertcount", (records - from).to_string());
-        // Seeding must leave every record in the table, so a batch remainder is written.
-        raw.set("mongobench.batch.flush", "true");
-        let props = Properties::from_raw(&raw)?;
-        let retry = Retry {
-            limit: props.insertion_retry_limit,
-            interval: Duration::from_secs(props.insertion_retry_interval),
-        };
-        let shared = SharedState::new(from);
-        let mut tasks = tokio::task::JoinSet::new();
-        for w in 0..workers.max(1) {
-            let worker = ycsb::Worker::new(&props, seed, w, workers.max(1), Phase::Load, &shared)?;
-            let jitter = Rng::new(seed ^ RETRY_JITTER ^ u64::from(w));
-            tasks.spawn(load_worker(client.clone(), worker, retry, jitter, limit));
-        }
-        let mut attempted = 0;
-        let mut failures = Vec::new();
-        while let Some(joined) = tasks.join_next().await {
-            let end = joined.expect("a load worker does not panic");
-            attempted += end.attempted;
-            failures.extend(end.failure);
-        }
-        if let Some(network) = failures.iter().find(|f| f.kind == ErrorKind::Network) {
-            return Err(LoadError::Unreachable(network.message.clone()));
-        }
-        if let Some(first) = failures.first() {
-            return Err(LoadError::Failed {
-                failed: failures.len() as u64,
-                attempted,
-                retries: retry.limit,
-                first: first.message.clone(),
-            });
+        match crew {
+            None => load_share(client, raw, seed, records, from..records, workers, limit).await?,
+            Some(helpers) => {
+                helpers
+                    .split_load(from, records, limit, |range, slice| async move {
+                        let mine = slice.workers(workers).len() as u32;
+                        load_share(client, raw, seed, records, range, mine, limit).await?;
+                        Ok::<_, LoadError>(serde_json::Value::Null)
+                    })
+                    .await?;
+            }
         }
         let record = LoadRecord {
             id: record_id(&base),

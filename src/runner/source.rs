@@ -127,21 +127,65 @@ impl Source {
     }
 }
 
-/// The traffic fingerprint of a phase from its workers' sources, in worker order.
-pub fn fingerprint(workload: &str, sources: Vec<Source>) -> String {
-    let mut flights_digests = Vec::new();
-    let mut ycsb_digests = Vec::new();
-    for s in sources {
-        match s {
-            Source::Flights { fingerprint, .. } => flights_digests.push(fingerprint.finish()),
-            Source::Ycsb { fingerprint, .. } => ycsb_digests.push(fingerprint.finish()),
+/// One worker's part of a run fingerprint: the operations it generated and the digest of
+/// their records; what a client process hands over so another can combine the fingerprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WorkerShare {
+    pub operations: u64,
+    #[serde(with = "hex::serde")]
+    pub digest: [u8; 32],
+}
+
+impl Source {
+    /// This worker's part of the fingerprint.
+    pub fn share(self) -> WorkerShare {
+        match self {
+            Source::Flights { fingerprint, .. } => {
+                let d = fingerprint.finish();
+                WorkerShare {
+                    operations: d.operations,
+                    digest: d.digest,
+                }
+            }
+            Source::Ycsb { fingerprint, .. } => {
+                let d = fingerprint.finish();
+                WorkerShare {
+                    operations: d.count,
+                    digest: d.digest,
+                }
+            }
         }
     }
-    if !flights_digests.is_empty() {
-        flights::RunFingerprint::from_workers(flights_digests).hex()
+}
+
+/// The traffic fingerprint of a phase of `workload` (`flights/v1`, `ycsb/...`) from every
+/// worker's share, in global worker order.
+pub fn fingerprint_of(workload: &str, shares: &[WorkerShare]) -> String {
+    if workload == flights::VERSION {
+        let workers = shares
+            .iter()
+            .map(|s| flights::WorkerDigest {
+                operations: s.operations,
+                digest: s.digest,
+            })
+            .collect();
+        flights::RunFingerprint::from_workers(workers).hex()
     } else {
-        ycsb::fingerprint::to_hex(&ycsb::fingerprint::run_fingerprint(workload, &ycsb_digests))
+        let workers: Vec<ycsb::WorkerFingerprint> = shares
+            .iter()
+            .map(|s| ycsb::WorkerFingerprint {
+                count: s.operations,
+                digest: s.digest,
+            })
+            .collect();
+        ycsb::fingerprint::to_hex(&ycsb::fingerprint::run_fingerprint(workload, &workers))
     }
+}
+
+/// The traffic fingerprint of a phase from its workers' sources, in worker order.
+pub fn fingerprint(workload: &str, sources: Vec<Source>) -> String {
+    let shares: Vec<WorkerShare> = sources.into_iter().map(Source::share).collect();
+    fingerprint_of(workload, &shares)
 }
 
 /// YCSB's status for one call's reply (specs/ycsb.md §6); flights counts only failures.

@@ -86,8 +86,9 @@ pub async fn ends_whole(
     }
 
     let cms: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.namespace);
+    let of_bench = format!("mongobench.io/cell,mongobench.io/benchmark={bench}");
     let listed = cms
-        .list(&ListParams::default().labels("mongobench.io/cell"))
+        .list(&ListParams::default().labels(&of_bench))
         .await
         .unwrap();
     let results: Vec<CellResult> = listed

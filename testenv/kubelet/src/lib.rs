@@ -221,7 +221,11 @@ impl RunContext {
                             .remove(&c.key)
                             .ok_or(format!("configmap {} has no key {}", c.name, c.key))?
                     }
-                    _ => continue,
+                    _ => match from.field_ref {
+                        Some(field) => field_value(pod, &field.field_path)
+                            .ok_or(format!("env {}: no value at {}", e.name, field.field_path))?,
+                        None => continue,
+                    },
                 },
                 _ => String::new(),
             };
@@ -299,6 +303,23 @@ impl RunContext {
     }
 }
 
+/// The value of a pod's field as the downward API gives it: `metadata.name`,
+/// `metadata.namespace`, `metadata.uid`, `metadata.labels['KEY']`, `metadata.annotations['KEY']`.
+pub fn field_value(pod: &Pod, path: &str) -> Option<String> {
+    let meta = &pod.metadata;
+    let keyed = |prefix: &str, map: &Option<BTreeMap<String, String>>| {
+        let key = path.strip_prefix(prefix)?.strip_suffix("']")?;
+        map.as_ref()?.get(key).cloned()
+    };
+    match path {
+        "metadata.name" => meta.name.clone(),
+        "metadata.namespace" => meta.namespace.clone(),
+        "metadata.uid" => meta.uid.clone(),
+        _ => keyed("metadata.labels['", &meta.labels)
+            .or_else(|| keyed("metadata.annotations['", &meta.annotations)),
+    }
+}
+
 /// `value` with each `$(NAME)` of a variable defined before it replaced by its value, `$$`
 /// by `$`, and anything else left as written: what the kubelet does to a container's
 /// environment values ("dependent environment variables").
@@ -337,6 +358,37 @@ fn now() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_refs_resolve_like_the_downward_api() {
+        let pod: Pod = serde_json::from_value(json!({"metadata": {
+            "name": "r-0-abc", "namespace": "ns",
+            "labels": {"batch.kubernetes.io/controller-uid": "u-1"},
+            "annotations": {"batch.kubernetes.io/job-completion-index": "2"}
+        }}))
+        .unwrap();
+        assert_eq!(
+            field_value(&pod, "metadata.name").as_deref(),
+            Some("r-0-abc")
+        );
+        assert_eq!(
+            field_value(
+                &pod,
+                "metadata.labels['batch.kubernetes.io/controller-uid']"
+            )
+            .as_deref(),
+            Some("u-1")
+        );
+        assert_eq!(
+            field_value(
+                &pod,
+                "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+            )
+            .as_deref(),
+            Some("2")
+        );
+        assert_eq!(field_value(&pod, "metadata.labels['missing']"), None);
+    }
 
     #[test]
     fn dependent_variables_expand_like_the_kubelet() {
