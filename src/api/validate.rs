@@ -709,6 +709,19 @@ mod tests {
     }
 
     #[test]
+    fn client_pods_must_not_exceed_the_workers() {
+        let doc = with("/spec/client", json!({"pods": 17}));
+        assert_eq!(
+            errors(&doc),
+            [
+                "spec.client.pods: 17 pods for 16 workers: each client pod runs at least one \
+                 worker, so pods must not exceed spec.workload.workers"
+            ]
+        );
+        assert!(errors(&with("/spec/client", json!({"pods": 16}))).is_empty());
+    }
+
+    #[test]
     fn members_must_be_odd_and_at_most_seven() {
         for members in [1, 3, 5, 7] {
             let doc = with("/spec/replicaSet/members", json!(members));

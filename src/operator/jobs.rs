@@ -749,6 +749,86 @@ mod tests {
     }
 
     #[test]
+    fn several_client_pods_make_an_indexed_job_spread_over_nodes_with_a_board() {
+        let b = bench(
+            "study",
+            &STUDY.replace(
+                "client: {platform: x86}",
+                "client: {platform: x86, pods: 3}",
+            ),
+        );
+        let objects = runner_objects(
+            &b,
+            &[&b.spec.targets[1]],
+            &b.spec.platforms[1],
+            Vec::new(),
+            &BTreeMap::new(),
+            "img:1",
+        )
+        .unwrap();
+        let plan: JobPlan =
+            serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()[PLAN_KEY]).unwrap();
+        assert_eq!(plan.board.as_deref(), Some("study-run-ext-x86-crew"));
+        let job = value(&objects.job);
+        assert_eq!(job["spec"]["completionMode"], "Indexed");
+        assert_eq!(job["spec"]["completions"], 3);
+        assert_eq!(job["spec"]["parallelism"], 3);
+        let pod = &job["spec"]["template"]["spec"];
+        assert_eq!(
+            pod["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"],
+            json!([{"weight": 100, "podAffinityTerm": {
+                "topologyKey": "kubernetes.io/hostname",
+                "labelSelector": {"matchLabels": {"batch.kubernetes.io/job-name": "study-run-ext-x86"}}
+            }}])
+        );
+        let env = pod["containers"][0]["env"].as_array().unwrap();
+        assert!(
+            env.contains(
+                &json!({"name": "MONGOBENCH_JOB_UID", "valueFrom": {"fieldRef":
+                {"fieldPath": "metadata.labels['batch.kubernetes.io/controller-uid']"}}})
+            ),
+            "{env:?}"
+        );
+        // The runners may read and write every board they may have, and no other.
+        let role = value(&runner_access(&b).unwrap().role);
+        let names = role["rules"][1]["resourceNames"].as_array().unwrap();
+        let boards: Vec<&str> = names
+            .iter()
+            .filter_map(|n| n.as_str())
+            .filter(|n| n.ends_with("-crew"))
+            .collect();
+        assert_eq!(
+            boards,
+            [
+                "study-run-axion-crew",
+                "study-run-ext-axion-crew",
+                "study-run-ext-x86-crew",
+                "study-run-psmdb-8-0-axion-crew",
+                "study-run-psmdb-8-0-x86-crew",
+                "study-run-x86-crew"
+            ]
+        );
+
+        // One pod: a plain Job, no board.
+        let one = bench("study", STUDY);
+        let objects = runner_objects(
+            &one,
+            &[&one.spec.targets[1]],
+            &one.spec.platforms[1],
+            Vec::new(),
+            &BTreeMap::new(),
+            "img:1",
+        )
+        .unwrap();
+        let job = value(&objects.job);
+        assert_eq!(job["spec"].get("completionMode"), None);
+        assert_eq!(job["spec"]["template"]["spec"].get("affinity"), None);
+        let plan: JobPlan =
+            serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()[PLAN_KEY]).unwrap();
+        assert_eq!(plan.board, None);
+    }
+
+    #[test]
     fn run_id_prefers_status_and_is_stable_otherwise() {
         let mut b = bench("study", STUDY);
         assert_eq!(run_id(&b), "0f3c9a527d1e");
