@@ -332,7 +332,9 @@ pub struct Client {
     pub image: Option<String>,
 
     /// CPU and memory of the client container. Give the client enough CPU: a saturated client
-    /// is flagged and its cell is not reported as a server result.
+    /// is flagged and its cell is not reported as a server result. Where it names no CPU (or no
+    /// memory), the operator requests the cores the pod's share of the load needs at the
+    /// workload's client cost, and 512Mi (docs/operator.md, "Runner resources").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<ComputeResources>,
 

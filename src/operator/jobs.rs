@@ -11,9 +11,10 @@ use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
     Affinity, ConfigMap, ConfigMapVolumeSource, Container, EnvVar, EnvVarSource,
     ObjectFieldSelector, PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec,
-    ServiceAccount, Volume, VolumeMount, WeightedPodAffinityTerm,
+    ResourceRequirements, ServiceAccount, Volume, VolumeMount, WeightedPodAffinityTerm,
 };
 use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::ResourceExt;
 
@@ -244,10 +245,7 @@ pub fn runner_objects(
             read_only: Some(true),
             ..VolumeMount::default()
         }]),
-        resources: client
-            .resources
-            .as_ref()
-            .map(|r| r.to_resource_requirements()),
+        resources: Some(runner_resources(&bench.spec)),
         termination_message_policy: Some("FallbackToLogsOnError".to_owned()),
         security_context: Some(container_security()),
         ..Container::default()
@@ -301,6 +299,60 @@ pub fn runner_objects(
         plan: config_map,
         job,
     })
+}
+
+/// Operations per client CPU-second a runner sustains at least, by workload: the client cost
+/// measured in BENCHMARKS.md (about 3.5k for flights, 14k for YCSB A), with a margin.
+pub const FLIGHTS_OPS_PER_CORE: f64 = 3_000.0;
+pub const YCSB_OPS_PER_CORE: f64 = 10_000.0;
+/// Operations per second a closed-loop worker is assumed to complete: 2 ms per round trip, a
+/// replica set answering from its cache.
+pub const WORKER_OPS_PER_SECOND: f64 = 500.0;
+/// Most cores a runner pod requests by the rule (a larger client takes more pods).
+pub const MAX_RUNNER_CORES: f64 = 16.0;
+/// Memory a runner pod requests unless the spec says: seeding holds a batch pipeline, not the
+/// dataset.
+pub const RUNNER_MEMORY: &str = "512Mi";
+
+/// The runner pod's resources: `spec.client.resources`, completed where it names no CPU or no
+/// memory by the rule: a CPU request of the cores the pod's share of the load needs at the
+/// workload's client cost — `ceil(rate / ops per core)`, between 1 and
+/// [`MAX_RUNNER_CORES`], where the rate is the pod's share of `targetOpsPerSecond`, or its
+/// workers × [`WORKER_OPS_PER_SECOND`] in a closed loop — and [`RUNNER_MEMORY`]. No limit is
+/// added: the client may use a node's idle cores, and `clientSaturated` compares its CPU
+/// with the cores its cgroup allows.
+pub fn runner_resources(spec: &crate::api::MongoBenchmarkSpec) -> ResourceRequirements {
+    let given = spec
+        .client
+        .as_ref()
+        .and_then(|c| c.resources.as_ref())
+        .map(|r| r.to_resource_requirements())
+        .unwrap_or_default();
+    let names = |m: &Option<BTreeMap<String, Quantity>>, key: &str| {
+        m.as_ref().is_some_and(|m| m.contains_key(key))
+    };
+    let mut requests = given.requests.clone().unwrap_or_default();
+    if !names(&given.requests, "cpu") && !names(&given.limits, "cpu") {
+        let pods = f64::from(spec.client_pods());
+        let workers = (f64::from(spec.workload.workers()) / pods).ceil();
+        let rate = match spec.workload.target_ops_per_second() {
+            Some(total) => total as f64 / pods,
+            None => workers * WORKER_OPS_PER_SECOND,
+        };
+        let per_core = match spec.workload.kind {
+            crate::api::WorkloadType::Flights => FLIGHTS_OPS_PER_CORE,
+            crate::api::WorkloadType::Ycsb => YCSB_OPS_PER_CORE,
+        };
+        let cores = (rate / per_core).ceil().clamp(1.0, MAX_RUNNER_CORES);
+        requests.insert("cpu".to_owned(), Quantity(format!("{cores}")));
+    }
+    if !names(&given.requests, "memory") && !names(&given.limits, "memory") {
+        requests.insert("memory".to_owned(), Quantity(RUNNER_MEMORY.to_owned()));
+    }
+    ResourceRequirements {
+        requests: Some(requests),
+        ..given
+    }
 }
 
 /// Label the Job controller puts on its pods with the Job's uid.
@@ -621,7 +673,7 @@ mod tests {
         );
         assert_eq!(
             c["resources"],
-            json!({"requests": {"cpu": "4"}, "limits": {"cpu": "4"}})
+            json!({"requests": {"cpu": "4", "memory": "512Mi"}, "limits": {"cpu": "4"}})
         );
         let plan: JobPlan =
             serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()["plan.yaml"]).unwrap();
@@ -826,6 +878,53 @@ mod tests {
         let plan: JobPlan =
             serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()[PLAN_KEY]).unwrap();
         assert_eq!(plan.board, None);
+    }
+
+    #[test]
+    fn runner_cpu_follows_the_load_of_its_pod_unless_the_spec_names_it() {
+        let cpu = |yaml: &str| {
+            let (workload, client) = yaml
+                .split_once('\n')
+                .unwrap_or((yaml, "client: {platform: x86}"));
+            let spec = STUDY
+                .replace("workload: {type: flights}", workload)
+                .replace("client: {platform: x86}", client);
+            let b = bench("study", &spec);
+            let r = runner_resources(&b.spec);
+            let requests = r.requests.unwrap();
+            (
+                requests.get("cpu").map(|q| q.0.clone()),
+                requests.get("memory").map(|q| q.0.clone()),
+                r.limits,
+            )
+        };
+        // flights, 16 workers × 500 ops/s ÷ 3000 per core = 2.7 → 3 cores.
+        assert_eq!(cpu("workload: {type: flights}").0.as_deref(), Some("3"));
+        // Over 4 pods: 4 workers each → 1 core.
+        let four = cpu("workload: {type: flights}\nclient: {platform: x86, pods: 4}");
+        assert_eq!(four.0.as_deref(), Some("1"));
+        // YCSB at 64 workers: 32000 ÷ 10000 → 4 cores; a target rate decides instead.
+        let ycsb = "workload: {type: ycsb, ycsb: {workload: a}, workers: 64}";
+        assert_eq!(cpu(ycsb).0.as_deref(), Some("4"));
+        let paced =
+            "workload: {type: ycsb, ycsb: {workload: a}, workers: 64, targetOpsPerSecond: 95000}";
+        assert_eq!(cpu(paced).0.as_deref(), Some("10"));
+        let huge = "workload: {type: flights, workers: 4096}";
+        assert_eq!(cpu(huge).0.as_deref(), Some("16"));
+        assert_eq!(cpu(huge).1.as_deref(), Some("512Mi"));
+        // What the spec names is kept; only what it leaves out is added.
+        let named = cpu(
+            "workload: {type: flights}\nclient: {platform: x86, resources: {limits: {cpu: '2'}}}",
+        );
+        assert_eq!(named.0, None);
+        assert_eq!(named.2.unwrap()["cpu"].0, "2");
+        let memory = cpu(
+            "workload: {type: flights}\nclient: {platform: x86, resources: {requests: {memory: 1Gi}}}",
+        );
+        assert_eq!(
+            (memory.0.as_deref(), memory.1.as_deref()),
+            (Some("3"), Some("1Gi"))
+        );
     }
 
     #[test]
