@@ -99,12 +99,7 @@ fn merge_operation(
     let mut per_second: Vec<u64> = Vec::new();
     for p in parts {
         errors.add(&p.errors);
-        if p.per_second.len() > per_second.len() {
-            per_second.resize(p.per_second.len(), 0);
-        }
-        for (sum, n) in per_second.iter_mut().zip(&p.per_second) {
-            *sum += n;
-        }
+        add_series(&mut per_second, &p.per_second);
     }
     Ok(OperationResult {
         completed,
@@ -132,6 +127,17 @@ fn merge_operation(
             failed_uncorrected,
         },
     })
+}
+
+/// Adds `other` to `sum` second by second (both counted from the same start), `sum` growing to
+/// the longer of the two.
+pub fn add_series(sum: &mut Vec<u64>, other: &[u64]) {
+    if other.len() > sum.len() {
+        sum.resize(other.len(), 0);
+    }
+    for (s, n) in sum.iter_mut().zip(other) {
+        *s += n;
+    }
 }
 
 impl ClientCpuUsage {

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 pub use histogram_codec::{EncodedHistogram, HistogramCodecError};
 pub use identity::WorkloadIdentity;
 pub use measured::{Histograms, LoopMode, MeasuredPhase, OperationResult};
-pub use merge::MergeError as PhaseMergeError;
+pub use merge::{MergeError as PhaseMergeError, add_series};
 
 use crate::measure::ClientCpuUsage;
 use crate::measure::server::{

@@ -12,7 +12,9 @@ use mongodb::options::{Acknowledgment, ReadPreference, WriteConcern};
 
 pub use crate::api::RunLength;
 use crate::measure::ClientCpuMeter;
-use crate::result::{self, CellId, CellResult, CellStatus, LoopMode, MeasuredPhase, RestoreRecord};
+use crate::result::{
+    self, CellId, CellResult, CellStatus, LoopMode, MeasuredPhase, RestoreRecord, add_series,
+};
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::{self, RawProperties, SharedState};
 
@@ -339,6 +341,37 @@ impl Cell<'_> {
         self.crew.map_or(ClientSlice::WHOLE, |h| h.crew.slice())
     }
 
+    /// Orders a phase of the other processes, if there are any.
+    async fn order(
+        &self,
+        records: u64,
+        task: impl FnOnce(u64) -> Task,
+    ) -> Result<Option<Issued>, String> {
+        match self.crew {
+            Some(h) => h.crew.order(h.target, records, task).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The other processes' replies to the phase `issued` of `length`, which took this one
+    /// `own`: an operation-bounded phase may take them as long again.
+    async fn replies(
+        &self,
+        issued: Option<&Issued>,
+        length: RunLength,
+        own: Duration,
+    ) -> Result<Vec<serde_json::Value>, String> {
+        let (Some(h), Some(issued)) = (self.crew, issued) else {
+            return Ok(Vec::new());
+        };
+        let limit = self.settings.operation_timeout;
+        let wait = match length {
+            RunLength::Operations(_) => own + grace(limit),
+            RunLength::Duration(_) => grace(limit),
+        };
+        h.crew.collect(issued, wait).await
+    }
+
     async fn fill(
         &self,
         result: &mut CellResult,
@@ -371,15 +404,10 @@ impl Cell<'_> {
             && settings.warmup != RunLength::Operations(0)
         {
             progress.set("warmup");
-            let issued = match self.crew {
-                Some(h) => Some(
-                    h.crew
-                        .order(h.target, records, |at| Task::Warmup { start_at_ms: at })
-                        .await
-                        .map_err(|e| ("warmup", e))?,
-                ),
-                None => None,
-            };
+            let issued = self
+                .order(records, |at| Task::Warmup { start_at_ms: at })
+                .await
+                .map_err(|e| ("warmup", e))?;
             let outcome = inputs
                 .phase(
                     "warmup",
@@ -393,26 +421,14 @@ impl Cell<'_> {
                 return Err(("warmup", fatal));
             }
             let mut series = outcome.recorder.overall().per_second().to_vec();
-            if let (Some(h), Some(issued)) = (self.crew, &issued) {
-                let wait = match settings.warmup {
-                    RunLength::Operations(_) => outcome.wall + grace(limit),
-                    RunLength::Duration(_) => grace(limit),
-                };
-                for other in h
-                    .crew
-                    .collect(issued, wait)
-                    .await
-                    .map_err(|e| ("warmup", e))?
-                {
-                    let theirs: Vec<u64> = serde_json::from_value(other)
-                        .map_err(|e| ("warmup", format!("a client process's warm-up: {e}")))?;
-                    if theirs.len() > series.len() {
-                        series.resize(theirs.len(), 0);
-                    }
-                    for (sum, n) in series.iter_mut().zip(theirs) {
-                        *sum += n;
-                    }
-                }
+            let replies = self
+                .replies(issued.as_ref(), settings.warmup, outcome.wall)
+                .await
+                .map_err(|e| ("warmup", e))?;
+            for reply in replies {
+                let theirs: Vec<u64> = serde_json::from_value(reply)
+                    .map_err(|e| ("warmup", format!("a client process's warm-up: {e}")))?;
+                add_series(&mut series, &theirs);
             }
             if let RunLength::Duration(d) = settings.warmup {
                 series.truncate(d.as_secs() as usize);
@@ -442,15 +458,10 @@ impl Cell<'_> {
         let before = bounded(limit, "serverStatus", members.server_status())
             .await
             .map_err(|e| (measuring, e))?;
-        let issued = match self.crew {
-            Some(h) => Some(
-                h.crew
-                    .order(h.target, records, |at| Task::Measure { start_at_ms: at })
-                    .await
-                    .map_err(|e| (measuring, e))?,
-            ),
-            None => None,
-        };
+        let issued = self
+            .order(records, |at| Task::Measure { start_at_ms: at })
+            .await
+            .map_err(|e| (measuring, e))?;
         result.started_at = Some(
             k8s_openapi::jiff::Timestamp::now()
                 .strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -460,22 +471,15 @@ impl Cell<'_> {
             .await
             .map_err(|e| (measuring, e))?;
         let mut parts = vec![own.partial];
-        if let (Some(h), Some(issued)) = (self.crew, &issued) {
-            let wait = match settings.measured {
-                RunLength::Operations(_) => own.wall + grace(limit),
-                RunLength::Duration(_) => grace(limit),
-            };
-            for other in h
-                .crew
-                .collect(issued, wait)
-                .await
-                .map_err(|e| (measuring, e))?
-            {
-                parts.push(
-                    serde_json::from_value(other)
-                        .map_err(|e| (measuring, format!("a client process's result: {e}")))?,
-                );
-            }
+        let replies = self
+            .replies(issued.as_ref(), settings.measured, own.wall)
+            .await
+            .map_err(|e| (measuring, e))?;
+        for reply in replies {
+            parts.push(
+                serde_json::from_value(reply)
+                    .map_err(|e| (measuring, format!("a client process's result: {e}")))?,
+            );
         }
         let slice = self.slice();
         let merged = partial::merge(&plan.name(), settings.workers.max(1), slice.count, parts)
