@@ -29,15 +29,6 @@ fn benchmark(
     doc
 }
 
-/// Per label: operations completed.
-fn counts(r: &CellResult) -> Vec<(String, u64)> {
-    let m = r.measured.as_ref().expect("a measured phase");
-    m.operations
-        .iter()
-        .map(|(label, op)| (label.clone(), op.completed))
-        .collect()
-}
-
 #[tokio::test]
 async fn three_client_pods_run_as_an_indexed_job_and_send_one_pods_traffic() {
     let (env, _server, kubelet) = faults::environment("client-pods").await;
@@ -60,7 +51,10 @@ async fn three_client_pods_run_as_an_indexed_job_and_send_one_pods_traffic() {
     assert_eq!(split.fingerprint, single.fingerprint);
     assert_eq!(split.identity, single.identity);
     assert_eq!(split.worker_operations, single.worker_operations);
-    assert_eq!(counts(split), counts(single));
+    assert_eq!(
+        support::runs::completed_per_label(split),
+        support::runs::completed_per_label(single)
+    );
     assert_eq!(split.dataset.digest, single.dataset.digest);
     let pods: Vec<(u32, u32, u32)> = split
         .client_pods

@@ -48,15 +48,6 @@ fn run(spec: &Path, uri: &str, processes: u32, out: &Path) -> (i32, String, Opti
     (output.status.code().unwrap_or(-1), stderr, result)
 }
 
-/// Per label: operations completed.
-fn counts(r: &CellResult) -> Vec<(String, u64)> {
-    let m = r.measured.as_ref().expect("a measured phase");
-    m.operations
-        .iter()
-        .map(|(label, op)| (label.clone(), op.completed))
-        .collect()
-}
-
 fn one_and_split(workload: &str, processes: u32, tag: &str) {
     let server = support::private_mongo(&format!("client-split-{tag}"));
     let dir = std::env::temp_dir().join(format!(
@@ -86,7 +77,10 @@ fn one_and_split(workload: &str, processes: u32, tag: &str) {
     );
     assert_eq!(split.identity, one.identity);
     assert_eq!(split.worker_operations, one.worker_operations);
-    assert_eq!(counts(&split), counts(&one));
+    assert_eq!(
+        support::runs::completed_per_label(&split),
+        support::runs::completed_per_label(&one)
+    );
     assert_eq!(
         split.dataset.digest, one.dataset.digest,
         "both seeded the same data"

@@ -120,3 +120,12 @@ pub async fn connect_all(
     }
     out
 }
+
+/// Per operation label of a result's measured phase: the operations completed.
+pub fn completed_per_label(r: &mongobench::result::CellResult) -> Vec<(String, u64)> {
+    let m = r.measured.as_ref().expect("a measured phase");
+    m.operations
+        .iter()
+        .map(|(label, op)| (label.clone(), op.completed))
+        .collect()
+}
