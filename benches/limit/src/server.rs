@@ -428,7 +428,7 @@ impl Server {
                     if name != "_id_"
                         && !coll.indexes.iter().any(|i| i.get_str("name") == Ok(&name))
                     {
-                        coll.indexes.push(spec);
+                        coll.add_index(spec);
                     }
                 }
                 let after = coll.indexes.len() as i32 + 1;
@@ -438,14 +438,10 @@ impl Server {
             }
             "dropIndexes" => {
                 let mut state = self.state.lock().expect("state");
-                if let Some(coll) = state.store.collections.get_mut(&c.ns()) {
-                    match get(c.body, "index") {
-                        Some(RawBsonRef::String("*")) => coll.indexes.clear(),
-                        Some(RawBsonRef::String(name)) => {
-                            coll.indexes.retain(|i| i.get_str("name") != Ok(name))
-                        }
-                        _ => {}
-                    }
+                if let Some(coll) = state.store.collections.get_mut(&c.ns())
+                    && let Some(RawBsonRef::String(name)) = get(c.body, "index")
+                {
+                    coll.drop_indexes(name);
                 }
                 ok(rawdoc! {"nIndexesWas": 1})
             }

@@ -5,7 +5,7 @@
 //! are: the server exists to answer at once, not to be a database.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use bson::{Bson, Document, RawBsonRef, RawDocument, RawDocumentBuf};
 
@@ -86,12 +86,22 @@ impl Key {
     }
 
     pub fn of_bson(value: &Bson) -> Key {
-        match RawDocumentBuf::from_document(&bson::doc! {"k": value.clone()}) {
-            Ok(d) => match d.get("k") {
-                Ok(Some(v)) => Key::of(v),
-                _ => Key::Null,
-            },
-            Err(_) => Key::Null,
+        match value {
+            Bson::Null | Bson::Undefined => Key::Null,
+            Bson::Int32(i) => Key::Number(f64::from(*i)),
+            Bson::Int64(i) => Key::Number(*i as f64),
+            Bson::Double(d) => Key::Number(*d),
+            Bson::String(s) => Key::String(s.clone()),
+            Bson::Document(d) => {
+                let mut bytes = Vec::new();
+                let _ = d.to_writer(&mut bytes);
+                Key::Document(bytes)
+            }
+            Bson::Binary(b) => Key::Binary(b.bytes.clone()),
+            Bson::ObjectId(o) => Key::ObjectId(o.bytes()),
+            Bson::Boolean(b) => Key::Bool(*b),
+            Bson::DateTime(d) => Key::Date(d.timestamp_millis()),
+            other => Key::Other(format!("{other:?}")),
         }
     }
 }
@@ -103,6 +113,8 @@ pub struct Collection {
     /// Index specifications other than `_id_`.
     pub indexes: Vec<Document>,
     pub bytes: u64,
+    /// The first field of each index: value → `_id`s, for equality and range filters.
+    fields: BTreeMap<String, BTreeMap<Key, BTreeSet<Key>>>,
 }
 
 impl Collection {
@@ -117,6 +129,10 @@ impl Collection {
             ));
         }
         self.bytes += doc.as_bytes().len() as u64;
+        for (field, index) in &mut self.fields {
+            let value = lookup(&doc, field).map_or(Key::Null, Key::of);
+            index.entry(value).or_default().insert(key.clone());
+        }
         self.docs.insert(key, doc);
         Ok(())
     }
@@ -125,10 +141,85 @@ impl Collection {
         match self.docs.remove(key) {
             Some(d) => {
                 self.bytes -= d.as_bytes().len() as u64;
+                for (field, index) in &mut self.fields {
+                    let value = lookup(&d, field).map_or(Key::Null, Key::of);
+                    if let Some(ids) = index.get_mut(&value) {
+                        ids.remove(key);
+                        if ids.is_empty() {
+                            index.remove(&value);
+                        }
+                    }
+                }
                 true
             }
             None => false,
         }
+    }
+
+    /// Adds an index specification; its first field (top-level) answers filters from then on.
+    pub fn add_index(&mut self, spec: Document) {
+        let field = spec
+            .get_document("key")
+            .ok()
+            .and_then(|k| k.keys().next().cloned());
+        self.indexes.push(spec);
+        if let Some(field) = field
+            && !self.fields.contains_key(&field)
+        {
+            let mut index: BTreeMap<Key, BTreeSet<Key>> = BTreeMap::new();
+            for (id, doc) in &self.docs {
+                let value = lookup(doc, &field).map_or(Key::Null, Key::of);
+                index.entry(value).or_default().insert(id.clone());
+            }
+            self.fields.insert(field, index);
+        }
+    }
+
+    /// Removes index specifications (by name, or all with `*`).
+    pub fn drop_indexes(&mut self, name: &str) {
+        self.indexes
+            .retain(|i| name != "*" && i.get_str("name") != Ok(name));
+        let keep: Vec<String> = self
+            .indexes
+            .iter()
+            .filter_map(|i| i.get_document("key").ok()?.keys().next().cloned())
+            .collect();
+        self.fields.retain(|f, _| keep.contains(f));
+    }
+
+    /// The `_id`s an indexed field of `filter` narrows the documents to, if any.
+    fn candidates(&self, filter: &Document) -> Option<BTreeSet<Key>> {
+        for (field, cond) in filter {
+            let Some(index) = self.fields.get(field) else {
+                continue;
+            };
+            let ids = |k: &Key| index.get(k).into_iter().flatten().cloned();
+            match cond {
+                Bson::Document(ops) if ops.keys().all(|k| k.starts_with('$')) => {
+                    if let Some(v) = ops.get("$eq").filter(|v| scalar(v)) {
+                        return Some(ids(&Key::of_bson(v)).collect());
+                    }
+                    if let Some(Bson::Array(values)) = ops.get("$in")
+                        && values.iter().all(scalar)
+                    {
+                        return Some(values.iter().flat_map(|v| ids(&Key::of_bson(v))).collect());
+                    }
+                    if let Some(range) = id_range(ops)
+                        && ops.values().all(scalar)
+                    {
+                        return Some(
+                            index
+                                .range(range)
+                                .flat_map(|(_, s)| s.iter().cloned())
+                                .collect(),
+                        );
+                    }
+                }
+                v if scalar(v) => return Some(ids(&Key::of_bson(v)).collect()),
+                _ => {}
+            }
+        }
+        None
     }
 
     /// Keys of the documents matching `filter`, in `_id` order, at most `limit` (0: all).
@@ -171,6 +262,13 @@ impl Collection {
                 }
             }
         }
+        if let Some(ids) = self.candidates(filter) {
+            return ids
+                .into_iter()
+                .filter(|k| self.docs.get(k).is_some_and(|d| matches(d, filter)))
+                .take(limit)
+                .collect();
+        }
         self.docs
             .iter()
             .filter(|(_, d)| matches(d, filter))
@@ -178,6 +276,14 @@ impl Collection {
             .take(limit)
             .collect()
     }
+}
+
+/// A value an index answers for (arrays and documents are scanned instead).
+fn scalar(v: &Bson) -> bool {
+    !matches!(
+        v,
+        Bson::Array(_) | Bson::Document(_) | Bson::RegularExpression(_) | Bson::Null
+    )
 }
 
 fn id_range(ops: &Document) -> Option<(std::ops::Bound<Key>, std::ops::Bound<Key>)> {
@@ -214,6 +320,27 @@ pub fn lookup<'a>(doc: &'a RawDocument, path: &str) -> Option<RawBsonRef<'a>> {
 }
 
 fn compare(a: RawBsonRef<'_>, b: &Bson) -> Option<Ordering> {
+    // The common cases without building keys (no allocation).
+    let number = |v: &Bson| match v {
+        Bson::Int32(i) => Some(f64::from(*i)),
+        Bson::Int64(i) => Some(*i as f64),
+        Bson::Double(d) => Some(*d),
+        _ => None,
+    };
+    match (a, b) {
+        (RawBsonRef::String(x), Bson::String(y)) => return Some(x.cmp(y.as_str())),
+        (RawBsonRef::ObjectId(x), Bson::ObjectId(y)) => return Some(x.bytes().cmp(&y.bytes())),
+        (RawBsonRef::DateTime(x), Bson::DateTime(y)) => return Some(x.cmp(y)),
+        (RawBsonRef::Boolean(x), Bson::Boolean(y)) => return Some(x.cmp(y)),
+        (RawBsonRef::Int32(x), y) if number(y).is_some() => {
+            return f64::from(x).partial_cmp(&number(y)?);
+        }
+        (RawBsonRef::Int64(x), y) if number(y).is_some() => {
+            return (x as f64).partial_cmp(&number(y)?);
+        }
+        (RawBsonRef::Double(x), y) if number(y).is_some() => return x.partial_cmp(&number(y)?),
+        _ => {}
+    }
     let (ka, kb) = (Key::of(a), Key::of_bson(b));
     if std::mem::discriminant(&ka) != std::mem::discriminant(&kb) {
         return None;
@@ -489,6 +616,19 @@ mod tests {
         );
         assert_eq!(c.matching(&doc! {"$or": [{"n": 1}, {"n": 2}]}, 0).len(), 2);
         assert!(c.insert(rawdoc! {"_id": "user1"}).is_err());
+        c.add_index(doc! {"key": {"n": 1}, "name": "n_1"});
+        assert_eq!(
+            c.matching(&doc! {"tag": "even", "n": {"$gt": 3}}, 0).len(),
+            3
+        );
+        assert_eq!(
+            c.matching(&doc! {"n": 4}, 0),
+            vec![Key::String("user4".into())]
+        );
+        assert!(c.remove(&Key::String("user4".into())));
+        assert!(c.matching(&doc! {"n": 4}, 0).is_empty());
+        c.drop_indexes("*");
+        assert_eq!(c.matching(&doc! {"n": {"$in": [1, 2]}}, 0).len(), 2);
     }
 
     #[test]
