@@ -11,7 +11,7 @@ from collections import defaultdict
 GROUPS = [
     ("allocator (malloc/free/realloc)", r"malloc|free|realloc|calloc|_int_|unlink_chunk|consolidate|tcache|mi_|alloc::alloc::|__rust_(alloc|dealloc|realloc)|RawVec.*grow|arena"),
     ("memcpy/memmove/memset", r"mem(cpy|move|set|cmp)|__memmove|__memcpy|__memset"),
-    ("BSON encode/decode (bson, serde)", r"\bbson::|serde::|serde_bytes|<bson|raw::"),
+    ("BSON documents (bson, serde, indexmap)", r"\bbson::|serde::|serde_bytes|<bson|raw::|indexmap"),
     ("fingerprint and digest hashing (sha2)", r"sha2|sha256|Sha256|compress256|digest::"),
     ("histograms (hdrhistogram)", r"hdrhistogram"),
     ("string formatting (core::fmt)", r"core::fmt|alloc::fmt|fmt::write|pad_integral|Display"),
