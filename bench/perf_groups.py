@@ -11,9 +11,10 @@ from collections import defaultdict
 GROUPS = [
     ("allocator (malloc/free/realloc)", r"malloc|free|realloc|calloc|_int_|unlink_chunk|consolidate|tcache|mi_|alloc::alloc::|__rust_(alloc|dealloc|realloc)|RawVec.*grow|arena"),
     ("memcpy/memmove/memset", r"mem(cpy|move|set|cmp)|__memmove|__memcpy|__memset"),
-    ("BSON documents (bson, serde, indexmap)", r"\bbson::|serde::|serde_bytes|<bson|raw::|indexmap"),
+    ("BSON documents (bson, serde, indexmap)", r"\bbson::|serde::|serde_bytes|<bson|indexmap"),
     ("fingerprint and digest hashing (sha2)", r"sha2|sha256|Sha256|compress256|digest::"),
     ("histograms (hdrhistogram)", r"hdrhistogram"),
+    ("hash maps (hashbrown)", r"hashbrown|hash_one|BuildHasher"),
     ("string formatting (core::fmt)", r"core::fmt|alloc::fmt|fmt::write|pad_integral|Display"),
     ("MongoDB driver (mongodb)", r"\bmongodb::|<mongodb"),
     ("tokio runtime and mio", r"\btokio::|<tokio|\bmio::|parking_lot"),
