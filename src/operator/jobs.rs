@@ -26,6 +26,7 @@ use super::servers::{
 };
 use crate::api::{MongoBenchmark, Platform, RunLength, Target};
 use crate::plan::{JobPlan, JobTarget, ServerFacts};
+use crate::runner::cell::WorkloadPlan;
 use crate::runner::{activity, sink};
 
 /// Retries of a failed runner pod before its Job counts as failed.
@@ -301,10 +302,11 @@ pub fn runner_objects(
     })
 }
 
-/// Operations per client CPU-second a runner sustains at least, by workload: the client cost
-/// measured in BENCHMARKS.md (about 3.5k for flights, 14k for YCSB A), with a margin.
-pub const FLIGHTS_OPS_PER_CORE: f64 = 3_000.0;
-pub const YCSB_OPS_PER_CORE: f64 = 10_000.0;
+/// Client CPU microseconds per operation a runner needs at most (BENCHMARKS.md measures about
+/// 250 for flights, 65 for YCSB reads and updates and 330 for YCSB scans), with a margin.
+pub const FLIGHTS_CPU_US_PER_OP: f64 = 333.0;
+pub const YCSB_CPU_US_PER_OP: f64 = 100.0;
+pub const YCSB_SCAN_CPU_US_PER_OP: f64 = 400.0;
 /// Operations per second a closed-loop worker is assumed to complete: 2 ms per round trip, a
 /// replica set answering from its cache.
 pub const WORKER_OPS_PER_SECOND: f64 = 500.0;
@@ -316,7 +318,7 @@ pub const RUNNER_MEMORY: &str = "512Mi";
 
 /// The runner pod's resources: `spec.client.resources`, completed where it names no CPU or no
 /// memory by the rule: a CPU request of the cores the pod's share of the load needs at the
-/// workload's client cost — `ceil(rate / ops per core)`, between 1 and
+/// workload's client cost — `ceil(rate × CPU per operation)`, between 1 and
 /// [`MAX_RUNNER_CORES`], where the rate is the pod's share of `targetOpsPerSecond`, or its
 /// workers × [`WORKER_OPS_PER_SECOND`] in a closed loop — and [`RUNNER_MEMORY`]. No limit is
 /// added: the client may use a node's idle cores, and `clientSaturated` compares its CPU
@@ -339,11 +341,9 @@ pub fn runner_resources(spec: &crate::api::MongoBenchmarkSpec) -> ResourceRequir
             Some(total) => total as f64 / pods,
             None => workers * WORKER_OPS_PER_SECOND,
         };
-        let per_core = match spec.workload.kind {
-            crate::api::WorkloadType::Flights => FLIGHTS_OPS_PER_CORE,
-            crate::api::WorkloadType::Ycsb => YCSB_OPS_PER_CORE,
-        };
-        let cores = (rate / per_core).ceil().clamp(1.0, MAX_RUNNER_CORES);
+        let cores = (rate * client_cpu_us_per_op(spec) / 1e6)
+            .ceil()
+            .clamp(1.0, MAX_RUNNER_CORES);
         requests.insert("cpu".to_owned(), Quantity(format!("{cores}")));
     }
     if !names(&given.requests, "memory") && !names(&given.limits, "memory") {
@@ -352,6 +352,20 @@ pub fn runner_resources(spec: &crate::api::MongoBenchmarkSpec) -> ResourceRequir
     ResourceRequirements {
         requests: Some(requests),
         ..given
+    }
+}
+
+/// The client CPU one operation of the spec's workload needs (YCSB: by its share of scans).
+fn client_cpu_us_per_op(spec: &crate::api::MongoBenchmarkSpec) -> f64 {
+    match crate::plan::workload_plan(spec) {
+        Ok(WorkloadPlan::Ycsb { raw, .. }) => {
+            let mut probe = raw;
+            probe.set("recordcount", "1000");
+            let scans = crate::workload::ycsb::Properties::from_raw(&probe)
+                .map_or(0.0, |p| p.proportions.normalised()[3]);
+            (1.0 - scans) * YCSB_CPU_US_PER_OP + scans * YCSB_SCAN_CPU_US_PER_OP
+        }
+        _ => FLIGHTS_CPU_US_PER_OP,
     }
 }
 
@@ -898,17 +912,20 @@ mod tests {
                 r.limits,
             )
         };
-        // flights, 16 workers × 500 ops/s ÷ 3000 per core = 2.7 → 3 cores.
+        // flights, 16 workers × 500 ops/s × 333 µs = 2.7 → 3 cores.
         assert_eq!(cpu("workload: {type: flights}").0.as_deref(), Some("3"));
         // Over 4 pods: 4 workers each → 1 core.
         let four = cpu("workload: {type: flights}\nclient: {platform: x86, pods: 4}");
         assert_eq!(four.0.as_deref(), Some("1"));
-        // YCSB at 64 workers: 32000 ÷ 10000 → 4 cores; a target rate decides instead.
+        // YCSB A at 64 workers: 32000 × 100 µs = 3.2 → 4 cores; a target rate decides instead;
+        // E's scans cost 4 times as much: 8000 × (0.95 × 400 + 0.05 × 100) µs = 3.08 → 4.
         let ycsb = "workload: {type: ycsb, ycsb: {workload: a}, workers: 64}";
         assert_eq!(cpu(ycsb).0.as_deref(), Some("4"));
         let paced =
             "workload: {type: ycsb, ycsb: {workload: a}, workers: 64, targetOpsPerSecond: 95000}";
         assert_eq!(cpu(paced).0.as_deref(), Some("10"));
+        let scans = "workload: {type: ycsb, ycsb: {workload: e}, workers: 16}";
+        assert_eq!(cpu(scans).0.as_deref(), Some("4"));
         let huge = "workload: {type: flights, workers: 4096}";
         assert_eq!(cpu(huge).0.as_deref(), Some("16"));
         assert_eq!(cpu(huge).1.as_deref(), Some("512Mi"));
