@@ -238,7 +238,7 @@ pub fn skew_ms(start_at_ms: u64) -> f64 {
     rename_all_fields = "camelCase"
 )]
 pub enum Task {
-    /// Load your share of documents `[from, to)` into the collection of `records` target.
+    /// Load your share of documents `[from, to)` into the target's collection.
     Seed { from: u64, to: u64 },
     /// Run your workers' warm-up from `start_at_ms`; reply with its per-second completions.
     Warmup { start_at_ms: u64 },
