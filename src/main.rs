@@ -9,9 +9,9 @@ use mongobench::cli::input::Invalid;
 use mongobench::cli::validate::EXIT_INVALID;
 use mongobench::cli::{Cli, Command};
 
-// The image's static binaries link musl, whose allocator is much slower than glibc's under
-// many threads; the load generator would spend its CPU in malloc instead of on the workload.
-#[cfg(target_env = "musl")]
+// Every operation allocates its command and reply documents, so the allocator is the load
+// generator's largest cost: mimalloc, measured against glibc's in BENCHMARKS.md (musl's, in
+// the image's static binaries, is slower still under many threads).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
