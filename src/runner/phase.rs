@@ -20,7 +20,7 @@ use crate::result::TargetCounts;
 use crate::workload::flights;
 use mongodb::Client;
 
-use super::execute::{ExecOptions, Failure, Reply, execute};
+use super::execute::{ExecOptions, Failure, Reply, execute_encoded};
 use super::source::{Source, Step, judge};
 
 /// When a phase ends.
@@ -249,14 +249,16 @@ impl WorkerContext {
             // YCSB read-modify-write: each call is also recorded under its own name.
             let mut outcome = Ok(());
             let mut total = Reply::default();
-            for (command, call) in step.operation.commands.iter().zip(&step.calls) {
+            for (i, (command, call)) in step.operation.commands.iter().zip(&step.calls).enumerate()
+            {
                 let one = crate::workload::Operation {
                     label: call.label(),
                     database: step.operation.database,
                     commands: vec![command.clone()],
                 };
                 let call_sent = Instant::now();
-                let r = execute(&self.client, &one, &self.exec).await;
+                let encoded = step.encoded.get(i..=i).unwrap_or_default();
+                let r = execute_encoded(&self.client, &one, encoded, &self.exec).await;
                 let done = Instant::now();
                 let judged = classify(&r, Some(*call)).unwrap_or_else(|(kind, why)| {
                     fatal = Some(why);
@@ -279,7 +281,7 @@ impl WorkerContext {
             }
             (outcome, total)
         } else {
-            let r = execute(&self.client, &step.operation, &self.exec).await;
+            let r = execute_encoded(&self.client, &step.operation, &step.encoded, &self.exec).await;
             let judged = classify(&r, step.calls.first().copied()).unwrap_or_else(|(kind, why)| {
                 fatal = Some(why);
                 Err(kind)
@@ -297,7 +299,10 @@ impl WorkerContext {
             outcome,
         );
         if let Some(target) = step.target {
-            let t = targeting.entry(label.to_owned()).or_default();
+            let t = match targeting.get_mut(label) {
+                Some(t) => t,
+                None => targeting.entry(label.to_owned()).or_default(),
+            };
             match target {
                 flights::Target::Hit { .. } => t.aimed_hits += 1,
                 flights::Target::PlannedMiss => t.planned_misses += 1,
