@@ -76,39 +76,35 @@ pub struct Passenger {
     pub seat_number: String,
 }
 
-/// The first `total` labels of the row-major seat map `1A … 1F, 2A, …`.
-fn seat_map(total: usize) -> Vec<String> {
-    (0..total)
-        .map(|i| {
-            format!(
-                "{}{}",
-                i / SEAT_LETTERS.len() + 1,
-                SEAT_LETTERS[i % SEAT_LETTERS.len()]
-            )
-        })
-        .collect()
+/// Label `i` (0-based) of the row-major seat map `1A … 1F, 2A, …`.
+fn seat_label(i: u16) -> String {
+    let letters = SEAT_LETTERS.len() as u16;
+    format!(
+        "{}{}",
+        i / letters + 1,
+        SEAT_LETTERS[usize::from(i % letters)]
+    )
 }
 
-impl Flight {
-    /// Seeded document `seq` of dataset `dataset_seed` (flight_id from §3's seeded formula).
-    pub fn seeded(dataset_seed: u64, seq: u64) -> Flight {
-        Flight::generate(dataset_seed, seq, seeded_flight_id(seq))
-    }
+/// The first draws of a document, in stream order, up to its status.
+struct Head {
+    airline: &'static str,
+    agent_first_name: &'static str,
+    agent_last_name: &'static str,
+    email_domain: &'static str,
+    flight_date_millis: i64,
+    origin: &'static str,
+    destination: &'static str,
+    flight_number: u64,
+    status: &'static str,
+}
 
-    /// Document `seq` with the given `flight_id` (seeded or run-inserted, see `ids`).
-    pub fn generate(dataset_seed: u64, seq: u64, flight_id: i32) -> Flight {
-        let mut r = Stream::new(key(dataset_seed, TAG_DOCUMENT, seq));
+impl Head {
+    fn draw(r: &mut Stream) -> Head {
         let airline = *r.choice(&CARRIERS);
         let agent_first_name = *r.choice(first_names());
         let agent_last_name = *r.choice(last_names());
-        let last_lower = agent_last_name.to_ascii_lowercase();
-        let agent_email = format!(
-            "{}{}@{}.{}",
-            agent_first_name.to_ascii_lowercase(),
-            last_lower,
-            last_lower,
-            r.choice(&EMAIL_DOMAINS)
-        );
+        let email_domain = *r.choice(&EMAIL_DOMAINS);
         let hours_before = r.uniform(0, 8759) as i64;
         let minutes_after = r.uniform(0, 59) as i64;
         let flight_date_millis =
@@ -120,8 +116,61 @@ impl Flight {
         if j >= o {
             j += 1;
         }
-        let flight_code = format!("{airline}{}", r.uniform(100, 999));
+        let flight_number = r.uniform(100, 999);
         let status = *r.choice(&STATUSES);
+        Head {
+            airline,
+            agent_first_name,
+            agent_last_name,
+            email_domain,
+            flight_date_millis,
+            origin: city[o],
+            destination: city[j],
+            flight_number,
+            status,
+        }
+    }
+}
+
+impl Flight {
+    /// Seeded document `seq` of dataset `dataset_seed` (flight_id from §3's seeded formula).
+    pub fn seeded(dataset_seed: u64, seq: u64) -> Flight {
+        Flight::generate(dataset_seed, seq, seeded_flight_id(seq))
+    }
+
+    /// Origin, destination and status of seeded document `seq`: what finds and aggregates aim
+    /// at, drawn without building the rest of the document.
+    pub fn seeded_route_and_status(
+        dataset_seed: u64,
+        seq: u64,
+    ) -> (&'static str, &'static str, &'static str) {
+        let head = Head::draw(&mut Stream::new(key(dataset_seed, TAG_DOCUMENT, seq)));
+        (head.origin, head.destination, head.status)
+    }
+
+    /// Document `seq` with the given `flight_id` (seeded or run-inserted, see `ids`).
+    pub fn generate(dataset_seed: u64, seq: u64, flight_id: i32) -> Flight {
+        let mut r = Stream::new(key(dataset_seed, TAG_DOCUMENT, seq));
+        let Head {
+            airline,
+            agent_first_name,
+            agent_last_name,
+            email_domain,
+            flight_date_millis,
+            origin,
+            destination,
+            flight_number,
+            status,
+        } = Head::draw(&mut r);
+        let last_lower = agent_last_name.to_ascii_lowercase();
+        let agent_email = format!(
+            "{}{}@{}.{}",
+            agent_first_name.to_ascii_lowercase(),
+            last_lower,
+            last_lower,
+            email_domain
+        );
+        let flight_code = format!("{airline}{flight_number}");
         let duration_minutes = r.uniform(30, 900) as i32;
         let gate_letter = *r.choice(&GATE_LETTERS);
         let gate = format!("{gate_letter}{}", r.uniform(1, 50));
@@ -132,15 +181,17 @@ impl Flight {
         amenities.truncate(amenity_count);
         let seats_available = r.uniform(0, u64::from(seats)) as u32;
         let n = (seats - seats_available).clamp(1, MAX_PASSENGERS as u32) as usize;
-        let mut seat_labels = seat_map(seats as usize);
-        r.partial_shuffle(&mut seat_labels, n);
-        let spare_seat = seat_labels[n].clone();
+        // The seat map is shuffled as positions and only the n + 1 labels used are written
+        // (the same draws as shuffling the labels themselves).
+        let mut seat_order: Vec<u16> = (0..seats as u16).collect();
+        r.partial_shuffle(&mut seat_order, n);
+        let spare_seat = seat_label(seat_order[n]);
         let passengers = (1..=n)
             .map(|i| Passenger {
                 passenger_id: i as i32,
                 name: format!("{} {}", r.choice(first_names()), r.choice(last_names())),
                 ticket_number: format!("TCK-{:08}", r.uniform(1, 99_999_999)),
-                seat_number: seat_labels[i - 1].clone(),
+                seat_number: seat_label(seat_order[i - 1]),
             })
             .collect();
         Flight {
@@ -152,8 +203,8 @@ impl Flight {
             agent_last_name,
             agent_email,
             flight_date_millis,
-            origin: city[o],
-            destination: city[j],
+            origin,
+            destination,
             flight_code,
             status,
             duration_minutes,
@@ -267,6 +318,18 @@ mod tests {
             include_str!("testdata/doc_seed1_seq123456.hex").trim()
         );
         assert_eq!(f.spare_seat, "3B");
+    }
+
+    #[test]
+    fn route_and_status_are_the_whole_document_s() {
+        for seq in (0..2_000).chain([123_456, 9_999_999]) {
+            let f = Flight::seeded(3, seq);
+            assert_eq!(
+                Flight::seeded_route_and_status(3, seq),
+                (f.origin, f.destination, f.status),
+                "seq {seq}"
+            );
+        }
     }
 
     #[test]

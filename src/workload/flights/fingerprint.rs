@@ -11,7 +11,7 @@ use super::params::Params;
 use super::worker::{Worker, WorkerError};
 use super::{DatasetInfo, Phase, VERSION};
 use crate::workload::{Command, Operation};
-use mongodb::bson::{Bson, Document, doc};
+use mongodb::bson::{Bson, Document};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
@@ -69,8 +69,45 @@ pub enum FingerprintError {
     Record(#[from] RecordError),
 }
 
+/// The body of a record, borrowing the command's values: encoding it writes the same bytes as
+/// a document built from clones, without the clones (an insert's are whole documents).
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Body<'a> {
+    Find {
+        filter: &'a Bson,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        projection: Option<&'a Bson>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sort: Option<&'a Bson>,
+        limit: &'a Bson,
+    },
+    Update {
+        q: &'a Bson,
+        u: &'a Bson,
+    },
+    Delete {
+        q: &'a Bson,
+    },
+    Insert {
+        documents: &'a Bson,
+    },
+    Aggregate {
+        pipeline: &'a Bson,
+    },
+    Transaction {
+        stmts: Vec<Statement<'a>>,
+    },
+}
+
+#[derive(serde::Serialize)]
+struct Statement<'a> {
+    kind: String,
+    body: Body<'a>,
+}
+
 /// `(kind, body)` of one command outside a transaction.
-fn command_record(cmd: &Document) -> Result<(u8, Document), RecordError> {
+fn command_record(cmd: &Document) -> Result<(u8, Body<'_>), RecordError> {
     let name = cmd.keys().next().map(String::as_str).unwrap_or_default();
     let missing = |command, field| RecordError::MissingField { command, field };
     let first_statement =
@@ -81,59 +118,60 @@ fn command_record(cmd: &Document) -> Result<(u8, Document), RecordError> {
                 .and_then(Bson::as_document)
                 .ok_or(missing(command, field))
         };
-    let field = |command: &'static str, field: &'static str| -> Result<Bson, RecordError> {
-        cmd.get(field).cloned().ok_or(missing(command, field))
+    let field = |command: &'static str, field: &'static str| -> Result<&Bson, RecordError> {
+        cmd.get(field).ok_or(missing(command, field))
     };
     match name {
-        "find" => {
-            let mut body = doc! { "filter": field("find", "filter")? };
-            for optional in ["projection", "sort"] {
-                if let Some(v) = cmd.get(optional) {
-                    body.insert(optional, v.clone());
-                }
-            }
-            body.insert("limit", field("find", "limit")?);
-            Ok((b'F', body))
-        }
+        "find" => Ok((
+            b'F',
+            Body::Find {
+                filter: field("find", "filter")?,
+                projection: cmd.get("projection"),
+                sort: cmd.get("sort"),
+                limit: field("find", "limit")?,
+            },
+        )),
         "update" => {
             let s = first_statement("update", "updates")?;
-            let q = s
-                .get("q")
-                .cloned()
-                .ok_or(missing("update", "updates.0.q"))?;
-            let u = s
-                .get("u")
-                .cloned()
-                .ok_or(missing("update", "updates.0.u"))?;
+            let q = s.get("q").ok_or(missing("update", "updates.0.q"))?;
+            let u = s.get("u").ok_or(missing("update", "updates.0.u"))?;
             let kind = if s.get_bool("multi").unwrap_or(false) {
                 b'U'
             } else {
                 b'u'
             };
-            Ok((kind, doc! { "q": q, "u": u }))
+            Ok((kind, Body::Update { q, u }))
         }
         "delete" => {
             let s = first_statement("delete", "deletes")?;
-            let q = s
-                .get("q")
-                .cloned()
-                .ok_or(missing("delete", "deletes.0.q"))?;
+            let q = s.get("q").ok_or(missing("delete", "deletes.0.q"))?;
             let one = match s.get("limit") {
                 Some(Bson::Int32(l)) => *l != 0,
                 Some(Bson::Int64(l)) => *l != 0,
                 _ => return Err(missing("delete", "deletes.0.limit")),
             };
-            Ok((if one { b'd' } else { b'D' }, doc! { "q": q }))
+            Ok((if one { b'd' } else { b'D' }, Body::Delete { q }))
         }
-        "insert" => Ok((b'I', doc! { "documents": field("insert", "documents")? })),
-        "aggregate" => Ok((b'A', doc! { "pipeline": field("aggregate", "pipeline")? })),
+        "insert" => Ok((
+            b'I',
+            Body::Insert {
+                documents: field("insert", "documents")?,
+            },
+        )),
+        "aggregate" => Ok((
+            b'A',
+            Body::Aggregate {
+                pipeline: field("aggregate", "pipeline")?,
+            },
+        )),
         other => Err(RecordError::UnknownCommand(other.to_string())),
     }
 }
 
-fn encode(body: &Document, out: &mut Vec<u8>) -> Result<(), RecordError> {
-    body.to_writer(out)
-        .map_err(|e| RecordError::Encode(e.to_string()))
+fn encode(body: &Body<'_>, out: &mut Vec<u8>) -> Result<(), RecordError> {
+    let bytes = mongodb::bson::to_vec(body).map_err(|e| RecordError::Encode(e.to_string()))?;
+    out.extend_from_slice(&bytes);
+    Ok(())
 }
 
 /// The operation record of `op`: kind byte then body BSON.
@@ -149,11 +187,14 @@ pub fn operation_record(op: &Operation) -> Result<Vec<u8>, RecordError> {
                 .iter()
                 .map(|c: &Command| {
                     let (kind, body) = command_record(&c.body)?;
-                    Ok(doc! { "kind": char::from(kind).to_string(), "body": body })
+                    Ok(Statement {
+                        kind: char::from(kind).to_string(),
+                        body,
+                    })
                 })
-                .collect::<Result<Vec<Document>, RecordError>>()?;
+                .collect::<Result<Vec<Statement<'_>>, RecordError>>()?;
             out.push(b'T');
-            encode(&doc! { "stmts": stmts }, &mut out)?;
+            encode(&Body::Transaction { stmts }, &mut out)?;
         }
         [cmd] => {
             let (kind, body) = command_record(&cmd.body)?;
@@ -295,6 +336,7 @@ mod tests {
     //! its own generation (not from command documents) with its own BSON encoder.
     use super::*;
     use crate::workload::flights::document::bson_bytes;
+    use mongodb::bson::doc;
 
     fn small(workers: u32) -> Params {
         Params {

@@ -310,8 +310,9 @@ impl Worker {
             1 => {
                 let (origin, destination, target) = match self.aim() {
                     Some(t) => {
-                        let f = Flight::seeded(self.dataset.dataset_seed, t);
-                        (f.origin, f.destination, Target::Hit { seq: t })
+                        let (origin, destination, _) =
+                            Flight::seeded_route_and_status(self.dataset.dataset_seed, t);
+                        (origin, destination, Target::Hit { seq: t })
                     }
                     None => {
                         // origin = destination is never generated.
@@ -326,8 +327,9 @@ impl Worker {
             _ => {
                 let (status, target) = match self.aim() {
                     Some(t) => {
-                        let f = Flight::seeded(self.dataset.dataset_seed, t);
-                        (f.status, Target::Hit { seq: t })
+                        let (_, _, status) =
+                            Flight::seeded_route_and_status(self.dataset.dataset_seed, t);
+                        (status, Target::Hit { seq: t })
                     }
                     None => (MISS_STATUS, Target::PlannedMiss),
                 };
@@ -425,10 +427,11 @@ impl Worker {
                 ops::aircraft_window_pipeline(seeded_flight_id(t), self.agg_window),
             )
         } else {
-            let f = Flight::seeded(self.dataset.dataset_seed, t);
+            let (origin, destination, _) =
+                Flight::seeded_route_and_status(self.dataset.dataset_seed, t);
             (
                 Variant::AggregateRouteSummary,
-                ops::route_summary_pipeline(f.origin, f.destination),
+                ops::route_summary_pipeline(origin, destination),
             )
         };
         self.single(
