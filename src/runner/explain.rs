@@ -21,10 +21,64 @@ pub fn flights_samples(
     dataset: &DatasetInfo,
     samples: u32,
 ) -> Vec<(Variant, Document)> {
+    pick_flights_samples(params, dataset, samples, &sampled_variants(params))
+}
+
+/// The explainable variants `params` generates aimed at a seeded document: those with a
+/// non-zero share, the find/update/delete ones only when `hitRate` is above zero. Once each of
+/// them has its samples, drawing on finds no more (without this the draws grew with the workers
+/// and cost seconds after every measured phase).
+fn sampled_variants(params: &Params) -> Vec<Variant> {
+    let aims = params.hit_rate > 0.0;
+    let (f, u, d, a) = (
+        params.find_percent > 0 && aims,
+        params.update_percent > 0 && aims,
+        params.delete_percent > 0 && aims,
+        params.aggregate_percent > 0,
+    );
+    let (fs, us, ds, asp) = (
+        &params.find_split,
+        &params.update_split,
+        &params.delete_split,
+        &params.aggregate_split,
+    );
+    [
+        (f && fs.by_flight_id > 0, Variant::FindByFlightId),
+        (f && fs.by_route > 0, Variant::FindByRoute),
+        (f && fs.by_status > 0, Variant::FindByStatus),
+        (u && us.one_by_flight_id > 0, Variant::UpdateOneByFlightId),
+        (u && us.one_by_id > 0, Variant::UpdateOneById),
+        (u && us.many_by_flight_id > 0, Variant::UpdateManyByFlightId),
+        (d && ds.one_by_flight_id > 0, Variant::DeleteOneByFlightId),
+        (d && ds.one_by_id > 0, Variant::DeleteOneById),
+        (d && ds.many_by_flight_id > 0, Variant::DeleteManyByFlightId),
+        (
+            a && asp.aircraft_window > 0,
+            Variant::AggregateAircraftWindow,
+        ),
+        (a && asp.route_summary > 0, Variant::AggregateRouteSummary),
+    ]
+    .into_iter()
+    .filter_map(|(on, v)| on.then_some(v))
+    .collect()
+}
+
+/// [`flights_samples`], drawing until every variant of `expected` has its samples.
+fn pick_flights_samples(
+    params: &Params,
+    dataset: &DatasetInfo,
+    samples: u32,
+    expected: &[Variant],
+) -> Vec<(Variant, Document)> {
     if samples == 0 {
         return Vec::new();
     }
     let mut per_variant: BTreeMap<&'static str, u32> = BTreeMap::new();
+    let full = |per_variant: &BTreeMap<&'static str, u32>| {
+        expected
+            .iter()
+            .all(|v| per_variant.get(v.code()).is_some_and(|&n| n >= samples))
+    };
     let mut out = Vec::new();
     // Enough draws that every variant with a non-zero share shows up in practice.
     const DRAWS_PER_WORKER: u32 = 2_000;
@@ -33,6 +87,9 @@ pub fn flights_samples(
             return out;
         };
         for _ in 0..DRAWS_PER_WORKER {
+            if full(&per_variant) {
+                return out;
+            }
             let planned = worker.next_planned();
             let explainable = !matches!(planned.variant, Variant::Insert | Variant::Transaction);
             let hit = matches!(planned.target, Aim::Hit { .. }) || planned.target == Aim::None;
@@ -103,4 +160,82 @@ pub async fn explain_all(
         out.insert(key, summary);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::flights::insert_base;
+
+    fn dataset() -> DatasetInfo {
+        DatasetInfo {
+            dataset_seed: 7,
+            documents: 5_000,
+            insert_base: insert_base(Some(4_999)),
+        }
+    }
+
+    fn codes(samples: &[(Variant, Document)]) -> Vec<&'static str> {
+        samples.iter().map(|(v, _)| v.code()).collect()
+    }
+
+    #[test]
+    fn sampling_stops_once_every_variant_has_its_samples_and_picks_the_same() {
+        let params = Params {
+            workers: 64,
+            aggregate_percent: 10,
+            find_percent: 50,
+            find_split: flights::FindSplit {
+                by_flight_id: 40,
+                by_route: 30,
+                by_status: 30,
+            },
+            ..Params::default()
+        };
+        let early = flights_samples(&params, &dataset(), 2);
+        // An expected variant that never fills draws every worker's 2,000 operations.
+        let exhaustive = pick_flights_samples(&params, &dataset(), 2, &[Variant::Insert]);
+        assert_eq!(early, exhaustive);
+        let mut seen = codes(&early);
+        seen.sort_unstable();
+        assert_eq!(
+            seen,
+            [
+                "A1", "A1", "A2", "A2", "D1", "D1", "D2", "D2", "D3", "D3", "F1", "F1", "F2", "F2",
+                "F3", "F3", "U1", "U1", "U2", "U2", "U3", "U3"
+            ]
+        );
+    }
+
+    #[test]
+    fn only_variants_with_a_share_and_a_possible_hit_are_awaited() {
+        let mut params = Params::default();
+        assert_eq!(
+            sampled_variants(&params)
+                .iter()
+                .map(|v| v.code())
+                .collect::<Vec<_>>(),
+            ["F1", "U1", "U2", "U3", "D1", "D2", "D3"]
+        );
+        params.delete_percent = 0;
+        params.find_split.by_status = 50;
+        params.aggregate_percent = 10;
+        params.aggregate_split.route_summary = 0;
+        assert_eq!(
+            sampled_variants(&params)
+                .iter()
+                .map(|v| v.code())
+                .collect::<Vec<_>>(),
+            ["F1", "F3", "U1", "U2", "U3", "A1"]
+        );
+        // Without hits, finds, updates and deletes are never sampled: only aggregates.
+        params.hit_rate = 0.0;
+        assert_eq!(
+            sampled_variants(&params)
+                .iter()
+                .map(|v| v.code())
+                .collect::<Vec<_>>(),
+            ["A1"]
+        );
+    }
 }
