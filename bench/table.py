@@ -9,7 +9,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-ORDER = {"mongobench": 0, "plgm": 1, "ycsb": 2, "limit": 3}
+ORDER = {"mongobench": 0, "baseline": 1, "plgm": 2, "ycsb": 3, "limit": 4}
 WORKLOADS = {"a": "YCSB A", "c": "YCSB C", "e": "YCSB E", "flights": "flights"}
 
 
