@@ -2,8 +2,9 @@
 //! requires it, transactions inside a session. Write errors that a server reports inside an
 //! `ok: 1` reply are surfaced as failures, as a driver's CRUD helpers would.
 //!
-//! Commands go through `run_command`, which adds no read or write concern of its own, so the
-//! concerns a driver's CRUD helpers would take from the client are added here: the run's write
+//! Commands are sent as encoded BSON (`run_raw_command`, or `run_raw_cursor_command` for a
+//! cursor that is drained), which adds no read or write concern of its own, so the concerns a
+//! driver's CRUD helpers would take from the client are added here: the run's write
 //! concern ([`ExecOptions::write_concern`]), else the client's (the URI's `w`, `journal`,
 //! `wtimeoutMS`), on every write outside a transaction; the client's read concern (the URI's
 //! `readConcernLevel`) on every read outside a transaction. A command that carries its own
@@ -175,8 +176,8 @@ fn is_read(body: &Document) -> bool {
     )
 }
 
-/// The body as sent (`encoded`, or `body` encoded here): `body`, plus the write concern on writes and the
-/// client's read concern on reads, unless the body has its own or `in_transaction` (a
+/// The body as sent (`encoded`, or `body` encoded here), plus the write concern on writes and
+/// the client's read concern on reads, unless the body has its own or `in_transaction` (a
 /// transaction's concerns belong to its start and commit).
 fn with_concerns(
     db: &mongodb::Database,
