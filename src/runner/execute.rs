@@ -220,32 +220,16 @@ async fn run(
 ) -> Result<Reply, Failure> {
     // The caller's session is a transaction's.
     let in_transaction = session.is_some();
-    if !in_transaction && reads_whole_cursor(command) {
+    if !in_transaction && command.drain_cursor {
         return run_cursor(db, command, encoded, opts).await;
     }
-    // A cursor that is drained needs its getMores in the find's session: without a session of
-    // the caller's, use one of our own for the whole command.
-    let mut own = if session.is_none() && command.drain_cursor {
-        Some(db.client().start_session().await.map_err(Failure::Driver)?)
-    } else {
-        None
-    };
-    let session = session.or(own.as_mut());
     run_in(db, command, encoded, opts, session, in_transaction).await
 }
 
-/// A find or aggregate whose cursor is drained. The driver's cursor does it (getMores in the
-/// command's implicit session, as [`run_in`] would send them) and keeps the batches as raw
-/// BSON, where [`run_in`] decodes the whole reply: the documents are only counted. (A single
-/// batch, as a YCSB read's, costs more this way than decoded, BENCHMARKS.md.)
-fn reads_whole_cursor(command: &Command) -> bool {
-    command.drain_cursor
-        && matches!(
-            command.body.keys().next().map(String::as_str),
-            Some("find" | "aggregate")
-        )
-}
-
+/// A find or aggregate whose cursor is drained outside a transaction. The driver's cursor
+/// does it (getMores in the command's implicit session) and keeps the batches as raw BSON,
+/// where [`run_in`] decodes the whole reply: the documents are only counted. (A single batch,
+/// as a YCSB read's, costs more this way than decoded, BENCHMARKS.md.)
 async fn run_cursor(
     db: &mongodb::Database,
     command: &Command,
