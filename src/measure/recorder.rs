@@ -1,5 +1,5 @@
-//! The per-worker [`Recorder`]: latency histograms, error counts and per-second completions per
-//! operation label, merged across workers after the phase.
+//! The [`Recorder`]: latency histograms, error counts and per-second completions per operation
+//! label, merged across workers after the phase.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -213,9 +213,9 @@ fn merge_error(e: hdrhistogram::AdditionError) -> MergeError {
     MergeError::Histogram(format!("{e:?}"))
 }
 
-/// One worker's measurements of one phase. Workers record without locks; after the phase the
-/// runner merges them with [`Recorder::merge`], which loses nothing because histograms add
-/// bucket by bucket.
+/// Measurements of one phase by some of its workers (the runner shares a few recorders among
+/// them, `runner::phase`). After the phase the runner merges them with [`Recorder::merge`],
+/// which loses nothing because histograms add bucket by bucket.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recorder {
     start: Instant,

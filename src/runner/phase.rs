@@ -9,10 +9,14 @@
 //! operation is due (up to 1 ms late, its resolution, which the intended-start latency
 //! includes) rather than spinning, which would cost client CPU. No operation is sent once the
 //! window has ended.
+//!
+//! Workers record into a few shared recorders (two per usable core), not one each: a recorder
+//! holds a latency histogram per label (tens of KB each), so one per worker made the runner's
+//! memory grow with the workers (BENCHMARKS.md). A worker holds its shard's lock only to record.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
@@ -70,7 +74,6 @@ pub struct Progress {
 
 struct WorkerOutcome {
     source: Source,
-    recorder: Recorder,
     targeting: BTreeMap<String, TargetCounts>,
     fatal: Option<String>,
 }
@@ -106,28 +109,29 @@ pub async fn run_phase(
         Stop::Exhausted => None,
     };
 
+    let shards: Vec<Arc<Mutex<Recorder>>> = (0..recorder_shards(sources.len()))
+        .map(|_| Arc::new(Mutex::new(Recorder::new(start, mode))))
+        .collect();
     let mut handles = Vec::new();
     for (w, (source, think)) in sources.into_iter().zip(think).enumerate() {
         let ctx = WorkerContext {
+            recorder: shards[w % shards.len()].clone(),
             client: client.clone(),
             exec: config.exec.clone(),
             start,
             deadline,
             tick,
             offset: (f64::from(config.first_worker) + w as f64) / f64::from(workers),
-            mode,
             stop: stop_flag.clone(),
             progress: progress.clone(),
         };
         handles.push(tokio::spawn(ctx.run(source, think)));
     }
-    let mut recorders = Vec::new();
     let mut out_sources = Vec::new();
     let mut targeting: BTreeMap<String, TargetCounts> = BTreeMap::new();
     let mut fatal = None;
     for h in handles {
         let w = h.await.expect("benchmark worker does not panic");
-        recorders.push(w.recorder);
         out_sources.push(w.source);
         for (label, c) in w.targeting {
             let t = targeting.entry(label).or_default();
@@ -140,6 +144,15 @@ pub async fn run_phase(
         }
     }
     let wall = start.elapsed();
+    let recorders: Vec<Recorder> = shards
+        .into_iter()
+        .map(|s| {
+            Arc::into_inner(s)
+                .expect("every worker has ended")
+                .into_inner()
+                .expect("a worker never panics while recording")
+        })
+        .collect();
     let recorder = Recorder::merge_all(recorders.iter())
         .expect("workers' histograms share one layout")
         .unwrap_or_else(|| Recorder::new(start, mode));
@@ -152,7 +165,14 @@ pub async fn run_phase(
     }
 }
 
+/// How many recorders `workers` share: two per usable core, at most one per worker.
+fn recorder_shards(workers: usize) -> usize {
+    let cores = crate::measure::client_cpu::available_cores() as usize;
+    workers.min(2 * cores).max(1)
+}
+
 struct WorkerContext {
+    recorder: Arc<Mutex<Recorder>>,
     client: Client,
     exec: ExecOptions,
     start: Instant,
@@ -160,14 +180,12 @@ struct WorkerContext {
     tick: Option<Duration>,
     /// This worker's share of a tick before its operations are due: w / W.
     offset: f64,
-    mode: LatencyMode,
     stop: Arc<AtomicBool>,
     progress: Arc<Progress>,
 }
 
 impl WorkerContext {
     async fn run(self, mut source: Source, mut think: Option<flights::ThinkTime>) -> WorkerOutcome {
-        let mut recorder = Recorder::new(self.start, self.mode);
         let mut targeting: BTreeMap<String, TargetCounts> = BTreeMap::new();
         let mut fatal = None;
         let mut i: u32 = 0;
@@ -201,10 +219,7 @@ impl WorkerContext {
             let Some(step) = source.next_step() else {
                 break;
             };
-            if let Err(failure) = self
-                .send(&step, intended, &mut recorder, &mut targeting)
-                .await
-            {
+            if let Err(failure) = self.send(&step, intended, &mut targeting).await {
                 // The server went away: the phase cannot produce a valid result.
                 fatal = Some(failure);
                 self.stop.store(true, Ordering::Relaxed);
@@ -215,10 +230,15 @@ impl WorkerContext {
         }
         WorkerOutcome {
             source,
-            recorder,
             targeting,
             fatal,
         }
+    }
+
+    fn recorder(&self) -> std::sync::MutexGuard<'_, Recorder> {
+        self.recorder
+            .lock()
+            .expect("a worker never panics while recording")
     }
 
     /// Sends one step and records it; a network failure is returned as fatal.
@@ -226,13 +246,12 @@ impl WorkerContext {
         &self,
         step: &Step,
         intended: Option<Instant>,
-        recorder: &mut Recorder,
         targeting: &mut BTreeMap<String, TargetCounts>,
     ) -> Result<(), String> {
         let label = step.operation.label;
         let sent = Instant::now();
         if step.buffered {
-            recorder.record(
+            self.recorder().record(
                 label,
                 Timing {
                     intended,
@@ -269,7 +288,7 @@ impl WorkerContext {
                     sent: call_sent,
                     done,
                 };
-                recorder.record_nested(call.label(), timing, judged);
+                self.recorder().record_nested(call.label(), timing, judged);
                 if let Ok(r) = r {
                     total.documents += r.documents;
                     total.n += r.n;
@@ -289,7 +308,7 @@ impl WorkerContext {
             (judged, r.unwrap_or_default())
         };
         let done = Instant::now();
-        recorder.record(
+        self.recorder().record(
             label,
             Timing {
                 intended,
