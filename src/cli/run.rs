@@ -217,8 +217,17 @@ fn new_run_id() -> String {
 }
 
 fn seeded_line(target: &str, size: &str, seeded: &Seeded) -> String {
+    let rate = if seeded.inserted > 0 && seeded.insert_seconds > 0.0 {
+        format!(
+            " (inserted {} at {:.0} documents/s)",
+            seeded.inserted,
+            seeded.inserted as f64 / seeded.insert_seconds
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{target}: {} {size} ({} documents) in {:.1} s, digest {} {}",
+        "{target}: {} {size} ({} documents) in {:.1} s{rate}, digest {} {}",
         seeded.action,
         seeded.documents,
         seeded.seconds,

@@ -38,6 +38,10 @@ pub struct Seeded {
     pub action: &'static str,
     /// Seconds spent seeding and taking the digest.
     pub seconds: f64,
+    /// Documents this step inserted and the seconds that took (from the collection's creation
+    /// to the last index built); 0 when nothing was inserted.
+    pub inserted: u64,
+    pub insert_seconds: f64,
 }
 
 /// Why a dataset could not be prepared.
@@ -204,23 +208,25 @@ pub async fn prepare_with(
     if !keep {
         drop_dataset(client, &database, &collection, &ns, limit).await?;
     }
-    let action = match plan {
+    let (action, from, insert_seconds) = match plan {
         WorkloadPlan::Flights(params) => {
             let report = seed_flights::seed(client, params, documents, limit, crew).await?;
-            match report.action.as_str() {
+            let action = match report.action.as_str() {
                 "fresh" => "fresh",
                 "grown" => "grown",
                 _ => "reused",
-            }
+            };
+            (action, report.from, report.load_seconds)
         }
         WorkloadPlan::Ycsb { raw, seed } => {
             let report =
                 seed_ycsb::load(client, raw, *seed, documents, workers, limit, crew).await?;
-            match report.from {
+            let action = match report.from {
                 0 => "fresh",
                 f if f == documents => "reused",
                 _ => "grown",
-            }
+            };
+            (action, report.from, report.load_seconds)
         }
     };
     let digest = match (current, action) {
@@ -246,6 +252,8 @@ pub async fn prepare_with(
         digest,
         action,
         seconds: started.elapsed().as_secs_f64(),
+        inserted: documents - from,
+        insert_seconds,
     })
 }
 

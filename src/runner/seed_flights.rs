@@ -309,7 +309,7 @@ async fn load(
                         .await
                         .expect("document generation does not panic");
                 bytes.fetch_add(seed_batch.bson_bytes, Ordering::Relaxed);
-                let reply = within(limit, db.run_command(seed_batch.command))
+                let reply = within(limit, db.run_raw_command(seed_batch.command))
                     .await
                     .map_err(server("inserting a batch"))?;
                 if let Ok(errors) = reply.get_array("writeErrors")

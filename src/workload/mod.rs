@@ -10,6 +10,7 @@ pub mod ycsb;
 
 use mongodb::bson::Document;
 
+pub mod bson_writer;
 pub mod flights;
 pub mod rng;
 // Further workloads register here, one `pub mod` line each.

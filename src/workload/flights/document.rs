@@ -9,6 +9,7 @@ use super::data::{
     first_names, last_names,
 };
 use super::ids::{T0_UNIX_SECONDS, object_id, seeded_flight_id};
+use crate::workload::bson_writer::{BsonWriter, Key};
 use crate::workload::rng::{Stream, TAG_DOCUMENT, key};
 use mongodb::bson::{DateTime, Document, doc, oid::ObjectId};
 
@@ -247,6 +248,48 @@ impl Flight {
     }
 }
 
+impl Flight {
+    /// Writes the document under `key` (an embedded document, or an array element): the bytes
+    /// of [`Flight::to_document`], without building it.
+    pub fn write<'k>(&self, w: &mut BsonWriter, key: impl Into<Key<'k>>) {
+        w.start_document(key);
+        w.object_id("_id", &self.id);
+        w.i32("flight_id", self.flight_id);
+        w.str("airline", self.airline);
+        w.str("agent_first_name", self.agent_first_name);
+        w.str("agent_last_name", self.agent_last_name);
+        w.str("agent_email", &self.agent_email);
+        w.date_time("flight_date", self.flight_date_millis);
+        w.str("origin", self.origin);
+        w.str("destination", self.destination);
+        w.str("flight_code", &self.flight_code);
+        w.str("status", self.status);
+        w.i32("duration_minutes", self.duration_minutes);
+        w.str("gate", &self.gate);
+        w.start_document("equipment");
+        w.str("plane_type", self.plane_type);
+        w.i32("total_seats", self.total_seats);
+        w.start_array("amenities");
+        for (i, amenity) in self.amenities.iter().enumerate() {
+            w.str(i, amenity);
+        }
+        w.end();
+        w.end();
+        w.i32("seats_available", self.seats_available);
+        w.start_array("passengers");
+        for (i, p) in self.passengers.iter().enumerate() {
+            w.start_document(i);
+            w.i32("passenger_id", p.passenger_id);
+            w.str("name", &p.name);
+            w.str("ticket_number", &p.ticket_number);
+            w.str("seat_number", &p.seat_number);
+            w.end();
+        }
+        w.end();
+        w.end();
+    }
+}
+
 impl Passenger {
     /// `{passenger_id, name, ticket_number, seat_number}`.
     pub fn to_document(&self) -> Document {
@@ -284,6 +327,31 @@ mod tests {
 
     fn bytes_hex(f: &Flight) -> String {
         hex::encode(bson_bytes(&f.to_document()))
+    }
+
+    /// The bytes of `f` written as the element `0` of an array, cut out of it.
+    fn written(f: &Flight) -> Vec<u8> {
+        let mut w = BsonWriter::with_capacity(4096);
+        f.write(&mut w, 0);
+        let all = w.finish();
+        // length (4), type (1), key "0" and its NUL (2) … the array's final NUL (1).
+        all[7..all.len() - 1].to_vec()
+    }
+
+    #[test]
+    fn written_documents_are_the_encoded_documents() {
+        for seed in [1, 2] {
+            for seq in (0..3000).chain([123_456, 9_999_999]) {
+                let f = Flight::seeded(seed, seq);
+                assert_eq!(
+                    written(&f),
+                    bson_bytes(&f.to_document()),
+                    "seed {seed} seq {seq}"
+                );
+            }
+        }
+        let inserted = Flight::generate(1, (1 << 40) + 1, inserted_flight_id(7, 3));
+        assert_eq!(written(&inserted), bson_bytes(&inserted.to_document()));
     }
 
     #[test]

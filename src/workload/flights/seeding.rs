@@ -5,14 +5,15 @@
 //! insert command, so it holds at most [`MAX_SEED_BATCH_DOCUMENTS`]: that many of the largest
 //! documents the generator can produce still fit MongoDB's 16 MiB command limit.
 
+use super::COLLECTION;
 use super::VERSION;
 use super::data::{
     AMENITIES, CARRIERS, EMAIL_DOMAINS, PLANES, STATUSES, cities, first_names, last_names,
     table_hash,
 };
 use super::document::{Flight, MAX_PASSENGERS, Passenger, bson_size};
-use super::ops::insert_command;
-use mongodb::bson::Document;
+use crate::workload::bson_writer::BsonWriter;
+use mongodb::bson::RawDocumentBuf;
 use sha2::{Digest, Sha256};
 use std::ops::Range;
 
@@ -41,8 +42,10 @@ pub fn seed_ranges(from: u64, to: u64, batch_size: u32) -> impl Iterator<Item = 
 /// One seeding insert: the command and what it adds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SeedBatch {
-    /// `{insert: "flights", documents: [...], ordered: false}`.
-    pub command: Document,
+    /// `{insert: "flights", documents: [...], ordered: false}`, written straight to BSON: a
+    /// batch of up to 4,800 documents as `Document`s takes several times its BSON size, and
+    /// every seeding worker holds one.
+    pub command: RawDocumentBuf,
     /// Documents in the batch.
     pub documents: u64,
     /// Sum of their BSON sizes (collStats `size` must match the total within 0.1 %).
@@ -122,20 +125,27 @@ pub fn seed_batch(dataset_seed: u64, range: Range<u64>) -> SeedBatch {
         range.end - range.start <= u64::from(MAX_SEED_BATCH_DOCUMENTS),
         "a seeding batch holds at most {MAX_SEED_BATCH_DOCUMENTS} documents, got {range:?}"
     );
-    let mut bson_bytes = 0;
-    let documents: Vec<Document> = range
-        .clone()
-        .map(|seq| {
-            let d = Flight::seeded(dataset_seed, seq).to_document();
-            bson_bytes += bson_size(&d);
-            d
-        })
-        .collect();
-    SeedBatch {
-        command: insert_command(documents),
-        documents: range.end - range.start,
-        bson_bytes,
+    let mut w = BsonWriter::with_capacity((range.end - range.start) as usize * 3000 + 64);
+    w.str("insert", COLLECTION);
+    w.start_array("documents");
+    let mut bytes = 0;
+    for (i, seq) in range.clone().enumerate() {
+        let before = w.len();
+        Flight::seeded(dataset_seed, seq).write(&mut w, i);
+        // The element's type byte, index digits and their NUL are the array's, not the document's.
+        bytes += (w.len() - before - 2 - decimal_digits(i)) as u64;
     }
+    w.end();
+    w.bool("ordered", false);
+    SeedBatch {
+        command: RawDocumentBuf::from_bytes(w.finish()).expect("the writer writes a document"),
+        documents: range.end - range.start,
+        bson_bytes: bytes,
+    }
+}
+
+fn decimal_digits(i: usize) -> usize {
+    i.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// `datasetId = SHA-256(version, data-table hash, datasetSeed, N0)`: the UTF-8 version string,
@@ -152,7 +162,9 @@ pub fn dataset_id(dataset_seed: u64, documents: u64) -> [u8; 32] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::flights::document::bson_bytes;
     use crate::workload::flights::ids::object_id;
+    use crate::workload::flights::ops::insert_command;
 
     #[test]
     fn data_bytes_round_up_to_whole_documents() {
@@ -176,9 +188,14 @@ mod tests {
     fn batch_holds_the_seeded_documents_in_order() {
         let b = seed_batch(1, 0..3);
         assert_eq!(b.documents, 3);
-        assert_eq!(b.command.get_str("insert"), Ok("flights"));
-        assert_eq!(b.command.get_bool("ordered"), Ok(false));
-        let docs = b.command.get_array("documents").unwrap();
+        let command = b.command.to_document().unwrap();
+        assert_eq!(
+            command.keys().collect::<Vec<_>>(),
+            ["insert", "documents", "ordered"]
+        );
+        assert_eq!(command.get_str("insert"), Ok("flights"));
+        assert_eq!(command.get_bool("ordered"), Ok(false));
+        let docs = command.get_array("documents").unwrap();
         let ids: Vec<_> = docs
             .iter()
             .map(|d| d.as_document().unwrap().get_object_id("_id").unwrap())
@@ -187,6 +204,16 @@ mod tests {
         // Sizes from testdata/reference.py: 3101 + 3094 + doc 2.
         let third = bson_size(&Flight::seeded(1, 2).to_document());
         assert_eq!(b.bson_bytes, 3101 + 3094 + third);
+        // The bytes of the command built from the documents.
+        let documents = (0..3)
+            .map(|seq| Flight::seeded(1, seq).to_document())
+            .collect();
+        assert_eq!(b.command.as_bytes(), bson_bytes(&insert_command(documents)));
+        // Sizes of documents at multi-digit array indexes are counted without the index.
+        let sizes: u64 = (0..120)
+            .map(|seq| bson_size(&Flight::seeded(1, seq).to_document()))
+            .sum();
+        assert_eq!(seed_batch(1, 0..120).bson_bytes, sizes);
     }
 
     #[test]
@@ -214,7 +241,7 @@ mod tests {
         );
         // And a real batch of that many documents is within the limit.
         let batch = seed_batch(1, 0..u64::from(MAX_SEED_BATCH_DOCUMENTS));
-        assert!(bson_len(&batch.command) <= MAX_COMMAND_BYTES);
+        assert!(batch.command.as_bytes().len() <= MAX_COMMAND_BYTES);
     }
 
     #[test]
