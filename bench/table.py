@@ -10,7 +10,7 @@ import sys
 from collections import defaultdict
 
 ORDER = {"mongobench": 0, "baseline": 1, "plgm": 2, "ycsb": 3, "limit": 4}
-WORKLOADS = {"a": "YCSB A", "c": "YCSB C", "e": "YCSB E", "flights": "flights"}
+WORKLOADS = {"a": "YCSB A", "c": "YCSB C", "e": "YCSB E", "flights": "flights", "seed": "seeding (documents)"}
 
 
 def spread(values, fmt):
