@@ -57,16 +57,6 @@ impl BsonWriter {
         self.buf
     }
 
-    /// Bytes written so far.
-    pub fn len(&self) -> usize {
-        self.buf.len()
-    }
-
-    /// Whether nothing but the top-level document's start has been written.
-    pub fn is_empty(&self) -> bool {
-        self.buf.len() <= 4
-    }
-
     fn open_document(&mut self) {
         self.open.push(self.buf.len());
         self.buf.extend_from_slice(&[0; 4]);
@@ -109,12 +99,14 @@ impl BsonWriter {
         self.open_document();
     }
 
-    /// Closes the innermost open document or array.
-    pub fn end(&mut self) {
+    /// Closes the innermost open document or array and returns its size in bytes.
+    pub fn end(&mut self) -> usize {
         self.buf.push(0);
         let at = self.open.pop().expect("a document is open");
-        let len = i32::try_from(self.buf.len() - at).expect("a document under 2 GiB");
-        self.buf[at..at + 4].copy_from_slice(&len.to_le_bytes());
+        let len = self.buf.len() - at;
+        let encoded = i32::try_from(len).expect("a document under 2 GiB");
+        self.buf[at..at + 4].copy_from_slice(&encoded.to_le_bytes());
+        len
     }
 
     pub fn str<'k>(&mut self, key: impl Into<Key<'k>>, value: &str) {
@@ -177,7 +169,8 @@ mod tests {
         w.str(0, "a");
         w.str(1, "b");
         w.end();
-        w.end();
+        // {x: 1, arr: ["a", "b"]}: length 4, x 7, arr 1 + 4 + 23, NUL 1.
+        assert_eq!(w.end(), 40);
         w.start_array("empty");
         w.end();
         w.start_array("big");
@@ -185,7 +178,6 @@ mod tests {
             w.i32(i as usize, i);
         }
         w.end();
-        assert!(!w.is_empty());
         let mut bytes = Vec::new();
         expected.to_writer(&mut bytes).unwrap();
         assert_eq!(w.finish(), bytes);
@@ -194,7 +186,6 @@ mod tests {
     #[test]
     fn an_empty_document_is_five_bytes() {
         let w = BsonWriter::with_capacity(0);
-        assert!(w.is_empty());
         assert_eq!(w.finish(), [5, 0, 0, 0, 0]);
     }
 

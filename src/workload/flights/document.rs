@@ -246,12 +246,10 @@ impl Flight {
             "passengers": passengers,
         }
     }
-}
 
-impl Flight {
     /// Writes the document under `key` (an embedded document, or an array element): the bytes
-    /// of [`Flight::to_document`], without building it.
-    pub fn write<'k>(&self, w: &mut BsonWriter, key: impl Into<Key<'k>>) {
+    /// of [`Flight::to_document`], without building it. Returns its BSON size.
+    pub fn write<'k>(&self, w: &mut BsonWriter, key: impl Into<Key<'k>>) -> usize {
         w.start_document(key);
         w.object_id("_id", &self.id);
         w.i32("flight_id", self.flight_id);
@@ -286,7 +284,7 @@ impl Flight {
             w.end();
         }
         w.end();
-        w.end();
+        w.end()
     }
 }
 
@@ -332,9 +330,10 @@ mod tests {
     /// The bytes of `f` written as the element `0` of an array, cut out of it.
     fn written(f: &Flight) -> Vec<u8> {
         let mut w = BsonWriter::with_capacity(4096);
-        f.write(&mut w, 0);
+        let size = f.write(&mut w, 0);
         let all = w.finish();
         // length (4), type (1), key "0" and its NUL (2) … the array's final NUL (1).
+        assert_eq!(size, all.len() - 8);
         all[7..all.len() - 1].to_vec()
     }
 

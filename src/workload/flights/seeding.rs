@@ -121,31 +121,25 @@ pub fn max_document_bytes() -> u64 {
 /// When `range` holds more than [`MAX_SEED_BATCH_DOCUMENTS`] documents (the command could
 /// exceed MongoDB's 16 MiB limit; `seedBatchSize` is validated against it).
 pub fn seed_batch(dataset_seed: u64, range: Range<u64>) -> SeedBatch {
+    let documents = range.end - range.start;
     assert!(
-        range.end - range.start <= u64::from(MAX_SEED_BATCH_DOCUMENTS),
+        documents <= u64::from(MAX_SEED_BATCH_DOCUMENTS),
         "a seeding batch holds at most {MAX_SEED_BATCH_DOCUMENTS} documents, got {range:?}"
     );
-    let mut w = BsonWriter::with_capacity((range.end - range.start) as usize * 3000 + 64);
+    let mut w = BsonWriter::with_capacity((documents * AVG_DOC_BYTES * 11 / 10) as usize);
     w.str("insert", COLLECTION);
     w.start_array("documents");
     let mut bytes = 0;
-    for (i, seq) in range.clone().enumerate() {
-        let before = w.len();
-        Flight::seeded(dataset_seed, seq).write(&mut w, i);
-        // The element's type byte, index digits and their NUL are the array's, not the document's.
-        bytes += (w.len() - before - 2 - decimal_digits(i)) as u64;
+    for (i, seq) in range.enumerate() {
+        bytes += Flight::seeded(dataset_seed, seq).write(&mut w, i) as u64;
     }
     w.end();
     w.bool("ordered", false);
     SeedBatch {
         command: RawDocumentBuf::from_bytes(w.finish()).expect("the writer writes a document"),
-        documents: range.end - range.start,
+        documents,
         bson_bytes: bytes,
     }
-}
-
-fn decimal_digits(i: usize) -> usize {
-    i.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// `datasetId = SHA-256(version, data-table hash, datasetSeed, N0)`: the UTF-8 version string,
