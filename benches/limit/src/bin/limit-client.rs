@@ -382,6 +382,17 @@ fn checked(reply: &Document, what: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Record `n` of the workload's collection: a flight, or a YCSB key with its ten fields.
+fn record(workload: &str, n: u64, rng: &mut Rng) -> Document {
+    if workload == "flights" {
+        flight(n as i64, rng)
+    } else {
+        let mut d = doc! {"_id": ycsb_key(n)};
+        d.extend(ycsb_fields(rng));
+        d
+    }
+}
+
 async fn load(addr: &str, workload: &str, records: u64, seed: u64) -> Result<(), String> {
     let (db, coll) = if workload == "flights" {
         ("airline", "flights")
@@ -393,17 +404,7 @@ async fn load(addr: &str, workload: &str, records: u64, seed: u64) -> Result<(),
     let mut next = 0u64;
     while next < records {
         let end = (next + 500).min(records);
-        let docs: Vec<Document> = (next..end)
-            .map(|n| {
-                if workload == "flights" {
-                    flight(n as i64, &mut rng)
-                } else {
-                    let mut d = doc! {"_id": ycsb_key(n)};
-                    d.extend(ycsb_fields(&mut rng));
-                    d
-                }
-            })
-            .collect();
+        let docs: Vec<Document> = (next..end).map(|n| record(workload, n, &mut rng)).collect();
         let reply = command(
             addr,
             db,
@@ -454,13 +455,7 @@ async fn bulk_load(args: &Args, batch: u64) -> i32 {
                 let mut rng = Rng(seed ^ from);
                 let mut documents = bson::RawArrayBuf::new();
                 for n in from..(from + batch).min(records) {
-                    let d = if workload == "flights" {
-                        flight(n as i64, &mut rng)
-                    } else {
-                        let mut d = doc! {"_id": ycsb_key(n)};
-                        d.extend(ycsb_fields(&mut rng));
-                        d
-                    };
+                    let d = record(&workload, n, &mut rng);
                     documents.push(RawDocumentBuf::from_document(&d).map_err(|e| e.to_string())?);
                 }
                 let mut body = RawDocumentBuf::new();
