@@ -173,7 +173,7 @@ async fn a_scan_longer_than_one_batch_drains_its_cursor_in_the_find_s_session() 
     // YCSB's scan shape with a small first batch, so each cursor needs getMores; eight scans at
     // a time, so that a getMore in a session of its own would soon pick another scan's.
     let mut scan = commands::scan("usertable", "user010", 120, None);
-    scan.body.insert("batchSize", 25i32);
+    scan.body.append("batchSize", 25i32);
     let op = operation(&env.database, "SCAN", vec![scan]);
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..8 {

@@ -549,12 +549,11 @@ impl Cell<'_> {
                 while let Some(step) = src[0].next_step() {
                     steps.push(step);
                 }
-                ycsb_samples(steps.iter().flat_map(|s| {
-                    s.calls
+                ycsb_samples(
+                    steps
                         .iter()
-                        .copied()
-                        .zip(s.operation.commands.iter().map(|c| &c.body))
-                }))
+                        .flat_map(|s| s.calls.iter().copied().zip(s.operation.commands.iter())),
+                )
                 .into_iter()
                 .map(|(call, body)| (call.label().to_owned(), body))
                 .collect()

@@ -2,8 +2,8 @@
 //! requires it, transactions inside a session. Write errors that a server reports inside an
 //! `ok: 1` reply are surfaced as failures, as a driver's CRUD helpers would.
 //!
-//! Commands are sent as encoded BSON (`run_raw_command`, or `run_raw_cursor_command` for a
-//! cursor that is drained), which adds no read or write concern of its own, so the concerns a
+//! Commands are sent as the BSON they were generated as (`run_raw_command`, or
+//! `run_raw_cursor_command` for a cursor that is drained), which adds no read or write concern of its own, so the concerns a
 //! driver's CRUD helpers would take from the client are added here: the run's write
 //! concern ([`ExecOptions::write_concern`]), else the client's (the URI's `w`, `journal`,
 //! `wtimeoutMS`), on every write outside a transaction; the client's read concern (the URI's
@@ -11,7 +11,7 @@
 //! keeps it. A drained cursor's `getMore`s run in the session of the command that opened it, as
 //! a server requires.
 
-use mongodb::bson::{Bson, Document, RawDocumentBuf, doc};
+use mongodb::bson::{Bson, RawDocumentBuf, doc};
 use mongodb::options::{ReadPreference, SelectionCriteria, WriteConcern};
 use mongodb::{Client, ClientSession};
 
@@ -101,39 +101,26 @@ pub async fn execute(
     op: &Operation,
     opts: &ExecOptions,
 ) -> Result<Reply, Failure> {
-    execute_encoded(client, op, &[], opts).await
-}
-
-/// [`execute`] with the commands' BSON already encoded (one per command, in order), or `&[]`
-/// to encode them here.
-pub async fn execute_encoded(
-    client: &Client,
-    op: &Operation,
-    encoded: &[RawDocumentBuf],
-    opts: &ExecOptions,
-) -> Result<Reply, Failure> {
     match opts.timeout {
-        Some(limit) => tokio::time::timeout(limit, execute_unbounded(client, op, encoded, opts))
+        Some(limit) => tokio::time::timeout(limit, execute_unbounded(client, op, opts))
             .await
             .unwrap_or(Err(Failure::TimedOut(limit))),
-        None => execute_unbounded(client, op, encoded, opts).await,
+        None => execute_unbounded(client, op, opts).await,
     }
 }
 
 async fn execute_unbounded(
     client: &Client,
     op: &Operation,
-    encoded: &[RawDocumentBuf],
     opts: &ExecOptions,
 ) -> Result<Reply, Failure> {
-    let encoded = |i: usize| encoded.get(i);
     let db = client.database(op.database);
     if op.commands.iter().any(|c| c.in_transaction) {
         let mut session = client.start_session().await.map_err(Failure::Driver)?;
         session.start_transaction().await.map_err(Failure::Driver)?;
         let mut reply = Reply::default();
-        for (i, command) in op.commands.iter().enumerate() {
-            match run(&db, command, encoded(i), opts, Some(&mut session)).await {
+        for command in &op.commands {
+            match run(&db, command, opts, Some(&mut session)).await {
                 Ok(r) => reply = add(reply, r),
                 Err(e) => {
                     let _ = session.abort_transaction().await;
@@ -148,8 +135,8 @@ async fn execute_unbounded(
         return Ok(reply);
     }
     let mut reply = Reply::default();
-    for (i, command) in op.commands.iter().enumerate() {
-        reply = add(reply, run(&db, command, encoded(i), opts, None).await?);
+    for command in &op.commands {
+        reply = add(reply, run(&db, command, opts, None).await?);
     }
     Ok(reply)
 }
@@ -161,48 +148,40 @@ fn add(a: Reply, b: Reply) -> Reply {
     }
 }
 
-fn is_write(body: &Document) -> bool {
-    matches!(
-        body.keys().next().map(String::as_str),
-        Some("insert" | "update" | "delete" | "findAndModify")
-    )
+fn is_write(name: &str) -> bool {
+    matches!(name, "insert" | "update" | "delete" | "findAndModify")
 }
 
 /// Commands that take a read concern.
-fn is_read(body: &Document) -> bool {
-    matches!(
-        body.keys().next().map(String::as_str),
-        Some("find" | "aggregate" | "count" | "distinct")
-    )
+fn is_read(name: &str) -> bool {
+    matches!(name, "find" | "aggregate" | "count" | "distinct")
 }
 
-/// The body as sent (`encoded`, or `body` encoded here), plus the write concern on writes and
-/// the client's read concern on reads, unless the body has its own or `in_transaction` (a
-/// transaction's concerns belong to its start and commit).
+/// The command as sent: its body plus the write concern on writes and the client's read
+/// concern on reads, unless the body has its own or `in_transaction` (a transaction's concerns
+/// belong to its start and commit).
 fn with_concerns(
     db: &mongodb::Database,
-    body: &Document,
-    encoded: Option<&RawDocumentBuf>,
+    command: &Command,
     opts: &ExecOptions,
     in_transaction: bool,
 ) -> Result<RawDocumentBuf, Failure> {
-    let mut raw = match encoded {
-        Some(raw) => raw.clone(),
-        None => RawDocumentBuf::from_document(body).map_err(|e| Failure::Driver(e.into()))?,
-    };
+    let mut raw = command.body.clone();
     if in_transaction {
         return Ok(raw);
     }
-    if is_write(body)
-        && !body.contains_key("writeConcern")
+    let has = |field: &str| matches!(command.body.get(field), Ok(Some(_)));
+    let name = command.name();
+    if is_write(name)
+        && !has("writeConcern")
         && let Some(wc) = opts.write_concern.as_ref().or(db.write_concern())
         && (wc.w.is_some() || wc.journal.is_some() || wc.w_timeout.is_some())
     {
         let wc = mongodb::bson::to_raw_document_buf(wc).map_err(|e| Failure::Driver(e.into()))?;
         raw.append("writeConcern", wc);
     }
-    if is_read(body)
-        && !body.contains_key("readConcern")
+    if is_read(name)
+        && !has("readConcern")
         && let Some(rc) = db.read_concern()
     {
         let rc = mongodb::bson::to_raw_document_buf(rc).map_err(|e| Failure::Driver(e.into()))?;
@@ -214,16 +193,15 @@ fn with_concerns(
 async fn run(
     db: &mongodb::Database,
     command: &Command,
-    encoded: Option<&RawDocumentBuf>,
     opts: &ExecOptions,
     session: Option<&mut ClientSession>,
 ) -> Result<Reply, Failure> {
     // The caller's session is a transaction's.
     let in_transaction = session.is_some();
     if !in_transaction && command.drain_cursor {
-        return run_cursor(db, command, encoded, opts).await;
+        return run_cursor(db, command, opts).await;
     }
-    run_in(db, command, encoded, opts, session, in_transaction).await
+    run_in(db, command, opts, session, in_transaction).await
 }
 
 /// A find or aggregate whose cursor is drained outside a transaction. The driver's cursor
@@ -233,10 +211,9 @@ async fn run(
 async fn run_cursor(
     db: &mongodb::Database,
     command: &Command,
-    encoded: Option<&RawDocumentBuf>,
     opts: &ExecOptions,
 ) -> Result<Reply, Failure> {
-    let body = with_concerns(db, &command.body, encoded, opts, false)?;
+    let body = with_concerns(db, command, opts, false)?;
     let mut action = db.run_raw_cursor_command(body);
     if let Some(rp) = &opts.read_preference {
         action = action.selection_criteria(SelectionCriteria::ReadPreference(rp.clone()));
@@ -252,19 +229,12 @@ async fn run_cursor(
 async fn run_in(
     db: &mongodb::Database,
     command: &Command,
-    encoded: Option<&RawDocumentBuf>,
     opts: &ExecOptions,
     mut session: Option<&mut ClientSession>,
     in_transaction: bool,
 ) -> Result<Reply, Failure> {
-    let write = is_write(&command.body);
-    let mut action = db.run_raw_command(with_concerns(
-        db,
-        &command.body,
-        encoded,
-        opts,
-        in_transaction,
-    )?);
+    let write = is_write(command.name());
+    let mut action = db.run_raw_command(with_concerns(db, command, opts, in_transaction)?);
     if !write && let Some(rp) = &opts.read_preference {
         action = action.selection_criteria(SelectionCriteria::ReadPreference(rp.clone()));
     }
@@ -322,21 +292,21 @@ async fn run_in(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mongodb::bson::Document;
     use mongodb::options::{Acknowledgment, ClientOptions};
 
-    /// [`with_concerns`] decoded, to compare with `doc!`; the same whether `body` comes
-    /// encoded or not.
+    /// [`with_concerns`] decoded, to compare with `doc!`.
     fn sent(
         d: &mongodb::Database,
         body: &Document,
         opts: &ExecOptions,
         in_transaction: bool,
     ) -> Document {
-        let from_body = with_concerns(d, body, None, opts, in_transaction).unwrap();
-        let encoded = RawDocumentBuf::from_document(body).unwrap();
-        let from_encoded = with_concerns(d, body, Some(&encoded), opts, in_transaction).unwrap();
-        assert_eq!(from_body, from_encoded);
-        from_body.to_document().unwrap()
+        let command = Command::new(body, false, in_transaction);
+        with_concerns(d, &command, opts, in_transaction)
+            .unwrap()
+            .to_document()
+            .unwrap()
     }
 
     async fn db(uri: &str) -> mongodb::Database {

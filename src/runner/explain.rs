@@ -9,6 +9,7 @@ use std::time::Duration;
 use mongodb::bson::{Document, doc};
 
 use crate::measure::server::ExplainSummary;
+use crate::workload::Command;
 use crate::workload::flights::{self, DatasetInfo, Params, Phase, Target as Aim, Variant};
 use crate::workload::ycsb::Call;
 
@@ -100,7 +101,7 @@ fn pick_flights_samples(
             if *n < samples {
                 *n += 1;
                 if let Some(command) = planned.operation.commands.first() {
-                    out.push((planned.variant, command.body.clone()));
+                    out.push((planned.variant, command.to_document()));
                 }
             }
         }
@@ -110,7 +111,7 @@ fn pick_flights_samples(
 
 /// The first command of each YCSB call type (READ, SCAN, UPDATE) in `commands`.
 pub fn ycsb_samples<'a>(
-    commands: impl IntoIterator<Item = (Call, &'a Document)>,
+    commands: impl IntoIterator<Item = (Call, &'a Command)>,
 ) -> Vec<(Call, Document)> {
     let mut seen = Vec::new();
     let mut out = Vec::new();
@@ -119,7 +120,7 @@ pub fn ycsb_samples<'a>(
             continue;
         }
         seen.push(call);
-        out.push((call, body.clone()));
+        out.push((call, body.to_document()));
     }
     out
 }

@@ -24,7 +24,7 @@ use crate::result::TargetCounts;
 use crate::workload::flights;
 use mongodb::Client;
 
-use super::execute::{ExecOptions, Failure, Reply, execute_encoded};
+use super::execute::{ExecOptions, Failure, Reply, execute};
 use super::source::{Source, Step, judge};
 
 /// When a phase ends.
@@ -268,16 +268,14 @@ impl WorkerContext {
             // YCSB read-modify-write: each call is also recorded under its own name.
             let mut outcome = Ok(());
             let mut total = Reply::default();
-            for (i, (command, call)) in step.operation.commands.iter().zip(&step.calls).enumerate()
-            {
+            for (command, call) in step.operation.commands.iter().zip(&step.calls) {
                 let one = crate::workload::Operation {
                     label: call.label(),
                     database: step.operation.database,
                     commands: vec![command.clone()],
                 };
                 let call_sent = Instant::now();
-                let encoded = step.encoded.get(i..=i).unwrap_or_default();
-                let r = execute_encoded(&self.client, &one, encoded, &self.exec).await;
+                let r = execute(&self.client, &one, &self.exec).await;
                 let done = Instant::now();
                 let judged = classify(&r, Some(*call)).unwrap_or_else(|(kind, why)| {
                     fatal = Some(why);
@@ -300,7 +298,7 @@ impl WorkerContext {
             }
             (outcome, total)
         } else {
-            let r = execute_encoded(&self.client, &step.operation, &step.encoded, &self.exec).await;
+            let r = execute(&self.client, &step.operation, &self.exec).await;
             let judged = classify(&r, step.calls.first().copied()).unwrap_or_else(|(kind, why)| {
                 fatal = Some(why);
                 Err(kind)

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use mongodb::bson::{Bson, Document, doc};
+use mongodb::bson::{Bson, Document, RawDocument, doc};
 use mongodb::{Client, Database};
 
 use crate::workload::flights::{self, Flight, Writes, object_id};
@@ -81,25 +81,23 @@ impl Changes {
 }
 
 /// The string `_id`s an insert (`documents`) or upsert (`updates[].q`) command writes.
-fn inserted_ids(body: &Document) -> Vec<String> {
-    let id = |d: &Document| d.get_str("_id").ok().map(str::to_owned);
-    if let Ok(documents) = body.get_array("documents") {
-        return documents
-            .iter()
-            .filter_map(Bson::as_document)
-            .filter_map(id)
-            .collect();
+fn inserted_ids(body: &RawDocument) -> Vec<String> {
+    let statements = |field| {
+        body.get_array(field)
+            .ok()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.ok()?.as_document())
+    };
+    let id = |d: &RawDocument| d.get_str("_id").ok().map(str::to_owned);
+    let inserted: Vec<String> = statements("documents").filter_map(id).collect();
+    if !inserted.is_empty() {
+        return inserted;
     }
-    body.get_array("updates")
-        .map(|updates| {
-            updates
-                .iter()
-                .filter_map(Bson::as_document)
-                .filter_map(|u| u.get_document("q").ok())
-                .filter_map(id)
-                .collect()
-        })
-        .unwrap_or_default()
+    statements("updates")
+        .filter_map(|u| u.get_document("q").ok())
+        .filter_map(id)
+        .collect()
 }
 
 /// What a restore did.
@@ -323,10 +321,13 @@ mod tests {
 
     #[test]
     fn inserted_ids_come_from_inserts_and_upserts() {
+        let ids = |body: Document| {
+            inserted_ids(&mongodb::bson::RawDocumentBuf::from_document(&body).unwrap())
+        };
         let insert = doc! {"insert": "t", "documents": [{"_id": "user1"}, {"_id": "user2"}]};
-        assert_eq!(inserted_ids(&insert), ["user1", "user2"]);
+        assert_eq!(ids(insert), ["user1", "user2"]);
         let upsert = doc! {"update": "t", "updates": [{"q": {"_id": "user3"}, "u": {}}]};
-        assert_eq!(inserted_ids(&upsert), ["user3"]);
-        assert!(inserted_ids(&doc! {"find": "t"}).is_empty());
+        assert_eq!(ids(upsert), ["user3"]);
+        assert!(ids(doc! {"find": "t"}).is_empty());
     }
 }

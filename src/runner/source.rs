@@ -2,8 +2,6 @@
 //! needs to judge each reply (YCSB's status rules, flights' hit targets) and to fingerprint
 //! exactly what was sent.
 
-use mongodb::bson::RawDocumentBuf;
-
 use crate::measure::ErrorKind;
 use crate::workload::Operation;
 use crate::workload::flights;
@@ -15,9 +13,6 @@ use super::restore::Changes;
 /// The next operation of a worker.
 pub struct Step {
     pub operation: Operation,
-    /// The commands' BSON as the fingerprint hashed it, sent as it is (YCSB); empty when they
-    /// are encoded as they are sent (flights).
-    pub encoded: Vec<RawDocumentBuf>,
     /// Per command: how YCSB judges its reply (empty for flights: only failures count).
     pub calls: Vec<Call>,
     /// A YCSB insert that only went into the batch buffer: nothing is sent.
@@ -84,7 +79,6 @@ impl Source {
                 changes.flights(planned.writes, planned.variant == flights::Variant::Insert);
                 Some(Step {
                     operation: planned.operation,
-                    encoded: Vec::new(),
                     calls: Vec::new(),
                     buffered: false,
                     target: Some(planned.target),
@@ -97,10 +91,9 @@ impl Source {
                 changes,
             } => {
                 let op = worker.next()?;
-                let encoded = fingerprint.record_encoded(&op);
+                fingerprint.record(&op);
                 changes.ycsb(&op);
                 Some(Step {
-                    encoded,
                     calls: op.calls,
                     buffered: op.buffered,
                     operation: op.operation,

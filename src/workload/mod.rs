@@ -8,7 +8,7 @@
 
 pub mod ycsb;
 
-use mongodb::bson::Document;
+use mongodb::bson::{Document, RawDocumentBuf};
 
 pub mod bson_writer;
 pub mod flights;
@@ -31,12 +31,39 @@ pub struct Operation {
 /// One database command plus how its reply must be consumed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Command {
-    /// The command document, its name first (`{find: "flights", filter: ...}`).
-    pub body: Document,
+    /// The command document, its name first (`{find: "flights", filter: ...}`), encoded once
+    /// where it is generated: these bytes are what the fingerprint hashes and what is sent.
+    pub body: RawDocumentBuf,
     /// The reply opens a cursor that must be drained with getMore (aggregate, multi-batch find).
     pub drain_cursor: bool,
     /// The commands of this operation run inside one transaction (flights §5.7).
     pub in_transaction: bool,
+}
+
+impl Command {
+    /// A command from its document.
+    pub fn new(body: &Document, drain_cursor: bool, in_transaction: bool) -> Command {
+        Command {
+            body: RawDocumentBuf::from_document(body).expect("a command document encodes as BSON"),
+            drain_cursor,
+            in_transaction,
+        }
+    }
+
+    /// The command's name (its first key), e.g. `find`.
+    pub fn name(&self) -> &str {
+        match self.body.iter().next() {
+            Some(Ok((name, _))) => name,
+            _ => "",
+        }
+    }
+
+    /// The body decoded, for the few places that read more than a field or two (explain, tests).
+    pub fn to_document(&self) -> Document {
+        self.body
+            .to_document()
+            .expect("a command body is a well-formed document")
+    }
 }
 
 /// Largest command document the runner sends: MongoDB's `maxBsonObjectSize`, 16 MiB. A server

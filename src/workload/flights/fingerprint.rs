@@ -10,8 +10,8 @@
 use super::params::Params;
 use super::worker::{Worker, WorkerError};
 use super::{DatasetInfo, Phase, VERSION};
-use crate::workload::{Command, Operation};
-use mongodb::bson::{Bson, Document};
+use crate::workload::Operation;
+use mongodb::bson::{RawArrayBuf, RawBsonRef, RawDocument, RawDocumentBuf};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
@@ -45,9 +45,6 @@ pub enum RecordError {
         /// The field.
         field: &'static str,
     },
-    /// A document could not be encoded as BSON.
-    #[error("record body does not encode as BSON: {0}")]
-    Encode(String),
 }
 
 /// Errors of [`fingerprint_only`].
@@ -69,109 +66,76 @@ pub enum FingerprintError {
     Record(#[from] RecordError),
 }
 
-/// The body of a record, borrowing the command's values: encoding it writes the same bytes as
-/// a document built from clones, without the clones (an insert's are whole documents).
-#[derive(serde::Serialize)]
-#[serde(untagged)]
-enum Body<'a> {
-    Find {
-        filter: &'a Bson,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        projection: Option<&'a Bson>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        sort: Option<&'a Bson>,
-        limit: &'a Bson,
-    },
-    Update {
-        q: &'a Bson,
-        u: &'a Bson,
-    },
-    Delete {
-        q: &'a Bson,
-    },
-    Insert {
-        documents: &'a Bson,
-    },
-    Aggregate {
-        pipeline: &'a Bson,
-    },
-    Transaction {
-        stmts: Vec<Statement<'a>>,
-    },
+/// `key` of `d`, if present and well-formed.
+fn get<'a>(d: &'a RawDocument, key: &str) -> Option<RawBsonRef<'a>> {
+    d.get(key).ok().flatten()
 }
 
-#[derive(serde::Serialize)]
-struct Statement<'a> {
-    kind: String,
-    body: Body<'a>,
-}
-
-/// `(kind, body)` of one command outside a transaction.
-fn command_record(cmd: &Document) -> Result<(u8, Body<'_>), RecordError> {
-    let name = cmd.keys().next().map(String::as_str).unwrap_or_default();
+/// `(kind, body)` of one command outside a transaction; the body's values are the command's
+/// own bytes, copied.
+fn command_record(cmd: &RawDocument) -> Result<(u8, RawDocumentBuf), RecordError> {
+    let name = match cmd.iter().next() {
+        Some(Ok((name, _))) => name,
+        _ => "",
+    };
     let missing = |command, field| RecordError::MissingField { command, field };
     let first_statement =
-        |command: &'static str, field: &'static str| -> Result<&Document, RecordError> {
+        |command: &'static str, field: &'static str| -> Result<&RawDocument, RecordError> {
             cmd.get_array(field)
                 .ok()
-                .and_then(|a| a.first())
-                .and_then(Bson::as_document)
+                .and_then(|a| a.get_document(0).ok())
                 .ok_or(missing(command, field))
         };
-    let field = |command: &'static str, field: &'static str| -> Result<&Bson, RecordError> {
-        cmd.get(field).ok_or(missing(command, field))
-    };
-    match name {
-        "find" => Ok((
-            b'F',
-            Body::Find {
-                filter: field("find", "filter")?,
-                projection: cmd.get("projection"),
-                sort: cmd.get("sort"),
-                limit: field("find", "limit")?,
-            },
-        )),
+    let mut body = RawDocumentBuf::new();
+    let kind = match name {
+        "find" => {
+            let filter = get(cmd, "filter").ok_or(missing("find", "filter"))?;
+            let limit = get(cmd, "limit").ok_or(missing("find", "limit"))?;
+            body.append_ref("filter", filter);
+            for optional in ["projection", "sort"] {
+                if let Some(v) = get(cmd, optional) {
+                    body.append_ref(optional, v);
+                }
+            }
+            body.append_ref("limit", limit);
+            b'F'
+        }
         "update" => {
             let s = first_statement("update", "updates")?;
-            let q = s.get("q").ok_or(missing("update", "updates.0.q"))?;
-            let u = s.get("u").ok_or(missing("update", "updates.0.u"))?;
-            let kind = if s.get_bool("multi").unwrap_or(false) {
+            let q = get(s, "q").ok_or(missing("update", "updates.0.q"))?;
+            let u = get(s, "u").ok_or(missing("update", "updates.0.u"))?;
+            body.append_ref("q", q);
+            body.append_ref("u", u);
+            if s.get_bool("multi").unwrap_or(false) {
                 b'U'
             } else {
                 b'u'
-            };
-            Ok((kind, Body::Update { q, u }))
+            }
         }
         "delete" => {
             let s = first_statement("delete", "deletes")?;
-            let q = s.get("q").ok_or(missing("delete", "deletes.0.q"))?;
-            let one = match s.get("limit") {
-                Some(Bson::Int32(l)) => *l != 0,
-                Some(Bson::Int64(l)) => *l != 0,
+            let q = get(s, "q").ok_or(missing("delete", "deletes.0.q"))?;
+            let one = match get(s, "limit") {
+                Some(RawBsonRef::Int32(l)) => l != 0,
+                Some(RawBsonRef::Int64(l)) => l != 0,
                 _ => return Err(missing("delete", "deletes.0.limit")),
             };
-            Ok((if one { b'd' } else { b'D' }, Body::Delete { q }))
+            body.append_ref("q", q);
+            if one { b'd' } else { b'D' }
         }
-        "insert" => Ok((
-            b'I',
-            Body::Insert {
-                documents: field("insert", "documents")?,
-            },
-        )),
-        "aggregate" => Ok((
-            b'A',
-            Body::Aggregate {
-                pipeline: field("aggregate", "pipeline")?,
-            },
-        )),
-        other => Err(RecordError::UnknownCommand(other.to_string())),
-    }
-}
-
-fn encode(body: &Body<'_>, out: &mut Vec<u8>) -> Result<(), RecordError> {
-    let bytes = mongodb::bson::to_vec(body).map_err(|e| RecordError::Encode(e.to_string()))?;
-    out.extend_from_slice(&bytes);
-    Ok(())
+        "insert" => {
+            let documents = get(cmd, "documents").ok_or(missing("insert", "documents"))?;
+            body.append_ref("documents", documents);
+            b'I'
+        }
+        "aggregate" => {
+            let pipeline = get(cmd, "pipeline").ok_or(missing("aggregate", "pipeline"))?;
+            body.append_ref("pipeline", pipeline);
+            b'A'
+        }
+        other => return Err(RecordError::UnknownCommand(other.to_string())),
+    };
+    Ok((kind, body))
 }
 
 /// The operation record of `op`: kind byte then body BSON.
@@ -179,36 +143,38 @@ fn encode(body: &Body<'_>, out: &mut Vec<u8>) -> Result<(), RecordError> {
 /// # Errors
 /// `op` is not a flights/v1 shape.
 pub fn operation_record(op: &Operation) -> Result<Vec<u8>, RecordError> {
-    let mut out = Vec::new();
-    match op.commands.as_slice() {
+    let (kind, body) = record_parts(op)?;
+    let mut out = Vec::with_capacity(1 + body.as_bytes().len());
+    out.push(kind);
+    out.extend_from_slice(body.as_bytes());
+    Ok(out)
+}
+
+/// The kind byte and body of `op`'s record.
+fn record_parts(op: &Operation) -> Result<(u8, RawDocumentBuf), RecordError> {
+    Ok(match op.commands.as_slice() {
         [] => return Err(RecordError::Empty { label: op.label }),
         cmds if cmds.iter().any(|c| c.in_transaction) => {
-            let stmts = cmds
-                .iter()
-                .map(|c: &Command| {
-                    let (kind, body) = command_record(&c.body)?;
-                    Ok(Statement {
-                        kind: char::from(kind).to_string(),
-                        body,
-                    })
-                })
-                .collect::<Result<Vec<Statement<'_>>, RecordError>>()?;
-            out.push(b'T');
-            encode(&Body::Transaction { stmts }, &mut out)?;
+            let mut stmts = RawArrayBuf::new();
+            for c in cmds {
+                let (kind, body) = command_record(&c.body)?;
+                let mut statement = RawDocumentBuf::new();
+                statement.append("kind", char::from(kind).to_string());
+                statement.append("body", body);
+                stmts.push(statement);
+            }
+            let mut body = RawDocumentBuf::new();
+            body.append("stmts", stmts);
+            (b'T', body)
         }
-        [cmd] => {
-            let (kind, body) = command_record(&cmd.body)?;
-            out.push(kind);
-            encode(&body, &mut out)?;
-        }
+        [cmd] => command_record(&cmd.body)?,
         cmds => {
             return Err(RecordError::SeveralCommands {
                 label: op.label,
                 count: cmds.len(),
             });
         }
-    }
-    Ok(out)
+    })
 }
 
 /// A worker's digest and operation count.
@@ -238,8 +204,9 @@ impl Fingerprint {
     /// # Errors
     /// `op` is not a flights/v1 shape; nothing is recorded then.
     pub fn record(&mut self, op: &Operation) -> Result<(), RecordError> {
-        let bytes = operation_record(op)?;
-        self.hasher.update(&bytes);
+        let (kind, body) = record_parts(op)?;
+        self.hasher.update([kind]);
+        self.hasher.update(body.as_bytes());
         self.operations += 1;
         Ok(())
     }
@@ -335,8 +302,9 @@ mod tests {
     //! Exact fingerprints come from testdata/reference.py, which builds records straight from
     //! its own generation (not from command documents) with its own BSON encoder.
     use super::*;
+    use crate::workload::Command;
     use crate::workload::flights::document::bson_bytes;
-    use mongodb::bson::doc;
+    use mongodb::bson::{Document, doc};
 
     fn small(workers: u32) -> Params {
         Params {
@@ -481,12 +449,12 @@ mod tests {
         let op = Operation {
             label: "find",
             database: "airline",
-            commands: vec![Command {
-                body: doc! { "find": "flights", "filter": { "flight_id": 7 }, "projection": { "_id": 0 },
+            commands: vec![Command::new(
+                &doc! { "find": "flights", "filter": { "flight_id": 7 }, "projection": { "_id": 0 },
                 "limit": 5, "singleBatch": true },
-                drain_cursor: false,
-                in_transaction: false,
-            }],
+                false,
+                false,
+            )],
         };
         let mut expected = vec![b'F'];
         expected.extend(bson_bytes(
@@ -500,11 +468,7 @@ mod tests {
         let one = |body: Document| Operation {
             label: "x",
             database: "airline",
-            commands: vec![Command {
-                body,
-                drain_cursor: false,
-                in_transaction: false,
-            }],
+            commands: vec![Command::new(&body, false, false)],
         };
         let upd = |multi| doc! { "update": "flights", "updates": [{ "q": { "a": 1 }, "u": { "$set": { "b": 2 } }, "multi": multi }] };
         let del = |limit: i32| doc! { "delete": "flights", "deletes": [{ "q": { "a": 1 } , "limit": limit }] };
@@ -526,11 +490,7 @@ mod tests {
             database: "ycsb",
             commands: bodies
                 .into_iter()
-                .map(|body| Command {
-                    body,
-                    drain_cursor: false,
-                    in_transaction: false,
-                })
+                .map(|body| Command::new(&body, false, false))
                 .collect(),
         };
         assert_eq!(

@@ -6,7 +6,9 @@
 
 use super::COLLECTION;
 use super::document::Flight;
-use mongodb::bson::{Bson, Document, doc, oid::ObjectId};
+use super::seeding::AVG_DOC_BYTES;
+use crate::workload::bson_writer::BsonWriter;
+use mongodb::bson::{Bson, Document, RawDocumentBuf, doc, oid::ObjectId};
 
 /// The operation types of §5.1, in draw order; `label()` is the measurement label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -155,9 +157,24 @@ pub fn delete_command(q: Document, many: bool) -> Document {
     doc! { "delete": COLLECTION, "deletes": [ { "q": q, "limit": limit } ] }
 }
 
-/// `{insert, documents, ordered: false}`.
-pub fn insert_command(documents: Vec<Document>) -> Document {
-    doc! { "insert": COLLECTION, "documents": documents, "ordered": false }
+/// `{insert, documents, ordered: false}` of `flights`, written straight to BSON (a batch of
+/// documents built as `Document`s takes several times its BSON size and most of an insert's
+/// CPU), with the sum of the documents' BSON sizes.
+pub fn insert_command(
+    flights: impl IntoIterator<Item = Flight>,
+    count: u64,
+) -> (RawDocumentBuf, u64) {
+    let mut w = BsonWriter::with_capacity((count * AVG_DOC_BYTES * 11 / 10) as usize + 64);
+    w.str("insert", COLLECTION);
+    w.start_array("documents");
+    let mut bytes = 0;
+    for (i, flight) in flights.into_iter().enumerate() {
+        bytes += flight.write(&mut w, i) as u64;
+    }
+    w.end();
+    w.bool("ordered", false);
+    let command = RawDocumentBuf::from_bytes(w.finish()).expect("the writer writes a document");
+    (command, bytes)
 }
 
 /// `{aggregate, pipeline, cursor: {}}`.

@@ -5,14 +5,13 @@
 //! insert command, so it holds at most [`MAX_SEED_BATCH_DOCUMENTS`]: that many of the largest
 //! documents the generator can produce still fit MongoDB's 16 MiB command limit.
 
-use super::COLLECTION;
 use super::VERSION;
 use super::data::{
     AMENITIES, CARRIERS, EMAIL_DOMAINS, PLANES, STATUSES, cities, first_names, last_names,
     table_hash,
 };
 use super::document::{Flight, MAX_PASSENGERS, Passenger, bson_size};
-use crate::workload::bson_writer::BsonWriter;
+use super::ops::insert_command;
 use mongodb::bson::RawDocumentBuf;
 use sha2::{Digest, Sha256};
 use std::ops::Range;
@@ -126,19 +125,14 @@ pub fn seed_batch(dataset_seed: u64, range: Range<u64>) -> SeedBatch {
         documents <= u64::from(MAX_SEED_BATCH_DOCUMENTS),
         "a seeding batch holds at most {MAX_SEED_BATCH_DOCUMENTS} documents, got {range:?}"
     );
-    let mut w = BsonWriter::with_capacity((documents * AVG_DOC_BYTES * 11 / 10) as usize);
-    w.str("insert", COLLECTION);
-    w.start_array("documents");
-    let mut bytes = 0;
-    for (i, seq) in range.enumerate() {
-        bytes += Flight::seeded(dataset_seed, seq).write(&mut w, i) as u64;
-    }
-    w.end();
-    w.bool("ordered", false);
-    SeedBatch {
-        command: RawDocumentBuf::from_bytes(w.finish()).expect("the writer writes a document"),
+    let (command, bson_bytes) = insert_command(
+        range.map(|seq| Flight::seeded(dataset_seed, seq)),
         documents,
-        bson_bytes: bytes,
+    );
+    SeedBatch {
+        command,
+        documents,
+        bson_bytes,
     }
 }
 
@@ -158,7 +152,6 @@ mod tests {
     use super::*;
     use crate::workload::flights::document::bson_bytes;
     use crate::workload::flights::ids::object_id;
-    use crate::workload::flights::ops::insert_command;
 
     #[test]
     fn data_bytes_round_up_to_whole_documents() {
@@ -199,10 +192,12 @@ mod tests {
         let third = bson_size(&Flight::seeded(1, 2).to_document());
         assert_eq!(b.bson_bytes, 3101 + 3094 + third);
         // The bytes of the command built from the documents.
-        let documents = (0..3)
+        let documents: Vec<_> = (0..3)
             .map(|seq| Flight::seeded(1, seq).to_document())
             .collect();
-        assert_eq!(b.command.as_bytes(), bson_bytes(&insert_command(documents)));
+        let built =
+            mongodb::bson::doc! { "insert": "flights", "documents": documents, "ordered": false };
+        assert_eq!(b.command.as_bytes(), bson_bytes(&built));
         // Sizes of documents at multi-digit array indexes are counted without the index.
         let sizes: u64 = (0..120)
             .map(|seq| bson_size(&Flight::seeded(1, seq).to_document()))
@@ -212,7 +207,7 @@ mod tests {
 
     #[test]
     fn the_largest_seed_batch_fits_one_command() {
-        use crate::workload::{MAX_COMMAND_BYTES, bson_len};
+        use crate::workload::MAX_COMMAND_BYTES;
         let max = max_document_bytes() as usize;
         assert_eq!(max, 3465);
         // No generated document is larger (the first 100,000 of dataset 1 and 2).
@@ -226,7 +221,7 @@ mod tests {
         // A full batch of worst-case documents: array elements take the document, a type byte
         // and an index of at most 4 digits plus its NUL.
         let n = MAX_SEED_BATCH_DOCUMENTS as usize;
-        let base = bson_len(&insert_command(Vec::new()));
+        let base = insert_command(std::iter::empty(), 0).0.as_bytes().len();
         assert!(base + n * (max + 6) <= MAX_COMMAND_BYTES);
         // Not far below the limit either: 5 % more documents would not fit.
         assert!(

@@ -77,14 +77,14 @@ pub fn classify_filter(filter: &Document, documents: u64) -> FilterTarget {
 
 /// The filter of a single-command find, update or delete operation (`filter`, or the first
 /// statement's `q`); `None` for inserts, aggregates and transactions.
-pub fn operation_filter(op: &Operation) -> Option<&Document> {
+pub fn operation_filter(op: &Operation) -> Option<Document> {
     let [cmd] = op.commands.as_slice() else {
         return None;
     };
     if cmd.in_transaction {
         return None;
     }
-    let body = &cmd.body;
+    let body = cmd.to_document();
     let statement = |field: &str| {
         body.get_array(field)
             .ok()?
@@ -92,11 +92,12 @@ pub fn operation_filter(op: &Operation) -> Option<&Document> {
             .as_document()?
             .get_document("q")
             .ok()
+            .cloned()
     };
-    match body.keys().next().map(String::as_str) {
-        Some("find") => body.get_document("filter").ok(),
-        Some("update") => statement("updates"),
-        Some("delete") => statement("deletes"),
+    match cmd.name() {
+        "find" => body.get_document("filter").ok().cloned(),
+        "update" => statement("updates"),
+        "delete" => statement("deletes"),
         _ => None,
     }
 }
@@ -186,28 +187,24 @@ mod tests {
         let op = |body: Document, in_transaction| Operation {
             label: "x",
             database: "airline",
-            commands: vec![crate::workload::Command {
-                body,
-                drain_cursor: false,
-                in_transaction,
-            }],
+            commands: vec![crate::workload::Command::new(&body, false, in_transaction)],
         };
         let q = doc! { "flight_id": 5 };
         let find = op(
             doc! { "find": "flights", "filter": q.clone(), "limit": 5 },
             false,
         );
-        assert_eq!(operation_filter(&find), Some(&q));
+        assert_eq!(operation_filter(&find), Some(q.clone()));
         let update = op(
             doc! { "update": "flights", "updates": [{ "q": q.clone(), "u": {} }] },
             false,
         );
-        assert_eq!(operation_filter(&update), Some(&q));
+        assert_eq!(operation_filter(&update), Some(q.clone()));
         let delete = op(
             doc! { "delete": "flights", "deletes": [{ "q": q.clone(), "limit": 1 }] },
             false,
         );
-        assert_eq!(operation_filter(&delete), Some(&q));
+        assert_eq!(operation_filter(&delete), Some(q.clone()));
         let in_tx = op(doc! { "find": "flights", "filter": q.clone() }, true);
         assert_eq!(operation_filter(&in_tx), None);
         let agg = op(doc! { "aggregate": "flights", "pipeline": [] }, false);

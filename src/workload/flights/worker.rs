@@ -286,12 +286,11 @@ impl Worker {
 
     fn single(&self, variant: Variant, body: Document, target: Target) -> PlannedOp {
         let drain_cursor = variant.op_type() == OpType::Aggregate;
-        let command = Command {
-            body,
-            drain_cursor,
-            in_transaction: false,
-        };
-        self.planned(variant, vec![command], target)
+        self.planned(
+            variant,
+            vec![Command::new(&body, drain_cursor, false)],
+            target,
+        )
     }
 
     fn find(&mut self) -> PlannedOp {
@@ -405,17 +404,19 @@ impl Worker {
 
     /// The worker's next `insertBatchSize` lane allocations; no draw from the worker stream.
     fn insert(&mut self) -> PlannedOp {
-        let documents = (0..self.insert_batch_size)
-            .map(|_| {
-                let (seq, flight_id) = self.lane.allocate();
-                Flight::generate(self.dataset.dataset_seed, seq, flight_id).to_document()
-            })
-            .collect();
-        self.single(
-            Variant::Insert,
-            ops::insert_command(documents),
-            Target::None,
-        )
+        let dataset_seed = self.dataset.dataset_seed;
+        let lane = &mut self.lane;
+        let flights = (0..self.insert_batch_size).map(|_| {
+            let (seq, flight_id) = lane.allocate();
+            Flight::generate(dataset_seed, seq, flight_id)
+        });
+        let (body, _) = ops::insert_command(flights, u64::from(self.insert_batch_size));
+        let command = Command {
+            body,
+            drain_cursor: false,
+            in_transaction: false,
+        };
+        self.planned(Variant::Insert, vec![command], Target::None)
     }
 
     fn aggregate(&mut self) -> PlannedOp {
@@ -453,11 +454,7 @@ impl Worker {
         let p = self.stream.uniform(1, fa.passengers.len() as u64) as usize;
         let commands = ops::seat_transfer_commands(&fa, &fb, p)
             .into_iter()
-            .map(|body| Command {
-                body,
-                drain_cursor: false,
-                in_transaction: true,
-            })
+            .map(|body| Command::new(&body, false, true))
             .collect();
         PlannedOp {
             writes: Writes::Pair(a, b),
@@ -581,7 +578,7 @@ mod tests {
             if p.variant == Variant::FindByFlightId {
                 // Measured from the filter that would be sent, not from the generator's note.
                 let filter = operation_filter(&p.operation).unwrap();
-                match classify_filter(filter, 1_000_000) {
+                match classify_filter(&filter, 1_000_000) {
                     FilterTarget::Hit { seq } => {
                         hits += 1;
                         let Target::Hit { seq: t } = p.target else {
@@ -633,7 +630,7 @@ mod tests {
             for _ in 0..500 {
                 let p = w.next_planned();
                 if let Some(filter) = operation_filter(&p.operation) {
-                    let hit = matches!(classify_filter(filter, 5000), FilterTarget::Hit { .. });
+                    let hit = matches!(classify_filter(&filter, 5000), FilterTarget::Hit { .. });
                     assert_eq!(hit, want_hits, "{filter}");
                 }
             }
@@ -662,7 +659,8 @@ mod tests {
                 let mut worker = Worker::new(&params, &dataset, w, phase).unwrap();
                 for _ in 0..25 {
                     let op = worker.next_op();
-                    let docs = op.commands[0].body.get_array("documents").unwrap();
+                    let body = op.commands[0].to_document();
+                    let docs = body.get_array("documents").unwrap();
                     assert_eq!(docs.len(), 10);
                     for d in docs {
                         let d = d.as_document().unwrap();
@@ -696,7 +694,7 @@ mod tests {
             (p.operation.label, p.operation.database, p.target),
             ("insert", "airline", Target::None)
         );
-        let body = &p.operation.commands[0].body;
+        let body = p.operation.commands[0].to_document();
         assert_eq!(
             body.keys().collect::<Vec<_>>(),
             ["insert", "documents", "ordered"]
@@ -726,7 +724,7 @@ mod tests {
             let p = w.next_planned();
             seen.insert(p.variant);
             let cmds = &p.operation.commands;
-            let body = &cmds[0].body;
+            let body = cmds[0].to_document();
             let names: Vec<&str> = body.keys().map(String::as_str).collect();
             match p.variant {
                 Variant::FindByFlightId => {
@@ -839,13 +837,13 @@ mod tests {
                     assert_eq!(cmds.len(), 3);
                     assert!(cmds.iter().all(|c| c.in_transaction && !c.drain_cursor));
                     let b_id = cmds[0]
-                        .body
+                        .to_document()
                         .get_document("filter")
                         .unwrap()
                         .get_object_id("_id")
                         .unwrap();
                     let stmt = |i: usize| {
-                        cmds[i].body.get_array("updates").unwrap()[0]
+                        cmds[i].to_document().get_array("updates").unwrap()[0]
                             .as_document()
                             .unwrap()
                             .clone()

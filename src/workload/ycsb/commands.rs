@@ -23,11 +23,7 @@ use mongodb::bson::{Bson, Document, doc};
 use crate::workload::{Command, split_write};
 
 fn command(body: Document, drain_cursor: bool) -> Command {
-    Command {
-        body,
-        drain_cursor,
-        in_transaction: false,
-    }
+    Command::new(&body, drain_cursor, false)
 }
 
 fn projection(fields: &[&str]) -> Document {
@@ -143,13 +139,13 @@ mod tests {
     fn read_without_and_with_projection() {
         let whole = read("usertable", "user1", None);
         assert_eq!(
-            whole.body,
+            whole.to_document(),
             doc! { "find": "usertable", "filter": { "_id": "user1" }, "limit": 1i32, "singleBatch": true }
         );
         assert!(!whole.drain_cursor && !whole.in_transaction);
         let one = read("usertable", "user1", Some(&["field3"]));
         assert_eq!(
-            one.body,
+            one.to_document(),
             doc! {
                 "find": "usertable", "filter": { "_id": "user1" }, "projection": { "field3": 1i32 },
                 "limit": 1i32, "singleBatch": true,
@@ -161,7 +157,7 @@ mod tests {
     fn scan_is_gte_sorted_limited_and_drained() {
         let s = scan("usertable", "user5", 42, None);
         assert_eq!(
-            s.body,
+            s.to_document(),
             doc! {
                 "find": "usertable", "filter": { "_id": { "$gte": "user5" } }, "sort": { "_id": 1i32 },
                 "limit": 42i32,
@@ -178,32 +174,32 @@ mod tests {
         });
         let u = update("t", "k", doc! { "field1": bin.clone() });
         assert_eq!(
-            u.body,
+            u.to_document(),
             doc! { "update": "t", "updates": [ { "q": { "_id": "k" }, "u": { "$set": { "field1": bin.clone() } } } ], "ordered": true }
         );
         let d = doc! { "_id": "k", "field0": bin.clone() };
         assert_eq!(
-            insert_one("t", d.clone()).body,
+            insert_one("t", d.clone()).to_document(),
             doc! { "insert": "t", "documents": [d.clone()], "ordered": true }
         );
         assert_eq!(
-            upsert_one("t", d.clone()).body,
+            upsert_one("t", d.clone()).to_document(),
             doc! { "update": "t", "updates": [ { "q": { "_id": "k" }, "u": d.clone(), "upsert": true } ], "ordered": true }
         );
         let many = insert_many("t", vec![d.clone(), d.clone()]);
         assert_eq!(many.len(), 1);
         assert_eq!(
-            many[0].body,
+            many[0].to_document(),
             doc! { "insert": "t", "documents": [d.clone(), d.clone()], "ordered": false }
         );
         let upserts = upsert_many("t", vec![d.clone()]);
         assert_eq!(upserts.len(), 1);
         assert_eq!(
-            upserts[0].body,
+            upserts[0].to_document(),
             doc! { "update": "t", "updates": [ { "q": { "_id": "k" }, "u": { "$set": d.clone() }, "upsert": true } ], "ordered": true }
         );
         assert_eq!(
-            delete("t", "k").body,
+            delete("t", "k").to_document(),
             doc! { "delete": "t", "deletes": [ { "q": { "_id": "k" }, "limit": 1i32 } ], "ordered": true }
         );
     }
@@ -238,8 +234,9 @@ mod tests {
             assert_eq!(commands.len(), 2);
             let mut ids = Vec::new();
             for c in &commands {
-                assert!(crate::workload::bson_len(&c.body) <= crate::workload::MAX_COMMAND_BYTES);
-                let array = c.body.iter().nth(1).unwrap().1.as_array().unwrap();
+                assert!(c.body.as_bytes().len() <= crate::workload::MAX_COMMAND_BYTES);
+                let body = c.to_document();
+                let array = body.iter().nth(1).unwrap().1.as_array().unwrap();
                 for statement in array {
                     let d = statement.as_document().unwrap();
                     let id = d
@@ -255,6 +252,13 @@ mod tests {
         }
         // 16 MiB / ≈ 200,155 bytes per element: 83 records in the first insert command.
         let inserts = insert_many("usertable", records);
-        assert_eq!(inserts[0].body.get_array("documents").unwrap().len(), 83);
+        assert_eq!(
+            inserts[0]
+                .to_document()
+                .get_array("documents")
+                .unwrap()
+                .len(),
+            83
+        );
     }
 }

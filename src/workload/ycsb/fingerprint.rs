@@ -19,7 +19,6 @@
 //! which keys later reads may choose, depends on scheduling. The fingerprint then still covers
 //! exactly the commands that were generated, but a rerun is not expected to reproduce it.
 
-use mongodb::bson::RawDocumentBuf;
 use sha2::{Digest, Sha256};
 
 use super::properties::Properties;
@@ -50,26 +49,13 @@ impl WorkerDigest {
 
     /// Appends one operation record.
     pub fn record(&mut self, op: &YcsbOp) {
-        self.record_encoded(op);
-    }
-
-    /// Appends one operation record and hands back each command's BSON, so that the command is
-    /// sent as it was hashed, encoded once.
-    pub fn record_encoded(&mut self, op: &YcsbOp) -> Vec<RawDocumentBuf> {
         self.hasher.update([op.kind.record_byte()]);
         let commands = &op.operation.commands;
         self.hasher.update((commands.len() as u32).to_be_bytes());
-        let encoded = commands
-            .iter()
-            .map(|command| {
-                let bytes = mongodb::bson::to_vec(&command.body)
-                    .expect("a generated command always serialises");
-                self.hasher.update(&bytes);
-                RawDocumentBuf::from_bytes(bytes).expect("the encoder writes whole documents")
-            })
-            .collect();
+        for command in commands {
+            self.hasher.update(command.body.as_bytes());
+        }
         self.count += 1;
-        encoded
     }
 
     /// Operations recorded so far.

@@ -136,7 +136,7 @@ mod tests {
         for w in 0..workers {
             let mut worker = Worker::new(p, seed, w, workers, Phase::Load, &shared).unwrap();
             while let Some(op) = worker.next() {
-                let body = &op.operation.commands[0].body;
+                let body = op.operation.commands[0].to_document();
                 let doc = body.get_array("documents").unwrap()[0]
                     .as_document()
                     .unwrap()

@@ -624,7 +624,7 @@ mod tests {
         assert_eq!(op.operation.label, "INSERT");
         assert_eq!(op.operation.database, "ycsb");
         assert_eq!(op.calls, [Call::Insert]);
-        let body = &op.operation.commands[0].body;
+        let body = op.operation.commands[0].to_document();
         assert_eq!(body.get_str("insert").unwrap(), "usertable");
         assert!(body.get_bool("ordered").unwrap());
         let docs = body.get_array("documents").unwrap();
@@ -747,7 +747,7 @@ mod tests {
         let scan = std::iter::from_fn(|| w.next())
             .find(|o| o.kind == OpKind::Scan)
             .unwrap();
-        let body = &scan.operation.commands[0].body;
+        let body = scan.operation.commands[0].to_document();
         let limit = body.get_i32("limit").unwrap();
         assert!((1..=100).contains(&limit));
         assert_eq!(
@@ -772,8 +772,8 @@ mod tests {
             .unwrap();
         assert_eq!(rmw.operation.label, "READ-MODIFY-WRITE");
         assert_eq!(rmw.calls, [Call::Read, Call::Update]);
-        let read = &rmw.operation.commands[0].body;
-        let update = &rmw.operation.commands[1].body;
+        let read = rmw.operation.commands[0].to_document();
+        let update = rmw.operation.commands[1].to_document();
         assert_eq!(
             read.get_document("filter").unwrap().get_str("_id").unwrap(),
             rmw.key
@@ -798,7 +798,10 @@ mod tests {
         let upd = std::iter::from_fn(|| w.next())
             .find(|o| o.kind == OpKind::Update)
             .unwrap();
-        let u = upd.operation.commands[0].body.get_array("updates").unwrap()[0]
+        let u = upd.operation.commands[0]
+            .to_document()
+            .get_array("updates")
+            .unwrap()[0]
             .as_document()
             .unwrap()
             .clone();
@@ -813,7 +816,11 @@ mod tests {
         let read = std::iter::from_fn(|| w.next())
             .find(|o| o.kind == OpKind::Read)
             .unwrap();
-        assert!(!read.operation.commands[0].body.contains_key("projection"));
+        assert!(
+            !read.operation.commands[0]
+                .to_document()
+                .contains_key("projection")
+        );
     }
 
     #[test]
@@ -843,7 +850,7 @@ mod tests {
             ]
         );
         assert!(ops[0].operation.commands.is_empty());
-        let flush = &ops[2].operation.commands[0].body;
+        let flush = ops[2].operation.commands[0].to_document();
         assert!(!flush.get_bool("ordered").unwrap());
         let ids: Vec<&str> = flush
             .get_array("documents")
@@ -897,7 +904,7 @@ mod tests {
             (last.kind, last.keynum, last.calls.as_slice()),
             (OpKind::Insert, 6, &[Call::Insert][..])
         );
-        let body = &last.operation.commands[0].body;
+        let body = last.operation.commands[0].to_document();
         let ids: Vec<&str> = body
             .get_array("documents")
             .unwrap()
@@ -926,7 +933,7 @@ mod tests {
         );
         let s = SharedState::new(1000);
         let op = worker(&p, 1, 0, 1, Phase::Load, &s).next().unwrap();
-        let body = &op.operation.commands[0].body;
+        let body = op.operation.commands[0].to_document();
         let u = body.get_array("updates").unwrap()[0].as_document().unwrap();
         assert!(u.get_bool("upsert").unwrap());
         assert_eq!(u.get_document("u").unwrap().get_str("_id").unwrap(), op.key);
@@ -1055,14 +1062,12 @@ mod tests {
         let s = SharedState::new(1000);
         let op = worker(&p, 1, 0, 1, Phase::Run, &s).next().unwrap();
         assert!(op.verify);
-        let projection = op.operation.commands[0]
-            .body
-            .get_document("projection")
-            .unwrap();
+        let read = op.operation.commands[0].to_document();
+        let projection = read.get_document("projection").unwrap();
         assert_eq!(projection.len(), 10);
         let load = worker(&p, 1, 0, 1, Phase::Load, &s).next().unwrap();
         let doc = load.operation.commands[0]
-            .body
+            .to_document()
             .get_array("documents")
             .unwrap()[0]
             .as_document()
@@ -1086,7 +1091,13 @@ mod tests {
         let s = SharedState::new(1000);
         let op = worker(&p, 1, 0, 1, Phase::Run, &s).next().unwrap();
         assert_eq!(op.operation.database, "bench");
-        assert_eq!(op.operation.commands[0].body.get_str("find").unwrap(), "t1");
+        assert_eq!(
+            op.operation.commands[0]
+                .to_document()
+                .get_str("find")
+                .unwrap(),
+            "t1"
+        );
     }
 
     #[test]
