@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use mongodb::bson::{Bson, Document, RawDocument, doc};
+use mongodb::bson::{Bson, Document, RawDocument, RawDocumentBuf, doc};
 use mongodb::{Client, Database};
 
 use crate::workload::flights::{self, Flight, Writes, object_id};
@@ -173,11 +173,11 @@ pub async fn restore(
             let seqs: Vec<u64> = seqs.into_iter().collect();
             for chunk in seqs.chunks(CHUNK) {
                 let ids = chunk.iter().map(|&s| Bson::ObjectId(object_id(s)));
-                let replacements = chunk
+                let seeded = chunk
                     .iter()
-                    .map(|&s| Flight::seeded(params.dataset_seed, s).to_document())
-                    .collect();
-                writer.replace(ids, replacements).await?;
+                    .map(|&s| Flight::seeded(params.dataset_seed, s));
+                let (insert, _) = flights::insert_command(seeded, chunk.len() as u64);
+                writer.replace(ids, insert).await?;
             }
             Ok(Restored {
                 removed,
@@ -211,7 +211,9 @@ pub async fn restore(
                     .iter()
                     .map(|d| d.get("_id").cloned().unwrap_or(Bson::Null))
                     .collect();
-                writer.replace(ids.into_iter(), replacements).await?;
+                let insert =
+                    doc! {"insert": &props.table, "documents": replacements, "ordered": false};
+                writer.replace(ids.into_iter(), encode(&insert)).await?;
             }
             Ok(Restored {
                 removed,
@@ -241,8 +243,8 @@ impl<'a> Writer<'a> {
         format!("{}.{}", self.db.name(), self.collection)
     }
 
-    async fn command(&self, step: &'static str, body: Document) -> Result<u64, RestoreError> {
-        let reply = tokio::time::timeout(self.timeout, self.db.run_command(body))
+    async fn command(&self, step: &'static str, body: RawDocumentBuf) -> Result<u64, RestoreError> {
+        let reply = tokio::time::timeout(self.timeout, self.db.run_raw_command(body))
             .await
             .map_err(|_| RestoreError::TimedOut {
                 namespace: self.namespace(),
@@ -274,31 +276,32 @@ impl<'a> Writer<'a> {
     async fn delete(&self, statements: Vec<Document>) -> Result<u64, RestoreError> {
         self.command(
             "removing what the phase inserted",
-            doc! {"delete": self.collection, "deletes": statements, "ordered": false},
+            encode(&doc! {"delete": self.collection, "deletes": statements, "ordered": false}),
         )
         .await
     }
 
-    /// Removes the documents with `ids` (whatever the phase left of them) and inserts
-    /// `documents`, their seeded versions.
+    /// Removes the documents with `ids` (whatever the phase left of them) and runs `insert`,
+    /// the insert command of their seeded versions.
     async fn replace(
         &self,
         ids: impl Iterator<Item = Bson>,
-        documents: Vec<Document>,
+        insert: RawDocumentBuf,
     ) -> Result<(), RestoreError> {
         let deletes: Vec<Document> = ids.map(|id| doc! {"q": {"_id": id}, "limit": 1}).collect();
         self.command(
             "removing changed documents",
-            doc! {"delete": self.collection, "deletes": deletes, "ordered": false},
+            encode(&doc! {"delete": self.collection, "deletes": deletes, "ordered": false}),
         )
         .await?;
-        self.command(
-            "writing the seeded documents again",
-            doc! {"insert": self.collection, "documents": documents, "ordered": false},
-        )
-        .await?;
+        self.command("writing the seeded documents again", insert)
+            .await?;
         Ok(())
     }
+}
+
+fn encode(command: &Document) -> RawDocumentBuf {
+    RawDocumentBuf::from_document(command).expect("a restore command encodes as BSON")
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ pub use fingerprint::{
 };
 pub use ids::{InsertLane, Phase, insert_base, object_id, seq_of_object_id};
 pub use indexes::{IndexSpec, create_indexes_command, expected_index_names, index_specs};
-pub use ops::{OpType, Variant};
+pub use ops::{OpType, Variant, insert_command};
 pub use params::{
     AggregateSplit, FindSplit, IndexBuild, IndexSet, Params, ParamsError, WriteSplit,
 };
