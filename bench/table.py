@@ -9,7 +9,7 @@ import statistics
 import sys
 from collections import defaultdict
 
-ORDER = {"mongobench": 0, "baseline": 1, "plgm": 2, "ycsb": 3, "limit": 4}
+ORDER = {"mongobench": 0, "baseline": 1, "plgm": 2, "ycsb": 3, "driver": 4, "limit": 5}
 WORKLOADS = {"a": "YCSB A", "c": "YCSB C", "e": "YCSB E", "flights": "flights", "seed": "seeding (documents)"}
 
 
