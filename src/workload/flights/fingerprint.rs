@@ -10,7 +10,7 @@
 use super::params::Params;
 use super::worker::{Worker, WorkerError};
 use super::{DatasetInfo, Phase, VERSION};
-use crate::workload::Operation;
+use crate::workload::{Command, Operation};
 use mongodb::bson::{RawArrayBuf, RawBsonRef, RawDocument, RawDocumentBuf};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
@@ -73,11 +73,8 @@ fn get<'a>(d: &'a RawDocument, key: &str) -> Option<RawBsonRef<'a>> {
 
 /// `(kind, body)` of one command outside a transaction; the body's values are the command's
 /// own bytes, copied.
-fn command_record(cmd: &RawDocument) -> Result<(u8, RawDocumentBuf), RecordError> {
-    let name = match cmd.iter().next() {
-        Some(Ok((name, _))) => name,
-        _ => "",
-    };
+fn command_record(command: &Command) -> Result<(u8, RawDocumentBuf), RecordError> {
+    let cmd: &RawDocument = &command.body;
     let missing = |command, field| RecordError::MissingField { command, field };
     let first_statement =
         |command: &'static str, field: &'static str| -> Result<&RawDocument, RecordError> {
@@ -87,7 +84,7 @@ fn command_record(cmd: &RawDocument) -> Result<(u8, RawDocumentBuf), RecordError
                 .ok_or(missing(command, field))
         };
     let mut body = RawDocumentBuf::new();
-    let kind = match name {
+    let kind = match command.name() {
         "find" => {
             let filter = get(cmd, "filter").ok_or(missing("find", "filter"))?;
             let limit = get(cmd, "limit").ok_or(missing("find", "limit"))?;
@@ -157,7 +154,7 @@ fn record_parts(op: &Operation) -> Result<(u8, RawDocumentBuf), RecordError> {
         cmds if cmds.iter().any(|c| c.in_transaction) => {
             let mut stmts = RawArrayBuf::new();
             for c in cmds {
-                let (kind, body) = command_record(&c.body)?;
+                let (kind, body) = command_record(c)?;
                 let mut statement = RawDocumentBuf::new();
                 statement.append("kind", char::from(kind).to_string());
                 statement.append("body", body);
@@ -167,7 +164,7 @@ fn record_parts(op: &Operation) -> Result<(u8, RawDocumentBuf), RecordError> {
             body.append("stmts", stmts);
             (b'T', body)
         }
-        [cmd] => command_record(&cmd.body)?,
+        [cmd] => command_record(cmd)?,
         cmds => {
             return Err(RecordError::SeveralCommands {
                 label: op.label,
@@ -302,7 +299,6 @@ mod tests {
     //! Exact fingerprints come from testdata/reference.py, which builds records straight from
     //! its own generation (not from command documents) with its own BSON encoder.
     use super::*;
-    use crate::workload::Command;
     use crate::workload::flights::document::bson_bytes;
     use mongodb::bson::{Document, doc};
 
