@@ -9,9 +9,10 @@
 //! `wtimeoutMS`), on every write outside a transaction; the client's read concern (the URI's
 //! `readConcernLevel`) on every read outside a transaction. A command that carries its own
 //! keeps it. A drained cursor's `getMore`s run in the session of the command that opened it, as
-//! a server requires.
+//! a server requires. A retryable write (`Command.retryable`) outside a transaction goes
+//! through the driver's typed operation instead, so that the driver can retry it.
 
-use mongodb::bson::{Bson, RawDocumentBuf, doc};
+use mongodb::bson::{Bson, Document, RawBsonRef, RawDocument, RawDocumentBuf, doc};
 use mongodb::options::{ReadPreference, SelectionCriteria, WriteConcern};
 use mongodb::{Client, ClientSession};
 
@@ -198,10 +199,86 @@ async fn run(
 ) -> Result<Reply, Failure> {
     // The caller's session is a transaction's.
     let in_transaction = session.is_some();
+    if !in_transaction && command.retryable {
+        return run_retryable(db, command, opts).await;
+    }
     if !in_transaction && command.drain_cursor {
         return run_cursor(db, command, opts).await;
     }
     run_in(db, command, opts, session, in_transaction).await
+}
+
+/// A retryable write outside a transaction, through the driver's typed operation (updateOne,
+/// deleteOne, insertMany), so that the driver adds a transaction number and retries once on a
+/// retryable error where the deployment supports it; its write concern is the run's, else the
+/// client's. Write errors come back as driver errors and count as before.
+async fn run_retryable(
+    db: &mongodb::Database,
+    command: &Command,
+    opts: &ExecOptions,
+) -> Result<Reply, Failure> {
+    let body = &command.body;
+    let malformed = |what: &str| {
+        Failure::Driver(mongodb::error::Error::custom(format!(
+            "a retryable {} command {what}",
+            command.name()
+        )))
+    };
+    let name = command.name();
+    let collection = body
+        .get_str(name)
+        .map_err(|_| malformed("names no collection"))?;
+    let coll = db.collection::<RawDocumentBuf>(collection);
+    let wc = opts.write_concern.clone();
+    let statement = |field: &str| -> Result<&RawDocument, Failure> {
+        body.get_array(field)
+            .ok()
+            .and_then(|a| a.get_document(0).ok())
+            .ok_or_else(|| malformed(&format!("has no {field}.0")))
+    };
+    let document = |d: &RawDocument, field: &str| -> Result<Document, Failure> {
+        d.get_document(field)
+            .ok()
+            .and_then(|v| Document::try_from(v).ok())
+            .ok_or_else(|| malformed(&format!("has no document {field}")))
+    };
+    let n = match name {
+        "update" => {
+            let s = statement("updates")?;
+            let mut action = coll.update_one(document(s, "q")?, document(s, "u")?);
+            if let Some(wc) = wc {
+                action = action.write_concern(wc);
+            }
+            action.await.map_err(Failure::Driver)?.matched_count
+        }
+        "delete" => {
+            let s = statement("deletes")?;
+            let mut action = coll.delete_one(document(s, "q")?);
+            if let Some(wc) = wc {
+                action = action.write_concern(wc);
+            }
+            action.await.map_err(Failure::Driver)?.deleted_count
+        }
+        "insert" => {
+            let documents: Vec<RawDocumentBuf> = body
+                .get_array("documents")
+                .map_err(|_| malformed("has no documents"))?
+                .into_iter()
+                .map(|d| match d {
+                    Ok(RawBsonRef::Document(d)) => Ok(d.to_raw_document_buf()),
+                    _ => Err(malformed("holds a document that is not one")),
+                })
+                .collect::<Result<_, _>>()?;
+            let ordered = body.get_bool("ordered").unwrap_or(true);
+            let mut action = coll.insert_many(documents).ordered(ordered);
+            if let Some(wc) = wc {
+                action = action.write_concern(wc);
+            }
+            action.await.map_err(Failure::Driver)?.inserted_ids.len() as u64
+        }
+        _ => return Err(malformed("is not an update, delete or insert")),
+    };
+    Ok(Reply { documents: 0, n })
 }
 
 /// A find or aggregate whose cursor is drained outside a transaction. The driver's cursor
@@ -292,7 +369,6 @@ async fn run_in(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mongodb::bson::Document;
     use mongodb::options::{Acknowledgment, ClientOptions};
 
     /// [`with_concerns`] decoded, to compare with `doc!`.

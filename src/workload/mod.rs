@@ -38,6 +38,10 @@ pub struct Command {
     pub drain_cursor: bool,
     /// The commands of this operation run inside one transaction (flights §5.7).
     pub in_transaction: bool,
+    /// A single-statement write (updateOne, deleteOne) or an insert sent through the driver's
+    /// typed collection operation, which retries it once on a retryable error where the
+    /// deployment supports retryable writes (flights §5.8). Other commands are sent as they are.
+    pub retryable: bool,
 }
 
 impl Command {
@@ -47,6 +51,15 @@ impl Command {
             body: RawDocumentBuf::from_document(body).expect("a command document encodes as BSON"),
             drain_cursor,
             in_transaction,
+            retryable: false,
+        }
+    }
+
+    /// The same command, sent as a retryable write (the `retryable` field).
+    pub fn retryable(self) -> Command {
+        Command {
+            retryable: true,
+            ..self
         }
     }
 

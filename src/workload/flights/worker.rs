@@ -286,11 +286,18 @@ impl Worker {
 
     fn single(&self, variant: Variant, body: Document, target: Target) -> PlannedOp {
         let drain_cursor = variant.op_type() == OpType::Aggregate;
-        self.planned(
+        let mut command = Command::new(&body, drain_cursor, false);
+        // Writes of one document are retryable, as the driver's updateOne/deleteOne are.
+        if matches!(
             variant,
-            vec![Command::new(&body, drain_cursor, false)],
-            target,
-        )
+            Variant::UpdateOneByFlightId
+                | Variant::UpdateOneById
+                | Variant::DeleteOneByFlightId
+                | Variant::DeleteOneById
+        ) {
+            command = command.retryable();
+        }
+        self.planned(variant, vec![command], target)
     }
 
     fn find(&mut self) -> PlannedOp {
@@ -415,6 +422,7 @@ impl Worker {
             body,
             drain_cursor: false,
             in_transaction: false,
+            retryable: true,
         };
         self.planned(Variant::Insert, vec![command], Target::None)
     }
@@ -713,6 +721,31 @@ mod tests {
             second.get_object_id("_id"),
             Ok(object_id(base + (1 << 40) + 17))
         );
+    }
+
+    #[test]
+    fn one_document_writes_and_inserts_are_retryable() {
+        let dataset = DatasetInfo::fresh(1, 1000);
+        let mut w = Worker::new(&all_shapes(), &dataset, 0, Phase::Measured).unwrap();
+        let mut seen = HashSet::new();
+        for _ in 0..400 {
+            let p = w.next_planned();
+            let retryable = matches!(
+                p.variant,
+                Variant::UpdateOneByFlightId
+                    | Variant::UpdateOneById
+                    | Variant::DeleteOneByFlightId
+                    | Variant::DeleteOneById
+                    | Variant::Insert
+            );
+            for c in &p.operation.commands {
+                assert_eq!(c.retryable, retryable, "{:?}", p.variant);
+            }
+            seen.insert((p.variant, retryable));
+        }
+        assert!(seen.contains(&(Variant::Insert, true)));
+        assert!(seen.contains(&(Variant::UpdateManyByFlightId, false)));
+        assert!(seen.contains(&(Variant::Transaction, false)));
     }
 
     #[test]
