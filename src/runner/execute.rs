@@ -13,7 +13,7 @@
 //! through the driver's typed operation instead, so that the driver can retry it.
 
 use mongodb::bson::{Bson, Document, RawBsonRef, RawDocument, RawDocumentBuf, doc};
-use mongodb::options::{ReadPreference, SelectionCriteria, WriteConcern};
+use mongodb::options::{CollectionOptions, ReadPreference, SelectionCriteria, WriteConcern};
 use mongodb::{Client, ClientSession};
 
 use crate::workload::{Command, Operation};
@@ -228,8 +228,13 @@ async fn run_retryable(
     let collection = body
         .get_str(name)
         .map_err(|_| malformed("names no collection"))?;
-    let coll = db.collection::<RawDocumentBuf>(collection);
-    let wc = opts.write_concern.clone();
+    // No run write concern leaves the collection with the client's.
+    let coll = db.collection_with_options::<RawDocumentBuf>(
+        collection,
+        CollectionOptions::builder()
+            .write_concern(opts.write_concern.clone())
+            .build(),
+    );
     let statement = |field: &str| -> Result<&RawDocument, Failure> {
         body.get_array(field)
             .ok()
@@ -245,19 +250,17 @@ async fn run_retryable(
     let n = match name {
         "update" => {
             let s = statement("updates")?;
-            let mut action = coll.update_one(document(s, "q")?, document(s, "u")?);
-            if let Some(wc) = wc {
-                action = action.write_concern(wc);
-            }
-            action.await.map_err(Failure::Driver)?.matched_count
+            coll.update_one(document(s, "q")?, document(s, "u")?)
+                .await
+                .map_err(Failure::Driver)?
+                .matched_count
         }
         "delete" => {
             let s = statement("deletes")?;
-            let mut action = coll.delete_one(document(s, "q")?);
-            if let Some(wc) = wc {
-                action = action.write_concern(wc);
-            }
-            action.await.map_err(Failure::Driver)?.deleted_count
+            coll.delete_one(document(s, "q")?)
+                .await
+                .map_err(Failure::Driver)?
+                .deleted_count
         }
         "insert" => {
             let documents: Vec<RawDocumentBuf> = body
@@ -270,11 +273,12 @@ async fn run_retryable(
                 })
                 .collect::<Result<_, _>>()?;
             let ordered = body.get_bool("ordered").unwrap_or(true);
-            let mut action = coll.insert_many(documents).ordered(ordered);
-            if let Some(wc) = wc {
-                action = action.write_concern(wc);
-            }
-            action.await.map_err(Failure::Driver)?.inserted_ids.len() as u64
+            coll.insert_many(documents)
+                .ordered(ordered)
+                .await
+                .map_err(Failure::Driver)?
+                .inserted_ids
+                .len() as u64
         }
         _ => return Err(malformed("is not an update, delete or insert")),
     };
