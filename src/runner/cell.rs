@@ -246,7 +246,7 @@ impl<'a> CellInputs<'a> {
             total_workers: workers,
             start_at,
         };
-        Ok(run_phase(&target.client, src, think, &config, progress.ops.clone()).await)
+        Ok(run_phase(target, src, think, &config, progress.ops.clone()).await)
     }
 }
 

@@ -8,6 +8,7 @@ use mongodb::bson::{Document, doc};
 use mongodb::options::{ClientOptions, Compressor};
 use serde::{Deserialize, Serialize};
 
+use super::wire::{self, WirePath};
 use crate::api::WireCompressor;
 
 /// Why a target could not be used.
@@ -55,6 +56,8 @@ pub struct Target {
     pub name: String,
     pub client: Client,
     pub server: ServerInfo,
+    /// How its workers send their commands (`wire`).
+    pub wire: WirePath,
 }
 
 /// `uri` with its user information (user and password) replaced by `***`, for messages.
@@ -149,7 +152,7 @@ pub async fn connect_with(
     compressors: &[WireCompressor],
 ) -> Result<Target, ConnectError> {
     let opts = client_options(name, uri, workers, timeout, compressors).await?;
-    let client = Client::with_options(opts).map_err(|source| ConnectError::Uri {
+    let client = Client::with_options(opts.clone()).map_err(|source| ConnectError::Uri {
         target: name.to_owned(),
         source,
     })?;
@@ -167,10 +170,13 @@ pub async fn connect_with(
         .run_command(doc! {"buildInfo": 1})
         .await
         .map_err(unreachable)?;
+    let wire = wire::probe(wire::choose(&opts, &hello, timeout)).await;
+    tracing::info!(target = name, "workers send through {wire}");
     Ok(Target {
         name: name.to_owned(),
         client,
         server: server_info(&hello, &build),
+        wire,
     })
 }
 

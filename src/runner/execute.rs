@@ -11,11 +11,21 @@
 //! keeps it. A drained cursor's `getMore`s run in the session of the command that opened it, as
 //! a server requires. A retryable write (`Command.retryable`) outside a transaction goes
 //! through the driver's typed operation instead, so that the driver can retry it.
+//!
+//! A phase's workers send through a [`Sender`]: the commands that need nothing of the driver
+//! go on the worker's own connection when the target's [`WirePath`] allows it (`wire`), with
+//! the same concerns added; the rest (transactions, retryable writes, reads from secondaries)
+//! through the driver as above.
 
-use mongodb::bson::{Bson, Document, RawBsonRef, RawDocument, RawDocumentBuf, doc};
+use std::sync::Arc;
+
+use mongodb::bson::{Bson, Document, RawBsonRef, RawDocument, RawDocumentBuf, doc, rawdoc};
 use mongodb::options::{CollectionOptions, ReadPreference, SelectionCriteria, WriteConcern};
 use mongodb::{Client, ClientSession};
 
+use super::wire::connection::Connection;
+use super::wire::frame::Extra;
+use super::wire::{Route, WirePath, reply_ok};
 use crate::workload::{Command, Operation};
 
 /// How one operation ended, as far as the benchmark counts it.
@@ -28,6 +38,17 @@ pub enum Failure {
     /// No reply within [`ExecOptions::timeout`]; the request was abandoned (its connection is
     /// closed), so the server may or may not have applied it.
     TimedOut(std::time::Duration),
+    /// A worker's own connection failed (`wire`).
+    Connection {
+        address: String,
+        error: std::io::Error,
+    },
+    /// The server answered a command sent on a worker's own connection with `ok: 0`.
+    Command {
+        code: i32,
+        name: String,
+        message: String,
+    },
 }
 
 impl Failure {
@@ -38,15 +59,20 @@ impl Failure {
             Failure::Driver(e) => ErrorKind::of_driver_error(e),
             Failure::Write { code, .. } => ErrorKind::from_server_code(*code),
             Failure::TimedOut(_) => ErrorKind::Timeout,
+            Failure::Connection { error, .. } if error.kind() == std::io::ErrorKind::TimedOut => {
+                ErrorKind::Timeout
+            }
+            Failure::Connection { .. } => ErrorKind::Network,
+            Failure::Command { code, .. } => ErrorKind::from_server_code(*code),
         }
     }
 
     /// The server error code, when there is one (11000 is a duplicate key).
     pub fn code(&self) -> Option<i32> {
         match self {
-            Failure::Write { code, .. } => Some(*code),
+            Failure::Write { code, .. } | Failure::Command { code, .. } => Some(*code),
             Failure::Driver(e) => driver_code(e),
-            Failure::TimedOut(_) => None,
+            Failure::TimedOut(_) | Failure::Connection { .. } => None,
         }
     }
 }
@@ -71,6 +97,12 @@ impl std::fmt::Display for Failure {
             Failure::TimedOut(limit) => {
                 f.write_str(&super::deadline::timed_out("operation", *limit))
             }
+            Failure::Connection { address, error } => write!(f, "connection to {address}: {error}"),
+            Failure::Command {
+                code,
+                name,
+                message,
+            } => write!(f, "command failed with error {code} ({name}): {message}"),
         }
     }
 }
@@ -140,6 +172,209 @@ async fn execute_unbounded(
         reply = add(reply, run(&db, command, opts, None).await?);
     }
     Ok(reply)
+}
+
+/// Sends one worker's operations with one run's [`ExecOptions`]: on the worker's own
+/// connection where the target's [`WirePath`] allows it and the command needs nothing of the
+/// driver, else through the driver ([`execute`]).
+pub struct Sender {
+    client: Client,
+    exec: ExecOptions,
+    /// `None` sends everything through the driver.
+    lane: Option<Lane>,
+    /// The write concern added to writes and the read concern added to reads, encoded once.
+    write_concern: Option<RawDocumentBuf>,
+    read_concern: Option<RawDocumentBuf>,
+}
+
+impl Sender {
+    pub fn new(client: Client, path: &WirePath, exec: ExecOptions) -> Sender {
+        let lane = match path {
+            WirePath::Direct(route) => Some(Lane {
+                route: route.clone(),
+                connection: None,
+            }),
+            WirePath::Driver(_) => None,
+        };
+        // Plain structs of strings and integers: they always encode.
+        let write_concern = exec
+            .write_concern
+            .as_ref()
+            .or(client.write_concern())
+            .filter(|wc| wc.w.is_some() || wc.journal.is_some() || wc.w_timeout.is_some())
+            .map(|wc| mongodb::bson::to_raw_document_buf(wc).expect("a write concern encodes"));
+        let read_concern = client
+            .read_concern()
+            .map(|rc| mongodb::bson::to_raw_document_buf(rc).expect("a read concern encodes"));
+        Sender {
+            client,
+            exec,
+            lane,
+            write_concern,
+            read_concern,
+        }
+    }
+
+    /// Runs `op`, abandoning it after the run's timeout (an abandoned own connection is
+    /// closed, as the driver closes its).
+    pub async fn execute(&mut self, op: &Operation) -> Result<Reply, Failure> {
+        let direct = self.lane.is_some() && !op.commands.iter().any(|c| c.in_transaction);
+        if !direct {
+            return execute(&self.client, op, &self.exec).await;
+        }
+        match self.exec.timeout {
+            Some(limit) => tokio::time::timeout(limit, self.execute_direct(op))
+                .await
+                .unwrap_or(Err(Failure::TimedOut(limit))),
+            None => self.execute_direct(op).await,
+        }
+    }
+
+    async fn execute_direct(&mut self, op: &Operation) -> Result<Reply, Failure> {
+        let mut reply = Reply::default();
+        for command in &op.commands {
+            let secondary_read = !is_write(command.name())
+                && self
+                    .exec
+                    .read_preference
+                    .as_ref()
+                    .is_some_and(|rp| !matches!(rp, ReadPreference::Primary));
+            let r = if command.retryable || secondary_read {
+                let db = self.client.database(op.database);
+                run(&db, command, &self.exec, None).await?
+            } else {
+                self.run_direct(op.database, command).await?
+            };
+            reply = add(reply, r);
+        }
+        Ok(reply)
+    }
+
+    async fn run_direct(&mut self, database: &str, command: &Command) -> Result<Reply, Failure> {
+        let name = command.name();
+        let has = |field: &str| matches!(command.body.get(field), Ok(Some(_)));
+        let mut extras = [Extra::Str("$db", database); 2];
+        let mut n = 0;
+        let concern = if is_write(name) && !has("writeConcern") {
+            self.write_concern.as_deref().map(|c| ("writeConcern", c))
+        } else if is_read(name) && !has("readConcern") {
+            self.read_concern.as_deref().map(|c| ("readConcern", c))
+        } else {
+            None
+        };
+        if let Some((key, c)) = concern {
+            extras[0] = Extra::Document(key, c);
+            extras[1] = Extra::Str("$db", database);
+            n = 1;
+        }
+        let lane = self
+            .lane
+            .as_mut()
+            .expect("only direct senders send directly");
+        let (mut reply, mut id, collection) = lane
+            .round_trip(&command.body, &extras[..=n], "firstBatch")
+            .await?;
+        if !command.drain_cursor {
+            return Ok(reply);
+        }
+        let collection = collection.unwrap_or_default();
+        let db = [Extra::Str("$db", database)];
+        while id != 0 {
+            let more = rawdoc! {"getMore": id, "collection": collection.as_str()};
+            let (next, next_id, _) = lane.round_trip(&more, &db, "nextBatch").await?;
+            reply = add(reply, next);
+            id = next_id;
+        }
+        Ok(reply)
+    }
+}
+
+/// A worker's own connection to its target's route, opened when first needed.
+struct Lane {
+    route: Arc<Route>,
+    connection: Option<Connection>,
+}
+
+impl Lane {
+    /// The worker's connection, opened (again) when it has none or its last request was
+    /// abandoned.
+    async fn connection(&mut self) -> Result<&mut Connection, Failure> {
+        if !self.connection.as_ref().is_some_and(Connection::usable) {
+            self.connection = None;
+            let opened =
+                Connection::open(&self.route)
+                    .await
+                    .map_err(|error| Failure::Connection {
+                        address: self.route.address.clone(),
+                        error,
+                    })?;
+            self.connection = Some(opened);
+        }
+        Ok(self.connection.as_mut().expect("just opened"))
+    }
+
+    /// Sends `body` with `extras` and returns what [`outcome`] reads of the reply, and the
+    /// cursor's id and collection when it has more batches.
+    async fn round_trip(
+        &mut self,
+        body: &RawDocument,
+        extras: &[Extra<'_>],
+        batch: &str,
+    ) -> Result<(Reply, i64, Option<String>), Failure> {
+        let failed = match self.connection().await?.command(body, extras).await {
+            Ok(reply) => return outcome(reply, batch),
+            Err(error) => error,
+        };
+        // The stream is out of step after a failed read or write.
+        self.connection = None;
+        Err(Failure::Connection {
+            address: self.route.address.clone(),
+            error: failed,
+        })
+    }
+}
+
+/// What a reply to a command sent on a worker's own connection says: its failure (`ok: 0`,
+/// or the first of its `writeErrors`), else `n`, the number of documents in the cursor's
+/// `batch`, and the cursor's id and collection.
+fn outcome(reply: &RawDocument, batch: &str) -> Result<(Reply, i64, Option<String>), Failure> {
+    if !reply_ok(reply) {
+        return Err(Failure::Command {
+            code: reply.get_i32("code").unwrap_or(0),
+            name: reply.get_str("codeName").unwrap_or("").to_owned(),
+            message: reply.get_str("errmsg").unwrap_or("").to_owned(),
+        });
+    }
+    if let Ok(errors) = reply.get_array("writeErrors")
+        && let Some(Ok(RawBsonRef::Document(first))) = errors.into_iter().next()
+    {
+        return Err(Failure::Write {
+            code: first.get_i32("code").unwrap_or(0),
+            message: first.get_str("errmsg").unwrap_or("").to_owned(),
+        });
+    }
+    let n = match reply.get("n") {
+        Ok(Some(RawBsonRef::Int32(n))) => n as u64,
+        Ok(Some(RawBsonRef::Int64(n))) => n as u64,
+        Ok(Some(RawBsonRef::Double(n))) => n as u64,
+        _ => 0,
+    };
+    let mut out = (Reply { documents: 0, n }, 0, None);
+    if let Ok(cursor) = reply.get_document("cursor") {
+        out.0.documents = cursor
+            .get_array(batch)
+            .map(|b| b.into_iter().count() as u64)
+            .unwrap_or(0);
+        out.1 = cursor.get_i64("id").unwrap_or(0);
+        if out.1 != 0 {
+            out.2 = cursor
+                .get_str("ns")
+                .ok()
+                .and_then(|ns| ns.split_once('.'))
+                .map(|(_, c)| c.to_owned());
+        }
+    }
+    Ok(out)
 }
 
 fn add(a: Reply, b: Reply) -> Reply {

@@ -26,3 +26,4 @@ pub mod server_stats;
 pub mod sink;
 pub mod source;
 pub mod split;
+pub mod wire;

@@ -22,10 +22,12 @@ use std::time::{Duration, Instant};
 use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
 use crate::result::TargetCounts;
 use crate::workload::flights;
-use mongodb::Client;
+use mongodb::bson::doc;
 
-use super::execute::{ExecOptions, Failure, Reply, execute};
+use super::connect::Target;
+use super::execute::{ExecOptions, Failure, Reply, Sender};
 use super::source::{Source, Step, judge};
+use super::wire::WirePath;
 
 /// When a phase ends.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,9 +80,10 @@ struct WorkerOutcome {
     fatal: Option<String>,
 }
 
-/// Runs `sources` (one per worker) against `client` until `config.stop`.
+/// Runs `sources` (one per worker) against `target` until `config.stop`, each worker with
+/// its own [`Sender`].
 pub async fn run_phase(
-    client: &Client,
+    target: &Target,
     sources: Vec<Source>,
     think: Vec<Option<flights::ThinkTime>>,
     config: &PhaseConfig,
@@ -100,6 +103,7 @@ pub async fn run_phase(
         .target_ops_per_sec
         .map(|rate| Duration::from_secs_f64(f64::from(workers) / rate));
     let stop_flag = Arc::new(AtomicBool::new(false));
+    let wire = super::wire::for_phase(&target.wire, &target.client).await;
     if let Some(at) = config.start_at {
         tokio::time::sleep_until(at.into()).await;
     }
@@ -116,8 +120,7 @@ pub async fn run_phase(
     for (w, (source, think)) in sources.into_iter().zip(think).enumerate() {
         let ctx = WorkerContext {
             recorder: shards[w % shards.len()].clone(),
-            client: client.clone(),
-            exec: config.exec.clone(),
+            sender: Sender::new(target.client.clone(), &wire, config.exec.clone()),
             start,
             deadline,
             tick,
@@ -144,6 +147,14 @@ pub async fn run_phase(
         }
     }
     let wall = start.elapsed();
+    if fatal.is_some() && matches!(target.wire, WirePath::Direct(_)) {
+        // The workers' own connections saw the server go away; the driver's pooled ones, idle
+        // meanwhile, learn it only when one fails. One ping lets the driver clear them now,
+        // rather than fail the next step's first command (a restarted server).
+        let admin = target.client.database("admin");
+        let _ =
+            tokio::time::timeout(Duration::from_secs(5), admin.run_command(doc! {"ping": 1})).await;
+    }
     let recorders: Vec<Recorder> = shards
         .into_iter()
         .map(|s| {
@@ -173,8 +184,7 @@ fn recorder_shards(workers: usize) -> usize {
 
 struct WorkerContext {
     recorder: Arc<Mutex<Recorder>>,
-    client: Client,
-    exec: ExecOptions,
+    sender: Sender,
     start: Instant,
     deadline: Option<Instant>,
     tick: Option<Duration>,
@@ -185,7 +195,11 @@ struct WorkerContext {
 }
 
 impl WorkerContext {
-    async fn run(self, mut source: Source, mut think: Option<flights::ThinkTime>) -> WorkerOutcome {
+    async fn run(
+        mut self,
+        mut source: Source,
+        mut think: Option<flights::ThinkTime>,
+    ) -> WorkerOutcome {
         let mut targeting: BTreeMap<String, TargetCounts> = BTreeMap::new();
         let mut fatal = None;
         let mut i: u32 = 0;
@@ -243,7 +257,7 @@ impl WorkerContext {
 
     /// Sends one step and records it; a network failure is returned as fatal.
     async fn send(
-        &self,
+        &mut self,
         step: &Step,
         intended: Option<Instant>,
         targeting: &mut BTreeMap<String, TargetCounts>,
@@ -275,7 +289,7 @@ impl WorkerContext {
                     commands: vec![command.clone()],
                 };
                 let call_sent = Instant::now();
-                let r = execute(&self.client, &one, &self.exec).await;
+                let r = self.sender.execute(&one).await;
                 let done = Instant::now();
                 let judged = classify(&r, Some(*call)).unwrap_or_else(|(kind, why)| {
                     fatal = Some(why);
@@ -298,7 +312,7 @@ impl WorkerContext {
             }
             (outcome, total)
         } else {
-            let r = execute(&self.client, &step.operation, &self.exec).await;
+            let r = self.sender.execute(&step.operation).await;
             let judged = classify(&r, step.calls.first().copied()).unwrap_or_else(|(kind, why)| {
                 fatal = Some(why);
                 Err(kind)

@@ -220,6 +220,7 @@ mod tests {
                 writable_primary: true,
                 hosts: Vec::new(),
             },
+            wire: crate::runner::wire::WirePath::Driver("a test".into()),
         };
         let uri = "mongodb://bench:planted-Pw7@127.0.0.1:27017/?maxPoolSize=lots";
         let msg = Members::of(&target, uri).await.err().unwrap().to_string();

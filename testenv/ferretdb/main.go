@@ -3,6 +3,9 @@
 //
 // It embeds FerretDB's library instead of building its cmd/ferretdb: built as its own main
 // module, cmd/ferretdb panics at start because the module zip lacks the generated version file.
+//
+// --setup-user and --setup-password turn on SCRAM authentication and create that user in the
+// admin database; testenv/build adds what it takes to FerretDB (overlay/registry_auth.go.in).
 package main
 
 import (
@@ -24,7 +27,16 @@ func main() {
 	postgresqlURL := flag.String("postgresql-url", "", "PostgreSQL URL: postgres://user@host:port/database")
 	sqliteURL := flag.String("sqlite-url", "", "SQLite URL: file:/absolute/existing/dir/")
 	level := flag.String("log-level", "warn", "debug, info, warn or error")
+	user := flag.String("setup-user", "", "with authentication on, the user created in admin")
+	pass := flag.String("setup-password", "", "that user's password")
 	flag.Parse()
+	if *user != "" {
+		if *pass == "" {
+			log.Fatal("--setup-user needs --setup-password")
+		}
+		os.Setenv("MONGOBENCH_FERRETDB_USER", *user)
+		os.Setenv("MONGOBENCH_FERRETDB_PASSWORD", *pass)
+	}
 
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(*level)); err != nil {

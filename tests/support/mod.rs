@@ -451,12 +451,38 @@ pub fn private_mongo_sqlite(test: &str) -> PrivateMongo {
     start_private("mongo-sqlite", test, None)
 }
 
+/// [`private_mongo_sqlite`] with SCRAM authentication on and `user` (password `password`)
+/// created in the admin database; its `uri` logs in as that user.
+pub fn private_mongo_sqlite_with_user(test: &str, user: &str, password: &str) -> PrivateMongo {
+    let mut server = start_private_with(
+        "mongo-sqlite",
+        test,
+        None,
+        &[
+            format!("--setup-user={user}"),
+            format!("--setup-password={password}"),
+        ],
+    );
+    server.uri = format!("mongodb://{user}:{password}@127.0.0.1:{}/", server.port);
+    server
+}
+
 /// Starts `ferretdb` on PostgreSQL (`postgresql`: the database URL and the database) or, when
 /// that is `None`, on SQLite files in the server's private directory.
 fn start_private(
     component: &'static str,
     test: &str,
     postgresql: Option<(String, PrivateDatabase)>,
+) -> PrivateMongo {
+    start_private_with(component, test, postgresql, &[])
+}
+
+/// [`start_private`] with `extra` arguments for `ferretdb`.
+fn start_private_with(
+    component: &'static str,
+    test: &str,
+    postgresql: Option<(String, PrivateDatabase)>,
+    extra: &[String],
 ) -> PrivateMongo {
     ensure_up(component);
     let bin = std::fs::read_to_string(run_dir().join("env"))
@@ -480,11 +506,12 @@ fn start_private(
         .local_addr()
         .unwrap()
         .port();
-    let args = vec![
+    let mut args = vec![
         storage_arg,
         format!("--listen-addr=127.0.0.1:{port}"),
         "--log-level=warn".to_owned(),
     ];
+    args.extend_from_slice(extra);
     let child = spawn_ferretdb(&bin, &args, &dir);
     let mut server = PrivateMongo {
         uri: format!("mongodb://127.0.0.1:{port}/"),
