@@ -24,10 +24,18 @@ type Captured = Arc<Mutex<Vec<Arc<Mutex<Vec<u8>>>>>>;
 
 /// A TCP relay to `upstream` (`host:port`) that keeps what clients send; its address.
 async fn relay(upstream: String) -> (String, Captured) {
+    relay_cutting(upstream, None).await
+}
+
+/// [`relay`] whose first connection, when its client sends a command named `cut`, passes it
+/// on to the server and closes before the reply can come back: the request was made, its
+/// answer is lost.
+async fn relay_cutting(upstream: String, cut: Option<&'static str>) -> (String, Captured) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     let captured: Captured = Default::default();
     let log = captured.clone();
+    let mut cut = cut;
     tokio::spawn(async move {
         loop {
             let (client, _) = listener.accept().await.unwrap();
@@ -36,9 +44,11 @@ async fn relay(upstream: String) -> (String, Captured) {
             log.lock().unwrap().push(sent.clone());
             let (mut client_read, mut client_write) = client.into_split();
             let (mut server_read, mut server_write) = server.into_split();
-            tokio::spawn(async move {
+            let replies = tokio::spawn(async move {
                 let _ = tokio::io::copy(&mut server_read, &mut client_write).await;
             });
+            // Only the first connection cuts.
+            let cut_here = cut.take();
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 64 * 1024];
                 loop {
@@ -46,8 +56,21 @@ async fn relay(upstream: String) -> (String, Captured) {
                         Ok(0) | Err(_) => break,
                         Ok(n) => n,
                     };
-                    sent.lock().unwrap().extend_from_slice(&buf[..n]);
-                    if server_write.write_all(&buf[..n]).await.is_err() {
+                    let complete = {
+                        let mut sent = sent.lock().unwrap();
+                        sent.extend_from_slice(&buf[..n]);
+                        bodies(&sent)
+                    };
+                    let cutting = cut_here.is_some_and(|name| {
+                        complete
+                            .iter()
+                            .any(|d| d.keys().next().map(String::as_str) == Some(name))
+                    });
+                    if cutting {
+                        // No reply reaches the client from now on: its side is closed.
+                        replies.abort();
+                    }
+                    if server_write.write_all(&buf[..n]).await.is_err() || cutting {
                         break;
                     }
                 }
@@ -57,28 +80,33 @@ async fn relay(upstream: String) -> (String, Captured) {
     (address, captured)
 }
 
+/// The bodies of the whole OP_MSG commands in `bytes`.
+fn bodies(bytes: &[u8]) -> Vec<Document> {
+    let i32_at = |b: &[u8], at: usize| i32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let mut at = 0;
+    let mut bodies = Vec::new();
+    while at + 16 <= bytes.len() {
+        let len = i32_at(bytes, at) as usize;
+        if at + len > bytes.len() {
+            break;
+        }
+        let msg = &bytes[at..at + len];
+        if i32_at(msg, 12) == 2013 && msg[20] == 0 {
+            let body_len = i32_at(msg, 21) as usize;
+            bodies.push(Document::from_reader(&msg[21..21 + body_len]).unwrap());
+        }
+        at += len;
+    }
+    bodies
+}
+
 /// The bodies of the OP_MSG commands each connection sent, per connection.
 fn commands_sent(captured: &Captured) -> Vec<Vec<Document>> {
-    let i32_at = |b: &[u8], at: usize| i32::from_le_bytes(b[at..at + 4].try_into().unwrap());
     captured
         .lock()
         .unwrap()
         .iter()
-        .map(|bytes| {
-            let bytes = bytes.lock().unwrap();
-            let mut at = 0;
-            let mut bodies = Vec::new();
-            while at + 16 <= bytes.len() {
-                let len = i32_at(&bytes, at) as usize;
-                let msg = &bytes[at..at + len];
-                if i32_at(msg, 12) == 2013 && msg[20] == 0 {
-                    let body_len = i32_at(msg, 21) as usize;
-                    bodies.push(Document::from_reader(&msg[21..21 + body_len]).unwrap());
-                }
-                at += len;
-            }
-            bodies
-        })
+        .map(|bytes| bodies(&bytes.lock().unwrap()))
         .collect()
 }
 
@@ -280,6 +308,7 @@ async fn failures_on_own_connections_count_as_the_driver_s_do() {
         app_name: "mongobench".into(),
         credential: None,
         primary: false,
+        retryable_writes: false,
     }));
     let mut lost = Sender::new(target.client.clone(), &nowhere, ExecOptions::default());
     let failure = lost.execute(&read).await.unwrap_err();
@@ -292,36 +321,141 @@ async fn failures_on_own_connections_count_as_the_driver_s_do() {
     );
 }
 
+/// flights' `updateOne {_id}` shape, marked retryable as flights marks it.
+fn update_gate(id: i32, gate: &str, retryable: bool) -> Command {
+    let body = doc! {"update": "flights", "updates": [
+    {"q": {"_id": id}, "u": {"$set": {"gate": gate}}, "multi": !retryable}]};
+    let command = Command::new(&body, false, false);
+    if retryable {
+        command.retryable()
+    } else {
+        command
+    }
+}
+
+/// A route to `address` as [`choose`](mongobench::runner::wire::choose) makes it for a
+/// replica set's primary that takes retryable writes (FerretDB is a standalone server, which
+/// takes none, and ignores `lsid` and `txnNumber`).
+fn retrying_route(address: &str) -> WirePath {
+    WirePath::Direct(Arc::new(Route {
+        address: address.into(),
+        timeout: Duration::from_secs(5),
+        app_name: "mongobench".into(),
+        credential: None,
+        primary: false,
+        retryable_writes: true,
+    }))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retryable_write_whose_reply_was_lost_is_sent_again_on_a_new_connection() {
+    let env = support::mongo("wire-retry").await;
+    let db = env.database.as_str();
+    let flights = env.db().collection::<Document>("flights");
+    flights
+        .insert_one(doc! {"_id": 1, "gate": "A1"})
+        .await
+        .unwrap();
+    let (address, captured) = relay_cutting(host_port(&env.uri), Some("update")).await;
+    let (client, driver_sent) = counting(&env.uri).await;
+    let mut sender = Sender::new(client, &retrying_route(&address), ExecOptions::default());
+
+    let first = operation(db, "U2", vec![update_gate(1, "B2", true)]);
+    assert_eq!(sender.execute(&first).await.unwrap().n, 1);
+    let second = operation(db, "U2", vec![update_gate(1, "C3", true)]);
+    assert_eq!(sender.execute(&second).await.unwrap().n, 1);
+    let stored = flights.find_one(doc! {"_id": 1}).await.unwrap().unwrap();
+    assert_eq!(stored.get_str("gate").unwrap(), "C3");
+    assert_eq!(*driver_sent.lock().unwrap(), Vec::<String>::new());
+
+    let connections = commands_sent(&captured);
+    let updates: Vec<(usize, &Document)> = connections
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| {
+            c.iter()
+                .filter(|d| d.contains_key("update"))
+                .map(move |d| (i, d))
+        })
+        .collect();
+    assert_eq!(updates.len(), 3, "{updates:?}");
+    let (lost, retried, next) = (updates[0], updates[1], updates[2]);
+    assert_ne!(lost.0, retried.0, "the retry goes on a new connection");
+    assert_eq!(
+        lost.1, retried.1,
+        "the retry is the same command, transaction number included"
+    );
+    assert_eq!(lost.1.get_i64("txnNumber").unwrap(), 1);
+    assert_eq!(next.1.get_i64("txnNumber").unwrap(), 2);
+    let lsid = lost.1.get_document("lsid").unwrap();
+    assert_eq!(
+        next.1.get_document("lsid").unwrap(),
+        lsid,
+        "one session per worker"
+    );
+    assert!(
+        matches!(lsid.get("id"), Some(mongodb::bson::Bson::Binary(b))
+        if b.subtype == mongodb::bson::spec::BinarySubtype::Uuid)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_that_is_not_retryable_is_not_sent_again() {
+    let env = support::mongo("wire-no-retry").await;
+    let db = env.database.as_str();
+    env.db()
+        .collection::<Document>("flights")
+        .insert_one(doc! {"_id": 1, "gate": "A1"})
+        .await
+        .unwrap();
+    let (address, captured) = relay_cutting(host_port(&env.uri), Some("update")).await;
+    let (client, _) = counting(&env.uri).await;
+    let mut sender = Sender::new(client, &retrying_route(&address), ExecOptions::default());
+    let many = operation(db, "U3", vec![update_gate(1, "B2", false)]);
+    let failure = sender.execute(&many).await.unwrap_err();
+    assert_eq!(failure.kind(), ErrorKind::Network, "{failure}");
+    let updates: Vec<Document> = commands_sent(&captured)
+        .into_iter()
+        .flatten()
+        .filter(|d| d.contains_key("update"))
+        .collect();
+    assert_eq!(updates.len(), 1, "{updates:?}");
+    assert!(!updates[0].contains_key("txnNumber") && !updates[0].contains_key("lsid"));
+}
+
 #[tokio::test]
-async fn retryable_writes_still_go_through_the_driver() {
-    let env = support::mongo("wire-retryable").await;
+async fn on_a_standalone_server_retryable_writes_go_on_own_connections_without_a_session() {
+    let env = support::mongo("wire-standalone-retryable").await;
     let target = connect_with("ferretdb", &env.uri, 2, Duration::from_secs(10), &[])
         .await
         .unwrap();
+    let WirePath::Direct(route) = &target.wire else {
+        panic!("the driver was chosen: {}", target.wire);
+    };
+    assert!(!route.retryable_writes);
+    let (address, captured) = relay(host_port(&env.uri)).await;
+    let path = WirePath::Direct(Arc::new(Route {
+        address,
+        ..(**route).clone()
+    }));
     let (client, driver_sent) = counting(&env.uri).await;
     let db = env.database.as_str();
-    let mut sender = Sender::new(client, &target.wire, ExecOptions::default());
+    let mut sender = Sender::new(client, &path, ExecOptions::default());
     let insert = operation(
         db,
         "INSERT",
-        vec![commands::insert_one(
-            "flights",
-            doc! {"_id": 1, "gate": "A1"},
-        )],
+        vec![commands::insert_one("flights", doc! {"_id": 1, "gate": "A1"}).retryable()],
     );
     sender.execute(&insert).await.unwrap();
-    let update = Command::new(
-        &doc! {"update": "flights", "updates": [{"q": {"_id": 1}, "u": {"$set": {"gate": "B2"}}}]},
-        false,
-        false,
-    )
-    .retryable();
-    let reply = sender
-        .execute(&operation(db, "U1", vec![update]))
-        .await
-        .unwrap();
-    assert_eq!(reply.n, 1);
-    assert_eq!(*driver_sent.lock().unwrap(), ["update"]);
+    let update = operation(db, "U2", vec![update_gate(1, "B2", true)]);
+    assert_eq!(sender.execute(&update).await.unwrap().n, 1);
+    assert_eq!(*driver_sent.lock().unwrap(), Vec::<String>::new());
+    for command in commands_sent(&captured).into_iter().flatten().skip(1) {
+        assert!(
+            !command.contains_key("lsid") && !command.contains_key("txnNumber"),
+            "{command}"
+        );
+    }
 }
 
 /// The path is chosen from the URI and a `hello` as [`connect_with`] does, but not through it:

@@ -12,20 +12,17 @@
 //! a server requires. A retryable write (`Command.retryable`) outside a transaction goes
 //! through the driver's typed operation instead, so that the driver can retry it.
 //!
-//! A phase's workers send through a [`Sender`]: the commands that need nothing of the driver
-//! go on the worker's own connection when the target's [`WirePath`] allows it (`wire`), with
-//! the same concerns added; the rest (transactions, retryable writes, reads from secondaries)
-//! through the driver as above.
+//! A phase's workers send through a [`Sender`]: outside transactions and reads from
+//! secondaries, commands go on the worker's own connection when the target's [`WirePath`]
+//! allows it (`wire`), with the same concerns added and retryable writes retried there; the
+//! rest through the driver as above.
 
-use std::sync::Arc;
-
-use mongodb::bson::{Bson, Document, RawBsonRef, RawDocument, RawDocumentBuf, doc, rawdoc};
+use mongodb::bson::{Bson, Document, RawBsonRef, RawDocument, RawDocumentBuf, doc};
 use mongodb::options::{CollectionOptions, ReadPreference, SelectionCriteria, WriteConcern};
 use mongodb::{Client, ClientSession};
 
-use super::wire::connection::Connection;
-use super::wire::frame::Extra;
-use super::wire::{Route, WirePath, reply_ok};
+use super::wire::WirePath;
+use super::wire::lane::Lane;
 use crate::workload::{Command, Operation};
 
 /// How one operation ended, as far as the benchmark counts it.
@@ -33,7 +30,8 @@ use crate::workload::{Command, Operation};
 pub enum Failure {
     /// The driver or the server refused a command.
     Driver(mongodb::error::Error),
-    /// A write command answered `ok: 1` with `writeErrors` (the first one's code and message).
+    /// A write command answered `ok: 1` with `writeErrors` (the first one's code and message)
+    /// or, on a worker's own connection, a `writeConcernError`.
     Write { code: i32, message: String },
     /// No reply within [`ExecOptions::timeout`]; the request was abandoned (its connection is
     /// closed), so the server may or may not have applied it.
@@ -190,10 +188,7 @@ pub struct Sender {
 impl Sender {
     pub fn new(client: Client, path: &WirePath, exec: ExecOptions) -> Sender {
         let lane = match path {
-            WirePath::Direct(route) => Some(Lane {
-                route: route.clone(),
-                connection: None,
-            }),
+            WirePath::Direct(route) => Some(Lane::new(route.clone())),
             WirePath::Driver(_) => None,
         };
         // Plain structs of strings and integers: they always encode.
@@ -239,7 +234,7 @@ impl Sender {
                     .read_preference
                     .as_ref()
                     .is_some_and(|rp| !matches!(rp, ReadPreference::Primary));
-            let r = if command.retryable || secondary_read {
+            let r = if secondary_read {
                 let db = self.client.database(op.database);
                 run(&db, command, &self.exec, None).await?
             } else {
@@ -253,8 +248,6 @@ impl Sender {
     async fn run_direct(&mut self, database: &str, command: &Command) -> Result<Reply, Failure> {
         let name = command.name();
         let has = |field: &str| matches!(command.body.get(field), Ok(Some(_)));
-        let mut extras = [Extra::Str("$db", database); 2];
-        let mut n = 0;
         let concern = if is_write(name) && !has("writeConcern") {
             self.write_concern.as_deref().map(|c| ("writeConcern", c))
         } else if is_read(name) && !has("readConcern") {
@@ -262,122 +255,15 @@ impl Sender {
         } else {
             None
         };
-        if let Some((key, c)) = concern {
-            extras[0] = Extra::Document(key, c);
-            extras[1] = Extra::Str("$db", database);
-            n = 1;
-        }
         let lane = self
             .lane
             .as_mut()
             .expect("only direct senders send directly");
-        let (mut reply, mut id, collection) = lane
-            .round_trip(&command.body, &extras[..=n], "firstBatch")
-            .await?;
-        if !command.drain_cursor {
-            return Ok(reply);
-        }
-        let collection = collection.unwrap_or_default();
-        let db = [Extra::Str("$db", database)];
-        while id != 0 {
-            let more = rawdoc! {"getMore": id, "collection": collection.as_str()};
-            let (next, next_id, _) = lane.round_trip(&more, &db, "nextBatch").await?;
-            reply = add(reply, next);
-            id = next_id;
-        }
-        Ok(reply)
+        lane.send(database, command, concern).await
     }
 }
 
-/// A worker's own connection to its target's route, opened when first needed.
-struct Lane {
-    route: Arc<Route>,
-    connection: Option<Connection>,
-}
-
-impl Lane {
-    /// The worker's connection, opened (again) when it has none or its last request was
-    /// abandoned.
-    async fn connection(&mut self) -> Result<&mut Connection, Failure> {
-        if !self.connection.as_ref().is_some_and(Connection::usable) {
-            self.connection = None;
-            let opened =
-                Connection::open(&self.route)
-                    .await
-                    .map_err(|error| Failure::Connection {
-                        address: self.route.address.clone(),
-                        error,
-                    })?;
-            self.connection = Some(opened);
-        }
-        Ok(self.connection.as_mut().expect("just opened"))
-    }
-
-    /// Sends `body` with `extras` and returns what [`outcome`] reads of the reply, and the
-    /// cursor's id and collection when it has more batches.
-    async fn round_trip(
-        &mut self,
-        body: &RawDocument,
-        extras: &[Extra<'_>],
-        batch: &str,
-    ) -> Result<(Reply, i64, Option<String>), Failure> {
-        let failed = match self.connection().await?.command(body, extras).await {
-            Ok(reply) => return outcome(reply, batch),
-            Err(error) => error,
-        };
-        // The stream is out of step after a failed read or write.
-        self.connection = None;
-        Err(Failure::Connection {
-            address: self.route.address.clone(),
-            error: failed,
-        })
-    }
-}
-
-/// What a reply to a command sent on a worker's own connection says: its failure (`ok: 0`,
-/// or the first of its `writeErrors`), else `n`, the number of documents in the cursor's
-/// `batch`, and the cursor's id and collection.
-fn outcome(reply: &RawDocument, batch: &str) -> Result<(Reply, i64, Option<String>), Failure> {
-    if !reply_ok(reply) {
-        return Err(Failure::Command {
-            code: reply.get_i32("code").unwrap_or(0),
-            name: reply.get_str("codeName").unwrap_or("").to_owned(),
-            message: reply.get_str("errmsg").unwrap_or("").to_owned(),
-        });
-    }
-    if let Ok(errors) = reply.get_array("writeErrors")
-        && let Some(Ok(RawBsonRef::Document(first))) = errors.into_iter().next()
-    {
-        return Err(Failure::Write {
-            code: first.get_i32("code").unwrap_or(0),
-            message: first.get_str("errmsg").unwrap_or("").to_owned(),
-        });
-    }
-    let n = match reply.get("n") {
-        Ok(Some(RawBsonRef::Int32(n))) => n as u64,
-        Ok(Some(RawBsonRef::Int64(n))) => n as u64,
-        Ok(Some(RawBsonRef::Double(n))) => n as u64,
-        _ => 0,
-    };
-    let mut out = (Reply { documents: 0, n }, 0, None);
-    if let Ok(cursor) = reply.get_document("cursor") {
-        out.0.documents = cursor
-            .get_array(batch)
-            .map(|b| b.into_iter().count() as u64)
-            .unwrap_or(0);
-        out.1 = cursor.get_i64("id").unwrap_or(0);
-        if out.1 != 0 {
-            out.2 = cursor
-                .get_str("ns")
-                .ok()
-                .and_then(|ns| ns.split_once('.'))
-                .map(|(_, c)| c.to_owned());
-        }
-    }
-    Ok(out)
-}
-
-fn add(a: Reply, b: Reply) -> Reply {
+pub(crate) fn add(a: Reply, b: Reply) -> Reply {
     Reply {
         documents: a.documents + b.documents,
         n: a.n + b.n,

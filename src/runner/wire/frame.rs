@@ -29,6 +29,7 @@ fn put_i32(out: &mut [u8], at: usize, v: i32) {
 pub enum Extra<'a> {
     Document(&'a str, &'a RawDocument),
     Str(&'a str, &'a str),
+    Int64(&'a str, i64),
 }
 
 /// Writes into `out` (cleared first) an OP_MSG with request id `id` whose body is `body` followed
@@ -54,6 +55,11 @@ pub fn encode(out: &mut Vec<u8>, id: i32, body: &RawDocument, extras: &[Extra<'_
                 out.extend_from_slice(&(value.len() as i32 + 1).to_le_bytes());
                 out.extend_from_slice(value.as_bytes());
                 out.push(0);
+            }
+            Extra::Int64(key, value) => {
+                out.push(0x12);
+                cstring(out, key);
+                out.extend_from_slice(&value.to_le_bytes());
             }
         }
     }
@@ -132,10 +138,14 @@ mod tests {
             &mut out,
             7,
             &body,
-            &[Extra::Document("writeConcern", &wc), Extra::Str("$db", "d")],
+            &[
+                Extra::Document("writeConcern", &wc),
+                Extra::Int64("txnNumber", 5),
+                Extra::Str("$db", "d"),
+            ],
         );
-        let expected =
-            rawdoc! {"find": "t", "filter": {"_id": 1}, "writeConcern": {"w": 1}, "$db": "d"};
+        let expected = rawdoc! {"find": "t", "filter": {"_id": 1}, "writeConcern": {"w": 1},
+        "txnNumber": 5i64, "$db": "d"};
         let mut want = Vec::new();
         want.extend_from_slice(&((21 + expected.as_bytes().len()) as i32).to_le_bytes());
         want.extend_from_slice(&7i32.to_le_bytes());

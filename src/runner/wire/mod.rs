@@ -13,6 +13,7 @@
 
 pub mod connection;
 pub mod frame;
+pub mod lane;
 pub mod scram;
 
 use std::sync::Arc;
@@ -35,6 +36,9 @@ pub struct Route {
     pub credential: Option<Arc<Credential>>,
     /// The address is a replica set's primary, found again for each phase ([`for_phase`]).
     pub primary: bool,
+    /// The deployment takes retryable writes (a replica set or mongos with sessions) and the
+    /// URI does not turn them off (`retryWrites=false`).
+    pub retryable_writes: bool,
 }
 
 /// How a target's workers send their commands.
@@ -109,6 +113,10 @@ pub fn choose(opts: &ClientOptions, hello: &Document, timeout: Duration) -> Wire
         [one] => address(one),
         _ => None,
     };
+    let mongos = hello.get_str("msg") == Ok("isdbgrid");
+    let retryable_writes = opts.retry_writes != Some(false)
+        && hello.get("logicalSessionTimeoutMinutes").is_some()
+        && (hello.get_str("setName").is_ok() || mongos);
     let primary = hello.get_str("setName").is_ok() && opts.direct_connection != Some(true);
     let address = if primary {
         match hello.get_str("primary") {
@@ -116,7 +124,7 @@ pub fn choose(opts: &ClientOptions, hello: &Document, timeout: Duration) -> Wire
             Err(_) => return driver("a replica set without a primary"),
         }
     } else if single.is_none() {
-        return driver(if hello.get_str("msg") == Ok("isdbgrid") {
+        return driver(if mongos {
             "several mongos routers"
         } else {
             "several hosts in the URI"
@@ -131,6 +139,7 @@ pub fn choose(opts: &ClientOptions, hello: &Document, timeout: Duration) -> Wire
             app_name: opts.app_name.clone().unwrap_or_else(|| "mongobench".into()),
             credential,
             primary,
+            retryable_writes,
         })),
         None => driver("a Unix socket"),
     }
@@ -209,7 +218,15 @@ mod tests {
             app_name: "mongobench".into(),
             credential: None,
             primary,
+            retryable_writes: false,
         }))
+    }
+
+    fn retryable_writes(p: WirePath) -> bool {
+        match p {
+            WirePath::Direct(route) => route.retryable_writes,
+            WirePath::Driver(why) => panic!("the driver: {why}"),
+        }
     }
 
     #[tokio::test]
@@ -304,6 +321,25 @@ mod tests {
             );
             assert!(!format!("{route:?}").contains("pw"), "{route:?}");
         }
+    }
+
+    #[tokio::test]
+    async fn retryable_writes_are_retried_where_the_deployment_takes_them() {
+        let member = doc! {"setName": "rs", "primary": "a:1", "maxWireVersion": 25,
+        "logicalSessionTimeoutMinutes": 30};
+        let rs = "mongodb://a:1/?replicaSet=rs";
+        assert!(retryable_writes(path(rs, member.clone()).await));
+        let off = "mongodb://a:1/?replicaSet=rs&retryWrites=false";
+        assert!(!retryable_writes(path(off, member.clone()).await));
+        let mongos = doc! {"msg": "isdbgrid", "maxWireVersion": 25,
+        "logicalSessionTimeoutMinutes": 30};
+        assert!(retryable_writes(path("mongodb://m:1/", mongos).await));
+        // A standalone server takes no retryable writes, nor a deployment without sessions.
+        let standalone = doc! {"maxWireVersion": 25, "logicalSessionTimeoutMinutes": 30};
+        assert!(!retryable_writes(path("mongodb://h:1/", standalone).await));
+        let mut sessionless = member;
+        sessionless.remove("logicalSessionTimeoutMinutes");
+        assert!(!retryable_writes(path(rs, sessionless).await));
     }
 
     #[test]
