@@ -113,9 +113,8 @@ async fn main() {
             eprintln!("driver_floor: {e}");
             std::process::exit(1)
         });
-    let client = target.client;
     if let Err(e) = seed_ycsb::load(
-        &client,
+        &target,
         &raw,
         1,
         a.records,
@@ -139,7 +138,7 @@ async fn main() {
     let mut tasks = tokio::task::JoinSet::new();
     for w in 0..a.workers {
         let (pool, ops, errors, stop) = (pool.clone(), ops.clone(), errors.clone(), stop.clone());
-        let db = client.database(&props.database);
+        let db = target.client.database(&props.database);
         tasks.spawn(async move {
             let mut i = w as usize * pool.len() / a.workers.max(1) as usize;
             while !stop.load(Ordering::Relaxed) {

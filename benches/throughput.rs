@@ -108,7 +108,7 @@ async fn main() {
     );
     let raw = RawProperties::preset("workloada").unwrap();
     let loaded = seed_ycsb::load(
-        &target.client,
+        &target,
         &raw,
         1,
         YCSB_RECORDS,
@@ -131,7 +131,7 @@ async fn main() {
         seed: 1,
     };
     let mut flights_state = dataset::prepare(
-        &target.client,
+        &target,
         &flights,
         16,
         FLIGHTS_DOCS,
@@ -142,7 +142,7 @@ async fn main() {
     .await
     .unwrap();
     let mut ycsb_state = dataset::prepare(
-        &target.client,
+        &target,
         &ycsb,
         16,
         YCSB_RECORDS,
@@ -290,7 +290,7 @@ impl Compare {
             WorkloadPlan::Ycsb { raw, seed: 1 }
         };
         let mut state = dataset::prepare(
-            &target.client,
+            target,
             &plan,
             16,
             docs,

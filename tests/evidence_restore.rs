@@ -275,7 +275,7 @@ async fn reuse_keeps_a_verified_dataset_and_refuses_a_changed_one() {
                 .unwrap()
         }
     };
-    let kept = reuse(&target.client).await;
+    let kept = reuse(&target).await;
     assert_eq!((kept.action, &kept.digest), ("reused", &first.digest));
 
     let coll = target
@@ -289,7 +289,7 @@ async fn reuse_keeps_a_verified_dataset_and_refuses_a_changed_one() {
     )
     .await
     .unwrap();
-    let again = reuse(&target.client).await;
+    let again = reuse(&target).await;
     assert_eq!(
         again.action, "fresh",
         "a dataset whose digest changed is not reused"

@@ -223,7 +223,7 @@ async fn seed(
 ) -> Result<Seeded, dataset::DatasetError> {
     let prepare = |current, crew| {
         dataset::prepare_with(
-            &t.target.client,
+            &t.target,
             &bench.plan,
             bench.settings.workers,
             documents,

@@ -730,7 +730,7 @@ async fn verify(
         now.documents, now.method, now.value, seeded.digest.documents, seeded.digest.value
     );
     *seeded = dataset::prepare_with(
-        client,
+        target,
         plan,
         settings.workers,
         seeded.documents,

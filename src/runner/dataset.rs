@@ -18,6 +18,7 @@ use crate::workload::flights;
 use crate::workload::ycsb::Properties;
 
 use super::cell::WorkloadPlan;
+use super::connect::Target;
 use super::crew::Helpers;
 use super::deadline::{describe, whole_collection, within};
 use super::digest::{DigestError, digest};
@@ -158,7 +159,7 @@ pub fn dataset_identity(plan: &WorkloadPlan) -> String {
 /// - otherwise, with `reuse`, a stored dataset of the same identity is grown or reused after
 ///   its digest verifies; anything else is dropped and seeded fresh.
 pub async fn prepare(
-    client: &Client,
+    target: &Target,
     plan: &WorkloadPlan,
     workers: u32,
     documents: u64,
@@ -167,7 +168,7 @@ pub async fn prepare(
     limit: Duration,
 ) -> Result<Seeded, DatasetError> {
     prepare_with(
-        client, plan, workers, documents, current, reuse, limit, None,
+        target, plan, workers, documents, current, reuse, limit, None,
     )
     .await
 }
@@ -176,7 +177,7 @@ pub async fn prepare(
 /// added; this one checks the result.
 #[allow(clippy::too_many_arguments)]
 pub async fn prepare_with(
-    client: &Client,
+    target: &Target,
     plan: &WorkloadPlan,
     workers: u32,
     documents: u64,
@@ -185,6 +186,7 @@ pub async fn prepare_with(
     limit: Duration,
     crew: Option<Helpers<'_>>,
 ) -> Result<Seeded, DatasetError> {
+    let client = &target.client;
     let started = Instant::now();
     let (database, collection) = namespace(plan)?;
     let ns = format!("{database}.{collection}");
@@ -220,7 +222,7 @@ pub async fn prepare_with(
         }
         WorkloadPlan::Ycsb { raw, seed } => {
             let report =
-                seed_ycsb::load(client, raw, *seed, documents, workers, limit, crew).await?;
+                seed_ycsb::load(target, raw, *seed, documents, workers, limit, crew).await?;
             let action = match report.from {
                 0 => "fresh",
                 f if f == documents => "reused",

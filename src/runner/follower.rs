@@ -102,17 +102,9 @@ impl Follower<'_> {
                     }
                     WorkloadPlan::Ycsb { raw, seed } => {
                         let workers = slice.workers(settings.workers.max(1)).len() as u32;
-                        seed_ycsb::load_share(
-                            &target.client,
-                            raw,
-                            *seed,
-                            to,
-                            range,
-                            workers,
-                            limit,
-                        )
-                        .await
-                        .map_err(|e| e.to_string())?;
+                        seed_ycsb::load_share(target, raw, *seed, to, range, workers, limit)
+                            .await
+                            .map_err(|e| e.to_string())?;
                         Ok(serde_json::Value::Null)
                     }
                 }

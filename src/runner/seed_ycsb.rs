@@ -11,16 +11,16 @@
 
 use std::time::{Duration, Instant};
 
-use mongodb::Client;
 use mongodb::bson::{Document, doc};
 use serde::{Deserialize, Serialize};
 
 use crate::measure::ErrorKind;
 use crate::workload::ycsb::{self, Phase, Properties, RawProperties, Rng, SharedState};
 
+use super::connect::Target;
 use super::crew::Helpers;
 use super::deadline::{describe, whole_collection, within};
-use super::execute::{ExecOptions, execute};
+use super::execute::{ExecOptions, Sender};
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
 
 /// Why loading failed.
@@ -59,7 +59,7 @@ impl From<String> for LoadError {
 /// Loads records `range` of a table of `records` with `workers` workers (one client process's
 /// share, or all of them).
 pub async fn load_share(
-    client: &Client,
+    target: &Target,
     raw: &RawProperties,
     seed: u64,
     records: u64,
@@ -86,7 +86,12 @@ pub async fn load_share(
     for w in 0..workers.max(1) {
         let worker = ycsb::Worker::new(&props, seed, w, workers.max(1), Phase::Load, &shared)?;
         let jitter = Rng::new(seed ^ RETRY_JITTER ^ u64::from(w));
-        tasks.spawn(load_worker(client.clone(), worker, retry, jitter, limit));
+        let exec = ExecOptions {
+            timeout: Some(limit),
+            ..ExecOptions::default()
+        };
+        let sender = Sender::new(target.client.clone(), &target.wire, exec);
+        tasks.spawn(load_worker(sender, worker, retry, jitter));
     }
     let mut attempted = 0;
     let mut failures = Vec::new();
@@ -171,16 +176,11 @@ struct WorkerEnd {
 
 /// Sends one worker's inserts in order, retrying each failed one as YCSB does.
 async fn load_worker(
-    client: Client,
+    mut sender: Sender,
     mut worker: ycsb::Worker,
     retry: Retry,
     mut jitter: Rng,
-    limit: Duration,
 ) -> WorkerEnd {
-    let exec = ExecOptions {
-        timeout: Some(limit),
-        ..ExecOptions::default()
-    };
     let mut attempted = 0;
     while let Some(op) = worker.next() {
         if op.buffered {
@@ -189,7 +189,7 @@ async fn load_worker(
         attempted += 1;
         let mut retries = 0;
         loop {
-            match execute(&client, &op.operation, &exec).await {
+            match sender.execute(&op.operation).await {
                 Ok(_) => break,
                 Err(failure) if retries < retry.limit => {
                     retries += 1;
@@ -217,7 +217,7 @@ async fn load_worker(
 /// Loads records until `records` are present, with `workers` workers; with `crew`, every
 /// client process loads its share of the records, with its share of the workers.
 pub async fn load(
-    client: &Client,
+    target: &Target,
     raw: &RawProperties,
     seed: u64,
     records: u64,
@@ -225,6 +225,7 @@ pub async fn load(
     limit: Duration,
     crew: Option<Helpers<'_>>,
 ) -> Result<LoadReport, LoadError> {
+    let client = &target.client;
     let base = Properties::from_raw(raw)?;
     let meta = client
         .database(META_DATABASE)
@@ -248,12 +249,12 @@ pub async fn load(
     let started = Instant::now();
     if from < records {
         match crew {
-            None => load_share(client, raw, seed, records, from..records, workers, limit).await?,
+            None => load_share(target, raw, seed, records, from..records, workers, limit).await?,
             Some(helpers) => {
                 helpers
                     .split_load(from, records, limit, |range, slice| async move {
                         let mine = slice.workers(workers).len() as u32;
-                        load_share(client, raw, seed, records, range, mine, limit).await?;
+                        load_share(target, raw, seed, records, range, mine, limit).await?;
                         Ok::<_, LoadError>(serde_json::Value::Null)
                     })
                     .await?;

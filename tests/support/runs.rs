@@ -44,7 +44,7 @@ pub fn ycsb(workload: &str) -> WorkloadPlan {
 
 /// Seeds `target` fresh to `documents` documents (records) of `plan`, as a run's first size.
 pub async fn seeded(target: &Target, plan: &WorkloadPlan, documents: u64, workers: u32) -> Seeded {
-    prepare(&target.client, plan, workers, documents, None, false, LIMIT)
+    prepare(target, plan, workers, documents, None, false, LIMIT)
         .await
         .unwrap_or_else(|e| panic!("seeding {documents} documents: {e}"))
 }

@@ -12,8 +12,12 @@ use super::Route;
 use super::frame::{self, Extra};
 use super::scram::{self, Conversation, Credential};
 
-/// Bytes read from the socket at once: a YCSB or flights reply fits, so a reply is one read.
-const READ_BUFFER: usize = 16 * 1024;
+/// Bytes read from the socket at once: a YCSB read's or a flights find's reply fits, so it is
+/// one read (a larger one is read straight into the reply's buffer).
+const READ_BUFFER: usize = 4 * 1024;
+/// A message buffer grown past this by a large command or reply (a flights insert is about
+/// 29 KB) is let go afterwards: hundreds of workers would otherwise each keep their largest.
+const KEPT_BUFFER: usize = 16 * 1024;
 
 pub struct Connection {
     stream: BufReader<TcpStream>,
@@ -148,6 +152,12 @@ impl Connection {
         }
         self.pending = true;
         self.stream.get_mut().write_all(&self.out).await?;
+        if self.out.capacity() > KEPT_BUFFER {
+            self.out = Vec::new();
+        }
+        if self.input.capacity() > KEPT_BUFFER {
+            self.input = Vec::new();
+        }
         let mut len = [0u8; 4];
         self.stream.read_exact(&mut len).await?;
         let length = frame::message_length(&len)?;

@@ -151,6 +151,15 @@ impl Link {
     }
 }
 
+/// The counts of the OP_MSG reply `msg` to request `id`, or what is wrong with it: what a
+/// worker's own connection reads of each reply (for fuzzing the two parsers together).
+pub fn read_reply(msg: &[u8], id: i32) -> Result<Reply, String> {
+    let body = super::frame::reply_body(msg, id).map_err(|e| e.to_string())?;
+    outcome(body, "firstBatch")
+        .map(|(reply, _, _)| reply)
+        .map_err(|a| a.failure.to_string())
+}
+
 /// A session id as drivers make them: a random (version 4) UUID.
 fn session_id() -> RawDocumentBuf {
     let mut bytes = [0u8; 16];

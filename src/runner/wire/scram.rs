@@ -13,6 +13,9 @@ use sha2::{Digest, Sha256};
 pub const MECHANISM: &str = "SCRAM-SHA-256";
 /// RFC 7677: servers must not ask for fewer.
 const MIN_ITERATIONS: u32 = 4096;
+/// More than any deployment sets (MongoDB's default is 15,000): a login must not cost the
+/// client seconds of PBKDF2 because a server asked for billions.
+const MAX_ITERATIONS: u32 = 1_000_000;
 
 /// The last salted password derived: (salt, iterations, salted password).
 type Salted = (Vec<u8>, u32, [u8; 32]);
@@ -134,9 +137,10 @@ impl Conversation {
         let iterations: u32 = field('i')?.parse().map_err(|_| {
             format!("the server's iteration count is not a number ({server_first})")
         })?;
-        if iterations < MIN_ITERATIONS {
+        if !(MIN_ITERATIONS..=MAX_ITERATIONS).contains(&iterations) {
             return Err(format!(
-                "the server asks for {iterations} iterations, fewer than {MIN_ITERATIONS}"
+                "the server asks for {iterations} iterations, outside \
+                 {MIN_ITERATIONS}–{MAX_ITERATIONS}"
             ));
         }
         let salted = credential.salted_password(&salt, iterations);
@@ -220,7 +224,11 @@ mod tests {
         );
         assert_eq!(
             refuse("r=abc1,s=AAAA,i=100"),
-            "the server asks for 100 iterations, fewer than 4096"
+            "the server asks for 100 iterations, outside 4096–1000000"
+        );
+        assert_eq!(
+            refuse("r=abc1,s=AAAA,i=4000000000"),
+            "the server asks for 4000000000 iterations, outside 4096–1000000"
         );
         assert_eq!(
             refuse("r=abc1,i=4096"),
