@@ -117,10 +117,12 @@ pub fn reply_body(msg: &[u8], id: i32) -> io::Result<&RawDocument> {
     } else {
         msg.len()
     };
-    let len = at(BODY_AT) as usize;
-    if len < 5 || BODY_AT + len > end {
+    let len = at(BODY_AT);
+    // Checked as a signed length first: a negative one must not wrap around.
+    if len < 5 || BODY_AT + len as usize > end {
         return Err(invalid(format!("reply body length {len}")));
     }
+    let len = len as usize;
     RawDocument::from_bytes(&msg[BODY_AT..BODY_AT + len]).map_err(|e| invalid(e.to_string()))
 }
 
@@ -196,10 +198,15 @@ mod tests {
         op_reply[12..16].copy_from_slice(&1i32.to_le_bytes());
         let e = reply_body(&op_reply, 5).unwrap_err().to_string();
         assert_eq!(e, "reply opCode 1, expected OP_MSG");
-        let mut cut = msg;
+        let mut cut = msg.clone();
         cut.truncate(cut.len() - 2);
         let e = reply_body(&cut, 5).unwrap_err().to_string();
         assert!(e.starts_with("reply body length "), "{e}");
+        // A negative body length (found by fuzzing) is refused, not wrapped around.
+        let mut negative = msg;
+        negative[21..25].copy_from_slice(&(-1i32).to_le_bytes());
+        let e = reply_body(&negative, 5).unwrap_err().to_string();
+        assert_eq!(e, "reply body length -1");
     }
 
     #[test]
