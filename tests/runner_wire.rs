@@ -347,18 +347,28 @@ fn retrying_route(address: &str) -> WirePath {
     }))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_retryable_write_whose_reply_was_lost_is_sent_again_on_a_new_connection() {
-    let env = support::mongo("wire-retry").await;
-    let db = env.database.as_str();
-    let flights = env.db().collection::<Document>("flights");
-    flights
+/// A flight `{_id: 1, gate: "A1"}`, and a sender on [`retrying_route`] through a relay that
+/// loses the reply to the first `update`; what the relay saw, and what the driver sent.
+async fn cut_update_once(
+    test: &str,
+) -> (support::MongoEnv, Captured, Sender, Arc<Mutex<Vec<String>>>) {
+    let env = support::mongo(test).await;
+    env.db()
+        .collection::<Document>("flights")
         .insert_one(doc! {"_id": 1, "gate": "A1"})
         .await
         .unwrap();
     let (address, captured) = relay_cutting(host_port(&env.uri), Some("update")).await;
     let (client, driver_sent) = counting(&env.uri).await;
-    let mut sender = Sender::new(client, &retrying_route(&address), ExecOptions::default());
+    let sender = Sender::new(client, &retrying_route(&address), ExecOptions::default());
+    (env, captured, sender, driver_sent)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retryable_write_whose_reply_was_lost_is_sent_again_on_a_new_connection() {
+    let (env, captured, mut sender, driver_sent) = cut_update_once("wire-retry").await;
+    let db = env.database.as_str();
+    let flights = env.db().collection::<Document>("flights");
 
     let first = operation(db, "U2", vec![update_gate(1, "B2", true)]);
     assert_eq!(sender.execute(&first).await.unwrap().n, 1);
@@ -401,16 +411,8 @@ async fn a_retryable_write_whose_reply_was_lost_is_sent_again_on_a_new_connectio
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_write_that_is_not_retryable_is_not_sent_again() {
-    let env = support::mongo("wire-no-retry").await;
+    let (env, captured, mut sender, _) = cut_update_once("wire-no-retry").await;
     let db = env.database.as_str();
-    env.db()
-        .collection::<Document>("flights")
-        .insert_one(doc! {"_id": 1, "gate": "A1"})
-        .await
-        .unwrap();
-    let (address, captured) = relay_cutting(host_port(&env.uri), Some("update")).await;
-    let (client, _) = counting(&env.uri).await;
-    let mut sender = Sender::new(client, &retrying_route(&address), ExecOptions::default());
     let many = operation(db, "U3", vec![update_gate(1, "B2", false)]);
     let failure = sender.execute(&many).await.unwrap_err();
     assert_eq!(failure.kind(), ErrorKind::Network, "{failure}");

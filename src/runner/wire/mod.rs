@@ -232,27 +232,27 @@ mod tests {
     #[tokio::test]
     async fn a_standalone_server_or_a_replica_set_s_primary_gets_own_connections() {
         let standalone = doc! {"isWritablePrimary": true, "maxWireVersion": 21};
-        assert_eq!(
-            path("mongodb://h/", standalone.clone()).await,
-            direct("h:27017", false)
-        );
-        assert_eq!(
-            path("mongodb://[::1]:5/", standalone).await,
-            direct("[::1]:5", false)
-        );
         let member = doc! {"setName": "rs", "primary": "b:27018", "me": "a:27017",
         "maxWireVersion": 25};
-        assert_eq!(
-            path("mongodb://a,b,c/?replicaSet=rs", member.clone()).await,
-            direct("b:27018", true)
-        );
-        // directConnection keeps to the one host the URI names.
-        assert_eq!(
-            path("mongodb://a:1/?directConnection=true", member).await,
-            direct("a:1", false)
-        );
         let mongos = doc! {"msg": "isdbgrid", "maxWireVersion": 25};
-        assert_eq!(path("mongodb://m:1/", mongos).await, direct("m:1", false));
+        for (uri, hello, expected) in [
+            ("mongodb://h/", &standalone, direct("h:27017", false)),
+            ("mongodb://[::1]:5/", &standalone, direct("[::1]:5", false)),
+            (
+                "mongodb://a,b,c/?replicaSet=rs",
+                &member,
+                direct("b:27018", true),
+            ),
+            // directConnection keeps to the one host the URI names.
+            (
+                "mongodb://a:1/?directConnection=true",
+                &member,
+                direct("a:1", false),
+            ),
+            ("mongodb://m:1/", &mongos, direct("m:1", false)),
+        ] {
+            assert_eq!(path(uri, hello.clone()).await, expected, "{uri}");
+        }
     }
 
     #[tokio::test]
