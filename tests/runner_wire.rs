@@ -131,6 +131,15 @@ async fn counting(uri: &str) -> (mongodb::Client, Arc<Mutex<Vec<String>>>) {
     (mongodb::Client::with_options(opts).unwrap(), names)
 }
 
+/// The testenv's server for `test`, connected as a run connects a target.
+async fn connected(test: &str) -> (support::MongoEnv, mongobench::runner::connect::Target) {
+    let env = support::mongo(test).await;
+    let target = connect_with("ferretdb", &env.uri, 4, Duration::from_secs(10), &[])
+        .await
+        .unwrap();
+    (env, target)
+}
+
 fn operation(database: &str, label: &'static str, commands: Vec<Command>) -> Operation {
     Operation {
         label,
@@ -141,10 +150,7 @@ fn operation(database: &str, label: &'static str, commands: Vec<Command>) -> Ope
 
 #[tokio::test]
 async fn a_target_without_tls_or_credentials_gets_own_connections_to_its_server() {
-    let env = support::mongo("wire-path").await;
-    let target = connect_with("ferretdb", &env.uri, 4, Duration::from_secs(10), &[])
-        .await
-        .unwrap();
+    let (env, target) = connected("wire-path").await;
     match &target.wire {
         WirePath::Direct(route) => assert_eq!(route.address, host_port(&env.uri)),
         WirePath::Driver(why) => panic!("the driver was chosen: {why}"),
@@ -262,10 +268,7 @@ async fn workers_commands_go_on_their_own_connection_with_the_concerns_the_drive
 
 #[tokio::test]
 async fn failures_on_own_connections_count_as_the_driver_s_do() {
-    let env = support::mongo("wire-failures").await;
-    let target = connect_with("ferretdb", &env.uri, 2, Duration::from_secs(10), &[])
-        .await
-        .unwrap();
+    let (env, target) = connected("wire-failures").await;
     let db = env.database.as_str();
     let mut sender = Sender::new(target.client.clone(), &target.wire, ExecOptions::default());
     let insert = operation(
@@ -427,10 +430,7 @@ async fn a_write_that_is_not_retryable_is_not_sent_again() {
 
 #[tokio::test]
 async fn on_a_standalone_server_retryable_writes_go_on_own_connections_without_a_session() {
-    let env = support::mongo("wire-standalone-retryable").await;
-    let target = connect_with("ferretdb", &env.uri, 2, Duration::from_secs(10), &[])
-        .await
-        .unwrap();
+    let (env, target) = connected("wire-standalone-retryable").await;
     let WirePath::Direct(route) = &target.wire else {
         panic!("the driver was chosen: {}", target.wire);
     };
