@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use mongobench::api::RunLength;
-use mongobench::result::{CellResult, CellStatus};
+use mongobench::api::WireCompressor;
+use mongobench::result::{CellResult, CellStatus, ClientPath};
 use mongobench::runner::cell::{CellProgress, WorkloadPlan, run_cell};
-use mongobench::runner::connect::{Target, connect};
+use mongobench::runner::connect::{Target, connect, connect_with};
 use mongobench::runner::dataset::Seeded;
 use mongobench::runner::seed_flights::{META_COLLECTION, META_DATABASE};
 use mongobench::runner::seed_ycsb::{LoadError, LoadRecord, load};
@@ -97,6 +98,35 @@ async fn workload_a_reads_and_updates_half_and_half() {
         "every read found its record and every update matched"
     );
     assert_eq!(r.fingerprint.len(), 64);
+}
+
+#[tokio::test]
+async fn a_result_says_how_its_workers_sent() {
+    let server = support::private_mongo("ycsb-path");
+    let plan = runs::ycsb("workloadc");
+    let mut plain = loaded(&server, &plan).await;
+    let r = run(&mut plain, &server.uri, &plan, "workloadc", 200).await;
+    assert_eq!(r.client_path, Some(ClientPath::OwnConnections));
+
+    // Wire compression is the driver's: the workers send through it, and the result says why.
+    let compressing = connect_with(
+        "ferretdb",
+        &server.uri,
+        4,
+        Duration::from_secs(10),
+        &[WireCompressor::Zlib],
+    )
+    .await
+    .unwrap();
+    let mut compressing = (compressing, plain.1.clone());
+    let r = run(&mut compressing, &server.uri, &plan, "workloadc", 200).await;
+    assert_eq!(
+        r.client_path,
+        Some(ClientPath::Driver {
+            reason: "wire compression".into()
+        })
+    );
+    assert_eq!(r.measured.as_ref().unwrap().overall.succeeded, 200);
 }
 
 #[tokio::test]

@@ -107,6 +107,7 @@ pub fn result(
         started_at: None,
         warmup_per_second: Vec::new(),
         client_pods: Vec::new(),
+        client_path: Some(crate::result::ClientPath::OwnConnections),
         mongobench_version: None,
     }
 }

@@ -299,6 +299,24 @@ pub struct CellResult {
     /// the measured phase and its own CPU use (`client_cpu` is their sum). Absent for one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub client_pods: Vec<ClientPod>,
+    /// How the workers sent their commands in the measured phase (with several client pods,
+    /// pod 0's; the others choose alike from the same URI). Absent before the measured phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_path: Option<ClientPath>,
+}
+
+/// How the workers of a measured phase sent their commands (docs/design.md, "How workers
+/// send"): a client's CPU per operation differs between the two.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "via", rename_all = "camelCase")]
+pub enum ClientPath {
+    /// On connections of their own to the primary or the only server.
+    OwnConnections,
+    /// Through the MongoDB driver.
+    Driver {
+        /// Why (TLS, another auth mechanism, compression, …).
+        reason: String,
+    },
 }
 
 /// One client process of a cell measured by several.
@@ -441,6 +459,7 @@ impl CellResult {
             started_at: None,
             warmup_per_second: Vec::new(),
             client_pods: Vec::new(),
+            client_path: None,
             mongobench_version: None,
         }
     }

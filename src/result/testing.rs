@@ -167,6 +167,7 @@ pub(crate) fn with_measured(
         started_at: None,
         warmup_per_second: Vec::new(),
         client_pods: Vec::new(),
+        client_path: Some(crate::result::ClientPath::OwnConnections),
         mongobench_version: None,
         cell,
     }

@@ -13,7 +13,8 @@ use mongodb::options::{Acknowledgment, ReadPreference, WriteConcern};
 pub use crate::api::RunLength;
 use crate::measure::ClientCpuMeter;
 use crate::result::{
-    self, CellId, CellResult, CellStatus, LoopMode, MeasuredPhase, RestoreRecord, add_series,
+    self, CellId, CellResult, CellStatus, ClientPath, LoopMode, MeasuredPhase, RestoreRecord,
+    add_series,
 };
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::{self, RawProperties, SharedState};
@@ -176,6 +177,7 @@ impl<'a> CellInputs<'a> {
         };
         let mut sources = Vec::new();
         let mut think = Vec::new();
+        let changes = Arc::new(Changes::new(self.records));
         match self.plan {
             WorkloadPlan::Flights(params) => {
                 let params = Params {
@@ -193,6 +195,7 @@ impl<'a> CellInputs<'a> {
                     sources.push(Source::flights(
                         worker,
                         counts.as_ref().map(|c| c[w as usize]),
+                        changes.clone(),
                     ));
                     think.push(Some(flights::ThinkTime::new(&params, w)));
                 }
@@ -210,7 +213,7 @@ impl<'a> CellInputs<'a> {
                     let worker =
                         ycsb::Worker::new(&props, seed, w, workers, ycsb::Phase::Run, ycsb_shared)
                             .map_err(|e| e.to_string())?;
-                    sources.push(Source::ycsb(worker));
+                    sources.push(Source::ycsb(worker, changes.clone()));
                     think.push(None);
                 }
             }
@@ -257,13 +260,11 @@ fn stop(length: RunLength) -> Stop {
     }
 }
 
-/// Everything the workers of a phase may have changed.
-pub(crate) fn changes_of(sources: &[Source]) -> Changes {
-    let mut all = Changes::default();
-    for s in sources {
-        all.merge(s.changes().clone());
-    }
-    all
+/// Everything the workers of a phase may have changed (they note it together).
+pub(crate) fn changes_of(sources: &[Source]) -> Arc<Changes> {
+    sources
+        .first()
+        .map_or_else(Default::default, |s| s.changes().clone())
 }
 
 /// Runs one cell on `target`, whose collection is in the seeded state `seeded`; leaves it in
@@ -332,8 +333,9 @@ struct Cell<'a> {
 /// This process's measured phase and its share of the figures.
 pub(crate) struct Measured {
     pub partial: Partial,
-    pub changes: Changes,
+    pub changes: Arc<Changes>,
     pub wall: Duration,
+    pub path: ClientPath,
 }
 
 impl Cell<'_> {
@@ -470,6 +472,7 @@ impl Cell<'_> {
         let own = measure(&inputs, target, issued.as_ref(), progress)
             .await
             .map_err(|e| (measuring, e))?;
+        result.client_path = Some(own.path);
         let mut parts = vec![own.partial];
         let replies = self
             .replies(issued.as_ref(), settings.measured, own.wall)
@@ -636,6 +639,7 @@ pub(crate) async fn measure(
         wall,
         targeting,
         fatal,
+        path,
     } = inputs
         .phase(
             "measured phase",
@@ -671,6 +675,7 @@ pub(crate) async fn measure(
         },
         changes,
         wall,
+        path,
     })
 }
 

@@ -18,6 +18,10 @@ pub const DB_HASH: &str = "dbHash";
 /// The runner's digest: the wrapping sum of each document's SHA-256 as four big-endian u64.
 pub const SHA256_SUM: &str = "sha256-sum";
 
+/// Documents per batch when the runner reads a collection for its digest: at most a few MB
+/// (flights documents are ≤ 3.2 KB), and a thousand documents per round trip.
+const DIGEST_BATCH: u32 = 1000;
+
 /// Server error codes meaning "this command does not exist here".
 const NOT_SUPPORTED: [i32; 3] = [59, 115, 238]; // CommandNotFound, CommandNotSupported, NotImplemented
 
@@ -68,11 +72,14 @@ pub async fn digest(
         Err(e) => return Err(failed(e)),
     }
     // A server may read the whole collection for the first batch (or any): each batch gets
-    // the limit of a whole-collection command.
+    // the limit of a whole-collection command. Batches of DIGEST_BATCH documents keep the
+    // runner's memory small: by default a getMore brings up to 16 MiB at once.
     let scan = whole_collection(limit);
     let mut cursor = within(
         scan,
-        db.collection::<RawDocumentBuf>(collection).find(doc! {}),
+        db.collection::<RawDocumentBuf>(collection)
+            .find(doc! {})
+            .batch_size(DIGEST_BATCH),
     )
     .await
     .map_err(failed)?;

@@ -5,6 +5,7 @@
 //! partial measurement into the cell's.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::api::WireCompressor;
@@ -29,7 +30,7 @@ pub struct Follower<'a> {
 struct State {
     connected: BTreeMap<usize, Target>,
     /// What its workers changed in the last phase, per target.
-    held: BTreeMap<usize, Changes>,
+    held: BTreeMap<usize, Arc<Changes>>,
 }
 
 impl Follower<'_> {

@@ -252,7 +252,7 @@ pub fn verify(result: &CellResult) -> Result<Verification, VerifyError> {
             let worker =
                 flights::Worker::new(&params, &dataset, w as u32, flights::Phase::Measured)
                     .map_err(|e| workload_error(e.to_string()))?;
-            sources.push(Source::flights(worker, Some(count)));
+            sources.push(Source::flights(worker, Some(count), Default::default()));
         }
         sources
     } else {
@@ -278,7 +278,7 @@ pub fn verify(result: &CellResult) -> Result<Verification, VerifyError> {
                 )));
             }
             worker.set_remaining(Some(count));
-            sources.push(Source::ycsb(worker));
+            sources.push(Source::ycsb(worker, Default::default()));
         }
         sources
     };

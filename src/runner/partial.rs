@@ -145,7 +145,7 @@ mod tests {
             .map(|w| {
                 let worker =
                     flights::Worker::new(&params, &dataset, w, flights::Phase::Measured).unwrap();
-                let mut s = Source::flights(worker, Some(n + u64::from(w)));
+                let mut s = Source::flights(worker, Some(n + u64::from(w)), Default::default());
                 while s.next_step().is_some() {}
                 s
             })
@@ -162,7 +162,7 @@ mod tests {
             .map(|w| {
                 let worker =
                     ycsb::Worker::new(&props, 7, w, workers, ycsb::Phase::Run, &shared).unwrap();
-                let mut s = Source::ycsb(worker);
+                let mut s = Source::ycsb(worker, Default::default());
                 while s.next_step().is_some() {}
                 s
             })

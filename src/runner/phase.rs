@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
-use crate::result::TargetCounts;
+use crate::result::{ClientPath, TargetCounts};
 use crate::workload::flights;
 use mongodb::bson::doc;
 
@@ -66,6 +66,8 @@ pub struct PhaseOutcome {
     /// Set when the phase stopped because the server could not be reached: the first
     /// network failure seen.
     pub fatal: Option<String>,
+    /// How the workers sent.
+    pub path: ClientPath,
 }
 
 /// Live counters a progress display reads while a phase runs.
@@ -173,6 +175,7 @@ pub async fn run_phase(
         wall,
         targeting,
         fatal,
+        path: ClientPath::from(&wire),
     }
 }
 

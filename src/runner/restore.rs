@@ -6,12 +6,13 @@
 //! generated; replies are never needed.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use mongodb::bson::{Bson, Document, RawDocument, RawDocumentBuf, doc};
+use mongodb::bson::{Bson, Document, RawDocumentBuf, doc};
 use mongodb::{Client, Database};
 
-use crate::workload::flights::{self, Flight, Writes, object_id};
+use crate::workload::flights::{self, Flight, Writes, ids, object_id};
 use crate::workload::ycsb::{self, Properties};
 
 use super::cell::WorkloadPlan;
@@ -21,83 +22,119 @@ use super::deadline::whole_collection;
 /// and small enough that one command never nears 16 MiB (flights documents are ≤ 3.2 KB).
 const CHUNK: usize = 500;
 
-/// What one phase may have changed in the seeded collection.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What one phase may have changed in the seeded collection, noted by all of its workers at
+/// once. Bitmaps over the seeded range hold it in one bit per seeded document however long the
+/// phase runs: a set per worker grew towards the whole dataset under a skewed key choice, which
+/// at 256 workers made tens of MB.
+#[derive(Debug, Default)]
 pub struct Changes {
-    /// flights: seeded `seq`s changed by `_id` or in a transaction.
-    pub seqs: BTreeSet<u64>,
-    /// flights: seeded `seq`s changed by a flight_id filter (every document sharing the id may
-    /// have changed).
-    pub sharing_flight_id: BTreeSet<u64>,
+    /// Seeded documents changed: flights `seq`s changed by `_id` or in a transaction, YCSB
+    /// record numbers updated.
+    written: Bits,
+    /// flights: `seq mod 900000` of the documents whose flight_id a filter named (every seeded
+    /// document sharing the id may have changed).
+    sharing_flight_id: Bits,
     /// flights: whether the phase inserted documents (all above the seeded range).
-    pub inserted_flights: bool,
-    /// YCSB: record numbers of loaded records the phase updated.
-    pub keynums: BTreeSet<u64>,
-    /// YCSB: `_id`s of records the phase inserted.
-    pub inserted_keys: BTreeSet<String>,
+    inserted_flights: AtomicBool,
+    /// YCSB: one past the highest record number the phase inserted (0: none). Run-phase
+    /// inserts number records from the record count up, so these are the records to remove.
+    inserted_end: AtomicU64,
 }
 
 impl Changes {
-    /// Notes a flights operation.
-    pub fn flights(&mut self, writes: Writes, inserts: bool) {
-        match writes {
-            Writes::Nothing => {}
-            Writes::Document(seq) => {
-                self.seqs.insert(seq);
-            }
-            Writes::Pair(a, b) => {
-                self.seqs.extend([a, b]);
-            }
-            Writes::SharingFlightId(seq) => {
-                self.sharing_flight_id.insert(seq);
-            }
+    /// Changes to a collection of `documents` seeded documents; what lies above is removed by
+    /// range, not noted.
+    pub fn new(documents: u64) -> Changes {
+        Changes {
+            written: Bits::new(documents),
+            sharing_flight_id: Bits::new(documents.min(ids::SEEDED_ID_RANGE)),
+            ..Changes::default()
         }
-        self.inserted_flights |= inserts;
     }
 
-    /// Notes a YCSB operation.
-    pub fn ycsb(&mut self, op: &ycsb::YcsbOp) {
-        match op.kind {
-            ycsb::OpKind::Update | ycsb::OpKind::ReadModifyWrite => {
-                self.keynums.insert(op.keynum);
+    /// Notes a flights operation.
+    pub fn flights(&self, writes: Writes, inserts: bool) {
+        match writes {
+            Writes::Nothing => {}
+            Writes::Document(seq) => self.written.set(seq),
+            Writes::Pair(a, b) => {
+                self.written.set(a);
+                self.written.set(b);
             }
+            Writes::SharingFlightId(seq) => self.sharing_flight_id.set(seq % ids::SEEDED_ID_RANGE),
+        }
+        if inserts && !self.inserted_flights.load(Ordering::Relaxed) {
+            self.inserted_flights.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Notes a YCSB operation (a buffered insert too: its record may be sent at cleanup).
+    pub fn ycsb(&self, op: &ycsb::YcsbOp) {
+        match op.kind {
+            ycsb::OpKind::Update | ycsb::OpKind::ReadModifyWrite => self.written.set(op.keynum),
             ycsb::OpKind::Insert => {
-                for command in &op.operation.commands {
-                    self.inserted_keys.extend(inserted_ids(&command.body));
-                }
+                self.inserted_end
+                    .fetch_max(op.keynum + 1, Ordering::Relaxed);
             }
             ycsb::OpKind::Read | ycsb::OpKind::Scan => {}
         }
     }
 
-    /// Adds another worker's changes.
-    pub fn merge(&mut self, other: Changes) {
-        self.seqs.extend(other.seqs);
-        self.sharing_flight_id.extend(other.sharing_flight_id);
-        self.inserted_flights |= other.inserted_flights;
-        self.keynums.extend(other.keynums);
-        self.inserted_keys.extend(other.inserted_keys);
+    /// flights: the seeded `seq`s below `documents` to write again, ascending.
+    fn flight_seqs(&self, documents: u64) -> Vec<u64> {
+        let mut seqs: BTreeSet<u64> = self.written.ones().filter(|&s| s < documents).collect();
+        for class in self.sharing_flight_id.ones() {
+            seqs.extend(ids::seqs_sharing_flight_id(class, documents));
+        }
+        seqs.into_iter().collect()
+    }
+
+    /// YCSB: the loaded records below `documents` to write again, ascending.
+    fn updated_records(&self, documents: u64) -> Vec<u64> {
+        self.written.ones().filter(|&k| k < documents).collect()
+    }
+
+    /// YCSB: the record numbers at or above `documents` the phase may have inserted.
+    fn inserted_records(&self, documents: u64) -> std::ops::Range<u64> {
+        documents..self.inserted_end.load(Ordering::Relaxed).max(documents)
     }
 }
 
-/// The string `_id`s an insert (`documents`) or upsert (`updates[].q`) command writes.
-fn inserted_ids(body: &RawDocument) -> Vec<String> {
-    let statements = |field| {
-        body.get_array(field)
-            .ok()
-            .into_iter()
-            .flatten()
-            .filter_map(|s| s.ok()?.as_document())
-    };
-    let id = |d: &RawDocument| d.get_str("_id").ok().map(str::to_owned);
-    let inserted: Vec<String> = statements("documents").filter_map(id).collect();
-    if !inserted.is_empty() {
-        return inserted;
+/// A fixed-size set of small numbers that many workers add to at once; numbers beyond its size
+/// (rounded up to a multiple of 64) are ignored.
+#[derive(Debug, Default)]
+struct Bits(Box<[AtomicU64]>);
+
+impl Bits {
+    fn new(size: u64) -> Bits {
+        Bits((0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
     }
-    statements("updates")
-        .filter_map(|u| u.get_document("q").ok())
-        .filter_map(id)
-        .collect()
+
+    fn set(&self, i: u64) {
+        let Some(word) = self.0.get((i / 64) as usize) else {
+            return;
+        };
+        let bit = 1 << (i % 64);
+        // Most updates under a skewed key choice hit records already noted: reading first
+        // keeps the cache line shared between cores.
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+    }
+
+    fn ones(&self) -> impl Iterator<Item = u64> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, word)| {
+            let mut bits = word.load(Ordering::Relaxed);
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros();
+                bits &= bits - 1;
+                Some(w as u64 * 64 + u64::from(b))
+            })
+        })
+    }
 }
 
 /// What a restore did.
@@ -151,7 +188,7 @@ pub async fn restore(
             let db = client.database(flights::DATABASE);
             let writer = Writer::new(&db, flights::COLLECTION, timeout);
             let mut removed = 0;
-            if changes.inserted_flights {
+            if changes.inserted_flights.load(Ordering::Relaxed) {
                 // Every run-inserted seq lies above the seeded range, so one range removes
                 // them all (and anything an interrupted earlier phase left there).
                 removed = writer
@@ -161,16 +198,7 @@ pub async fn restore(
                     }])
                     .await?;
             }
-            let mut seqs: BTreeSet<u64> = changes
-                .seqs
-                .iter()
-                .copied()
-                .filter(|&s| s < documents)
-                .collect();
-            for &seq in &changes.sharing_flight_id {
-                seqs.extend(Writes::SharingFlightId(seq).seqs(documents));
-            }
-            let seqs: Vec<u64> = seqs.into_iter().collect();
+            let seqs = changes.flight_seqs(documents);
             for chunk in seqs.chunks(CHUNK) {
                 let ids = chunk.iter().map(|&s| Bson::ObjectId(object_id(s)));
                 let seeded = chunk
@@ -188,22 +216,20 @@ pub async fn restore(
             let props = Properties::from_raw(raw)?;
             let db = client.database(&props.database);
             let writer = Writer::new(&db, &props.table, timeout);
-            let keys: Vec<&String> = changes.inserted_keys.iter().collect();
+            let records = ycsb::RecordBuilder::new(&props, *seed);
+            // Keys are hashed (or padded) record numbers, so no range of `_id`s holds the
+            // inserted records: each possible one is named. A worker's batch may not have
+            // been sent; removing a record that is not there is harmless.
+            let inserted: Vec<u64> = changes.inserted_records(documents).collect();
             let mut removed = 0;
-            for chunk in keys.chunks(CHUNK) {
+            for chunk in inserted.chunks(CHUNK) {
                 let statements = chunk
                     .iter()
-                    .map(|k| doc! {"q": {"_id": k.as_str()}, "limit": 1})
+                    .map(|&k| doc! {"q": {"_id": records.key(k)}, "limit": 1})
                     .collect();
                 removed += writer.delete(statements).await?;
             }
-            let keynums: Vec<u64> = changes
-                .keynums
-                .iter()
-                .copied()
-                .filter(|&k| k < documents)
-                .collect();
-            let records = ycsb::RecordBuilder::new(&props, *seed);
+            let keynums = changes.updated_records(documents);
             for chunk in keynums.chunks(CHUNK) {
                 let replacements: Vec<Document> =
                     chunk.iter().map(|&k| records.load_document(k)).collect();
@@ -307,30 +333,85 @@ fn encode(command: &Document) -> RawDocumentBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::ycsb::properties::RawProperties;
 
     #[test]
     fn flights_changes_keep_documents_shared_ids_and_inserts_apart() {
-        let mut a = Changes::default();
-        a.flights(Writes::Document(3), false);
-        a.flights(Writes::Nothing, true);
-        let mut b = Changes::default();
-        b.flights(Writes::SharingFlightId(7), false);
-        b.flights(Writes::Pair(1, 3), false);
-        a.merge(b);
-        assert_eq!(a.seqs, BTreeSet::from([1, 3]));
-        assert_eq!(a.sharing_flight_id, BTreeSet::from([7]));
-        assert!(a.inserted_flights);
+        let changes = Changes::new(2_000_000);
+        changes.flights(Writes::Document(3), false);
+        changes.flights(Writes::Nothing, true);
+        changes.flights(Writes::SharingFlightId(900_007), false);
+        changes.flights(Writes::Pair(1, 3), false);
+        // Above the seeded range: removed by range, never written again.
+        changes.flights(Writes::Document(2_000_000), false);
+        assert_eq!(
+            changes.flight_seqs(2_000_000),
+            [1, 3, 7, 900_007, 1_800_007]
+        );
+        assert_eq!(changes.flight_seqs(900_000), [1, 3, 7]);
+        assert!(changes.inserted_flights.load(Ordering::Relaxed));
+        assert!(!Changes::new(10).inserted_flights.load(Ordering::Relaxed));
     }
 
     #[test]
-    fn inserted_ids_come_from_inserts_and_upserts() {
-        let ids = |body: Document| {
-            inserted_ids(&mongodb::bson::RawDocumentBuf::from_document(&body).unwrap())
-        };
-        let insert = doc! {"insert": "t", "documents": [{"_id": "user1"}, {"_id": "user2"}]};
-        assert_eq!(ids(insert), ["user1", "user2"]);
-        let upsert = doc! {"update": "t", "updates": [{"q": {"_id": "user3"}, "u": {}}]};
-        assert_eq!(ids(upsert), ["user3"]);
-        assert!(ids(doc! {"find": "t"}).is_empty());
+    fn a_shared_flight_id_beyond_a_small_dataset_changes_no_seeded_document() {
+        let changes = Changes::new(100);
+        changes.flights(Writes::SharingFlightId(450), false);
+        changes.flights(Writes::SharingFlightId(900_042), false);
+        assert_eq!(changes.flight_seqs(100), [42]);
+    }
+
+    #[test]
+    fn ycsb_changes_note_updated_records_and_the_inserted_range() {
+        let mut raw = RawProperties::preset("a").unwrap();
+        raw.set("insertproportion", "0.2");
+        raw.set("recordcount", "1000");
+        raw.set("operationcount", "2000");
+        let props = Properties::from_raw(&raw).unwrap();
+        let shared = ycsb::SharedState::new(1000);
+        let mut worker = ycsb::Worker::new(&props, 7, 0, 1, ycsb::Phase::Run, &shared).unwrap();
+        let changes = Changes::new(1000);
+        let (mut updated, mut inserted_end) = (BTreeSet::new(), 0);
+        while let Some(op) = worker.next() {
+            changes.ycsb(&op);
+            match op.kind {
+                ycsb::OpKind::Update | ycsb::OpKind::ReadModifyWrite => {
+                    updated.insert(op.keynum);
+                }
+                ycsb::OpKind::Insert => inserted_end = inserted_end.max(op.keynum + 1),
+                ycsb::OpKind::Read | ycsb::OpKind::Scan => {}
+            }
+        }
+        assert!(inserted_end > 1000 && !updated.is_empty());
+        assert_eq!(
+            changes.updated_records(1000),
+            updated
+                .into_iter()
+                .filter(|&k| k < 1000)
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(changes.inserted_records(1000), 1000..inserted_end);
+    }
+
+    #[test]
+    fn inserts_note_one_past_the_highest_record() {
+        let changes = Changes::new(10);
+        for keynum in [12, 10, 11] {
+            changes
+                .inserted_end
+                .fetch_max(keynum + 1, Ordering::Relaxed);
+        }
+        assert_eq!(changes.inserted_records(10), 10..13);
+        assert_eq!(Changes::new(10).inserted_records(10), 10..10);
+    }
+
+    #[test]
+    fn bits_hold_each_number_once_and_ignore_those_beyond_their_size() {
+        let bits = Bits::new(130);
+        for i in [129, 0, 64, 63, 64, 191, 192, 1_000] {
+            bits.set(i);
+        }
+        assert_eq!(bits.ones().collect::<Vec<_>>(), [0, 63, 64, 129, 191]);
+        assert_eq!(Bits::new(0).ones().count(), 0);
     }
 }

@@ -7,6 +7,8 @@ use crate::workload::Operation;
 use crate::workload::flights;
 use crate::workload::ycsb::{self, Call};
 
+use std::sync::Arc;
+
 use super::execute::Reply;
 use super::restore::Changes;
 
@@ -30,30 +32,36 @@ pub enum Source {
         worker: Box<flights::Worker>,
         fingerprint: flights::Fingerprint,
         remaining: Option<u64>,
-        changes: Changes,
+        changes: Arc<Changes>,
     },
     Ycsb {
         worker: Box<ycsb::Worker>,
         fingerprint: ycsb::WorkerDigest,
-        changes: Changes,
+        changes: Arc<Changes>,
     },
 }
 
 impl Source {
-    pub fn flights(worker: flights::Worker, remaining: Option<u64>) -> Source {
+    /// A flights worker's source; `changes` is shared by the workers of its phase.
+    pub fn flights(
+        worker: flights::Worker,
+        remaining: Option<u64>,
+        changes: Arc<Changes>,
+    ) -> Source {
         Source::Flights {
             worker: Box::new(worker),
             fingerprint: flights::Fingerprint::new(),
             remaining,
-            changes: Changes::default(),
+            changes,
         }
     }
 
-    pub fn ycsb(worker: ycsb::Worker) -> Source {
+    /// A YCSB worker's source; `changes` is shared by the workers of its phase.
+    pub fn ycsb(worker: ycsb::Worker, changes: Arc<Changes>) -> Source {
         Source::Ycsb {
             worker: Box::new(worker),
             fingerprint: ycsb::WorkerDigest::new(),
-            changes: Changes::default(),
+            changes,
         }
     }
 
@@ -111,8 +119,8 @@ impl Source {
         }
     }
 
-    /// The seeded documents this source's operations may have changed so far.
-    pub fn changes(&self) -> &Changes {
+    /// The seeded documents the operations of this source's phase may have changed so far.
+    pub fn changes(&self) -> &Arc<Changes> {
         match self {
             Source::Flights { changes, .. } | Source::Ycsb { changes, .. } => changes,
         }

@@ -50,6 +50,17 @@ pub enum WirePath {
     Driver(String),
 }
 
+impl From<&WirePath> for crate::result::ClientPath {
+    fn from(path: &WirePath) -> Self {
+        match path {
+            WirePath::Direct(_) => crate::result::ClientPath::OwnConnections,
+            WirePath::Driver(why) => crate::result::ClientPath::Driver {
+                reason: why.clone(),
+            },
+        }
+    }
+}
+
 impl std::fmt::Display for WirePath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -10,7 +10,8 @@ use mongodb::bson::oid::ObjectId;
 pub const T0_UNIX_SECONDS: u32 = 0x6955_B900;
 /// Seeded flight ids are 100000 + a permutation of [0, 900000).
 const SEEDED_ID_BASE: u32 = 100_000;
-const SEEDED_ID_RANGE: u64 = 900_000;
+/// How many seeded flight ids there are: seeded documents `seq` and `seq + 900000` share one.
+pub const SEEDED_ID_RANGE: u64 = 900_000;
 const SEEDED_ID_MULTIPLIER: u64 = 387_403;
 const SEEDED_ID_OFFSET: u64 = 510_617;
 /// Modular inverse of 387403 mod 900000 (387403 × 648067 = 251 063 100 001 ≡ 1 (mod 900000)).
