@@ -6,10 +6,10 @@
 //! figures.
 
 use crate::measure::ErrorKind;
-use crate::result::{CellResult, CellStatus, OperationResult};
+use crate::result::{CellResult, CellStatus, ClientPath, OperationResult};
 
 /// Column names, in order.
-pub const CSV_COLUMNS: [&str; 32] = [
+pub const CSV_COLUMNS: [&str; 33] = [
     "benchmark",
     "runId",
     "workload",
@@ -41,6 +41,7 @@ pub const CSV_COLUMNS: [&str; 32] = [
     "regime",
     "clientCpuUtilization",
     "clientSaturated",
+    "clientPath",
     "fingerprint",
 ];
 
@@ -131,6 +132,11 @@ fn row(result: &CellResult, label: &str, op: Option<&OperationResult>) -> Vec<St
             .client_cpu
             .map(|u| u.client_saturated.to_string())
             .unwrap_or_default(),
+        match &result.client_path {
+            Some(ClientPath::OwnConnections) => "ownConnections".to_owned(),
+            Some(ClientPath::Driver { reason }) => format!("driver: {reason}"),
+            None => String::new(),
+        },
         result.fingerprint.clone(),
     ]
 }
@@ -186,6 +192,9 @@ mod tests {
             utilization: 0.25,
             client_saturated: false,
         });
+        r.client_path = Some(ClientPath::Driver {
+            reason: "TLS".into(),
+        });
         let mut incomplete = result_from(
             cell("mongo-9.0", "n2", "1M", 1),
             Duration::from_secs(1),
@@ -194,6 +203,7 @@ mod tests {
         );
         incomplete.measured = None;
         incomplete.server_stats = None;
+        incomplete.client_path = None;
         incomplete.status = CellStatus::Incomplete {
             reason: "target mongo-9.0, phase seed: connection refused, \"retry\"".into(),
         };
@@ -202,11 +212,11 @@ mod tests {
         // C(50) = trunc(1.5 + 0.5) = 2 → 100; C(95) = trunc(2.85 + 0.5) = 3 → 300.
         // Server CPU 400 µs / 4 operations = 100 µs per operation.
         let expected = "\
-benchmark,runId,workload,target,platform,size,repetition,status,incompleteReason,invalidReasons,operation,completed,succeeded,opsPerSec,errorRate,meanUs,p50Us,p95Us,p99Us,p999Us,maxUs,notFound,duplicateKey,timeout,network,otherErrors,latencyMode,serverCpuUsPerOp,regime,clientCpuUtilization,clientSaturated,fingerprint
-study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,OVERALL,4,3,1.5,0.25,150,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,fp-4
-study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,find,3,2,1,0.3333333333333333,200,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,fp-4
-study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,insert,1,1,0.5,0,50,50,50,50,50,50,0,0,0,0,0,serviceTime,100,cache-resident,0.25,false,fp-4
-study,r1,flights/v1,mongo-9.0,n2,1M,1,incomplete,\"target mongo-9.0, phase seed: connection refused, \"\"retry\"\"\",,,,,,,,,,,,,,,,,,,,,,,fp-0
+benchmark,runId,workload,target,platform,size,repetition,status,incompleteReason,invalidReasons,operation,completed,succeeded,opsPerSec,errorRate,meanUs,p50Us,p95Us,p99Us,p999Us,maxUs,notFound,duplicateKey,timeout,network,otherErrors,latencyMode,serverCpuUsPerOp,regime,clientCpuUtilization,clientSaturated,clientPath,fingerprint
+study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,OVERALL,4,3,1.5,0.25,150,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,driver: TLS,fp-4
+study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,find,3,2,1,0.3333333333333333,200,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,driver: TLS,fp-4
+study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,insert,1,1,0.5,0,50,50,50,50,50,50,0,0,0,0,0,serviceTime,100,cache-resident,0.25,false,driver: TLS,fp-4
+study,r1,flights/v1,mongo-9.0,n2,1M,1,incomplete,\"target mongo-9.0, phase seed: connection refused, \"\"retry\"\"\",,,,,,,,,,,,,,,,,,,,,,,,fp-0
 ";
         assert_eq!(render_csv(&[r, incomplete]), expected);
     }
