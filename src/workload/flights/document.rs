@@ -96,12 +96,8 @@ fn push_decimal(s: &mut String, mut n: u64, width: usize) {
         digits[start] = b'0' + (n % 10) as u8;
         n /= 10;
     }
-    for _ in digits.len() - start..width {
-        s.push('0');
-    }
-    for &d in &digits[start..] {
-        s.push(char::from(d));
-    }
+    let start = start.min(digits.len().saturating_sub(width));
+    s.push_str(std::str::from_utf8(&digits[start..]).expect("ASCII digits"));
 }
 
 /// `parts` joined, in one allocation.
