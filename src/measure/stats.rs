@@ -239,9 +239,11 @@ fn floored(std_dev: f64, mean: f64) -> f64 {
 pub struct Delta {
     /// (candidate − baseline) / baseline × 100.
     pub percent: f64,
-    /// Welch interval of the difference of means, divided by the baseline mean, in percent.
-    /// The baseline mean is treated as exact in the division, which understates the width a
-    /// little when the baseline itself varies a lot. `None` when a side has one sample.
+    /// 95 % interval of the ratio of the means (Fieller's, with Welch's standard errors and
+    /// degrees of freedom), less 1, in percent. It counts the baseline's own variation, holds 0
+    /// exactly when Welch's test finds no difference at 5 %, and never reaches −100 % while
+    /// the candidate's mean is clearly above 0. `None` when a side has one sample, or when the
+    /// baseline's mean is not clearly away from 0 (the interval is then unbounded).
     pub ci95_percent: Option<(f64, f64)>,
     /// Welch–Satterthwaite degrees of freedom; `None` without an interval.
     pub welch_df: Option<f64>,
@@ -282,19 +284,37 @@ impl Delta {
         let diff = candidate.mean - baseline.mean;
         let to_percent = |d: f64| d / baseline.mean * 100.0;
         let statistic = diff.abs() / se;
+        let ratio = fieller(baseline.mean, vb, candidate.mean, vc, t);
         Ok(Delta {
             percent,
-            ci95_percent: Some((to_percent(diff - t * se), to_percent(diff + t * se))),
+            ci95_percent: ratio.map(|(low, high)| ((low - 1.0) * 100.0, (high - 1.0) * 100.0)),
             welch_df: Some(df),
             p_value: Some((2.0 * (1.0 - t_cdf(statistic, df))).clamp(0.0, 1.0)),
             mde_percent: Some(to_percent((t + t_quantile(POWER, df)) * se).abs()),
         })
     }
 
-    /// Half the width of the 95 % interval, in percentage points.
-    pub fn ci95_half_width_percent(&self) -> Option<f64> {
-        self.ci95_percent.map(|(low, high)| (high - low) / 2.0)
+    /// How far the 95 % interval reaches from `percent`, in percentage points: the larger of
+    /// its two sides (the interval of a ratio is not symmetric), so `percent ± margin` holds it.
+    pub fn ci95_margin_percent(&self) -> Option<f64> {
+        self.ci95_percent
+            .map(|(low, high)| (self.percent - low).max(high - self.percent))
     }
+}
+
+/// Fieller's interval for the ratio `mc / mb` of two independent means whose squared standard
+/// errors are `vc` and `vb`, at critical value `t`: every θ with (mc − θ·mb)² ≤ t²·(vc + θ²·vb).
+/// `None` when `mb` is within `t` standard errors of 0: the set is then unbounded.
+fn fieller(mb: f64, vb: f64, mc: f64, vc: f64, t: f64) -> Option<(f64, f64)> {
+    let t2 = t * t;
+    let a = mb * mb - t2 * vb;
+    if a <= 0.0 {
+        return None;
+    }
+    // The discriminant over 4 is t²·(vb·mc² + vc·a), never negative once a > 0.
+    let half = (t2 * (vb * mc * mc + vc * a)).sqrt();
+    let (one, other) = ((mc * mb - half) / a, (mc * mb + half) / a);
+    Some((one.min(other), one.max(other)))
 }
 
 #[cfg(test)]
@@ -377,13 +397,11 @@ mod tests {
         let d = Delta::between(&baseline, &candidate).unwrap();
         assert_eq!(d.percent, 10.0);
         assert!(close(d.welch_df.unwrap(), 8.0));
+        // Fieller with t₀.₉₇₅(8) = 2.306004135204166 (mpmath): θ ∈ [1.07604…, 1.12453…].
         let (low, high) = d.ci95_percent.unwrap();
-        assert!(close(low, 7.693995864795834), "{low}");
-        assert!(close(high, 12.306004135204166), "{high}");
-        assert!(close(
-            d.ci95_half_width_percent().unwrap(),
-            2.306004135204166
-        ));
+        assert!(close(low, 7.604708027292601), "{low}");
+        assert!(close(high, 12.453801735231536), "{high}");
+        assert!(close(d.ci95_margin_percent().unwrap(), 2.453801735231536));
         // p = 2 · (1 − F₈(10)); MDE = t₀.₉₇₅(8) + t₀.₈(8) = 3.194893652971186 (se = 1 = 1 %).
         assert!((d.p_value.unwrap() - 8.48818152762849e-6).abs() < 1e-15);
         assert!(close(d.mde_percent.unwrap(), 3.194893652971186));
@@ -400,7 +418,8 @@ mod tests {
         let d = Delta::between(&baseline, &candidate).unwrap();
         assert!(close(d.p_value.unwrap(), 0.346_593_507_087_334_3));
         let (low, high) = d.ci95_percent.unwrap();
-        assert!(low < 0.0 && high > 0.0);
+        assert!(close(low, -1.2911653383655792), "{low}");
+        assert!(close(high, 3.344887938501378), "{high}");
     }
 
     #[test]
@@ -418,6 +437,55 @@ mod tests {
     }
 
     #[test]
+    fn a_far_slower_candidate_stays_above_minus_100_percent() {
+        // The Welch interval of the difference, divided by the baseline mean, gave
+        // [−113 %, −86 %] here; Fieller's ratio (mpmath, t₀.₉₇₅(2.000169…)) stays above −100 %.
+        let d = Delta::between(
+            &Summary::of(&[700.0, 760.0, 823.0]).unwrap(),
+            &Summary::of(&[1.5, 1.9, 2.3]).unwrap(),
+        )
+        .unwrap();
+        let (low, high) = d.ci95_percent.unwrap();
+        assert!(close(low, -99.88298673846994), "{low}");
+        assert!(close(high, -99.5966995781487), "{high}");
+        assert!(d.p_value.unwrap() < 0.05);
+    }
+
+    #[test]
+    fn a_baseline_not_clearly_above_zero_has_no_interval() {
+        // Mean 50.5 with s² = 4900.5 over 2 samples: within t standard errors of 0.
+        let d = Delta::between(
+            &Summary::of(&[1.0, 100.0]).unwrap(),
+            &Summary::of(&[50.0, 60.0]).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(d.ci95_percent, None);
+        assert!(d.p_value.is_some());
+    }
+
+    #[test]
+    fn the_interval_holds_zero_exactly_when_welch_finds_no_difference() {
+        let base = [100.0, 104.0, 97.0, 101.0];
+        for shift in [0.0, 1.0, 3.0, 4.0, 5.0, 6.0, 8.0, 20.0, -5.0, -6.0] {
+            let candidate: Vec<f64> = base.iter().map(|x| x * 1.01 + shift).collect();
+            let d = Delta::between(
+                &Summary::of(&base).unwrap(),
+                &Summary::of(&candidate).unwrap(),
+            )
+            .unwrap();
+            let (low, high) = d.ci95_percent.unwrap();
+            let holds_zero = low <= 0.0 && high >= 0.0;
+            assert_eq!(
+                holds_zero,
+                d.p_value.unwrap() >= ALPHA,
+                "shift {shift}: [{low}, {high}], p {}",
+                d.p_value.unwrap()
+            );
+            assert!(low <= d.percent && d.percent <= high);
+        }
+    }
+
+    #[test]
     fn zero_variance_never_gives_a_point_interval() {
         // Both sides identical across repetitions: each counts as varying by 0.1 % of its mean
         // (s = 0.05 and 0.075), se = √(0.00125 + 0.0028125), df = 1.7422680412371134.
@@ -428,8 +496,8 @@ mod tests {
         .unwrap();
         assert!(close(d.welch_df.unwrap(), 1.7422680412371134));
         let (low, high) = d.ci95_percent.unwrap();
-        assert!(close(low, 49.365932981647104), "{low}");
-        assert!(close(high, 50.634067018352896), "{high}");
+        assert!(close(low, 49.25574403603503), "{low}");
+        assert!(close(high, 50.74796715741668), "{high}");
         let s = Summary::of(&[50.0, 50.0, 50.0]).unwrap();
         assert!(s.ci95_half_width.unwrap() > 0.0);
     }

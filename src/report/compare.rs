@@ -1,7 +1,8 @@
 //! Targets against a baseline, per (workload, platform, size), with statistics across
 //! repetitions: throughput, p99 and server CPU per operation, their percent differences with
-//! 95 % Welch intervals, Welch's test with Holm–Bonferroni correction across the whole
-//! comparison, the minimum detectable effect, cost per million operations, and a verdict.
+//! 95 % intervals (Fieller's, of the ratio of the means), Welch's test with Holm–Bonferroni
+//! correction across the whole comparison, the minimum detectable effect, cost per million
+//! operations, and a verdict.
 //!
 //! The rules (docs/results.md, "Verdicts"):
 //! - only valid results count: incomplete and invalid cells are left out, and each row says
@@ -456,7 +457,7 @@ pub fn headline(comparison: &Comparison) -> Option<String> {
             "{} {:+.1}% ±{:.1}% ops/s vs {} at {}, {} reps",
             r.target,
             d.percent,
-            d.ci95_half_width_percent().unwrap_or(0.0),
+            d.ci95_margin_percent().unwrap_or(0.0),
             comparison.baseline,
             place(g),
             r.repetitions.min(baseline_reps(g))
@@ -471,7 +472,7 @@ pub fn headline(comparison: &Comparison) -> Option<String> {
         return Some(format!(
             "{who}no significant difference at {} (±{:.1}%)",
             place(g),
-            d.ci95_half_width_percent().unwrap_or(0.0)
+            d.ci95_margin_percent().unwrap_or(0.0)
         ));
     }
     if let Some((_, r)) = rows
@@ -654,23 +655,23 @@ mod tests {
         assert_eq!(rows[0].throughput_delta, None);
         let m = &rows[1];
         assert_eq!((m.target.as_str(), m.repetitions), ("mongo-9.0", 3));
-        // Independent mpmath computation (Welch df = 4):
-        // ops +10 % [5.466084128944962, 14.533915871055038], p = 0.003602232609104004,
-        // MDE 6.070504591228296 %; p99 −10 % [−21.334789677637595, 1.3347896776375951];
-        // CPU −10 % [−19.067831742110076, −0.9321682578899240].
+        // Independent mpmath computation (Welch df = 4, Fieller's ratio interval):
+        // ops +10 % [5.343376273896673, 14.882976700523548], p = 0.003602232609104004,
+        // MDE 6.070504591228296 %; p99 −10 % [−20.251507999063197, 1.4152810424487947];
+        // CPU −10 % [−18.28058935829076, −0.9763254589517225].
         let d = m.throughput_delta.unwrap();
         assert!(close(d.percent, 10.0));
         let (lo, hi) = d.ci95_percent.unwrap();
-        assert!(close(lo, 5.466084128944962) && close(hi, 14.533915871055038));
+        assert!(close(lo, 5.343376273896673) && close(hi, 14.882976700523548));
         assert!(close(d.welch_df.unwrap(), 4.0));
         assert!(close(d.p_value.unwrap(), 0.003602232609104004));
         assert!(close(d.mde_percent.unwrap(), 6.070504591228296));
         // One test: Holm leaves its p-value as it is.
         assert!(close(m.adjusted_p_value.unwrap(), 0.003602232609104004));
         let (lo, hi) = m.p99_delta.unwrap().ci95_percent.unwrap();
-        assert!(close(lo, -21.334789677637595) && close(hi, 1.3347896776375951));
+        assert!(close(lo, -20.251507999063197) && close(hi, 1.4152810424487947));
         let (lo, hi) = m.cpu_delta.unwrap().ci95_percent.unwrap();
-        assert!(close(lo, -19.067831742110076) && close(hi, -0.932168257889924));
+        assert!(close(lo, -18.28058935829076) && close(hi, -0.9763254589517225));
         assert!(close(m.cpu_us_per_op.unwrap().mean, 45.0));
         // 0.5 $/node-hour × 3 nodes / (1100 ops/s × 3600 s) × 10⁶ = 0.3787878…
         assert!(close(m.cost_per_million_ops.unwrap(), 0.3787878787878788));
@@ -686,11 +687,11 @@ mod tests {
 flights/v1, platform n2, size 1M: baseline psmdb-8.0
 TARGET     REPS   OPS/S  ±95% CI  ERRORS  Δ OPS/S  Δ OPS/S 95% CI   P (HOLM)   MDE  P99 µs   Δ P99  CPU µs/OP  VERDICT
 psmdb-8.0     3  1000.0     49.7   0.00%        -  -                       -     -   200.0       -       50.0  baseline
-mongo-9.0     3  1100.0     49.7   0.00%   +10.0%  [+5.5%, +14.5%]     0.004  6.1%   180.0  -10.0%       45.0  faster
+mongo-9.0     3  1100.0     49.7   0.00%   +10.0%  [+5.3%, +14.9%]     0.004  6.1%   180.0  -10.0%       45.0  faster
   psmdb-8.0: 0.4167 per million operations
   mongo-9.0: 0.3788 per million operations
 
-mongo-9.0 +10.0% ±4.5% ops/s vs psmdb-8.0 at 1M, 3 reps
+mongo-9.0 +10.0% ±4.9% ops/s vs psmdb-8.0 at 1M, 3 reps
 ";
         assert_eq!(render_comparison(&c), expected);
     }
@@ -854,7 +855,7 @@ mongo-9.0 +10.0% ±4.5% ops/s vs psmdb-8.0 at 1M, 3 reps
         // Two platforms: the headline names the platform.
         assert_eq!(
             headline(&c).unwrap(),
-            "mongo-9.0 +10.0% ±4.5% ops/s vs psmdb-8.0 at 1M on n2, 3 reps"
+            "mongo-9.0 +10.0% ±4.9% ops/s vs psmdb-8.0 at 1M on n2, 3 reps"
         );
     }
 
