@@ -2,12 +2,12 @@
 //! needs to judge each reply (YCSB's status rules, flights' hit targets) and to fingerprint
 //! exactly what was sent.
 
+use std::sync::Arc;
+
 use crate::measure::ErrorKind;
 use crate::workload::Operation;
 use crate::workload::flights;
 use crate::workload::ycsb::{self, Call};
-
-use std::sync::Arc;
 
 use super::execute::Reply;
 use super::restore::Changes;
