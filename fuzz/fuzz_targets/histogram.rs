@@ -1,16 +1,7 @@
-//! HdrHistogram V2 and V2+DEFLATE bytes, as a result document's histograms hold them (after
-//! base64), through the decoder; a decoded histogram encodes and decodes back equal. Nothing
-//! may panic, and no input may make the decoder allocate beyond a result document's means.
+//! Fuzz target `histogram`: see fuzz/checks/histogram.rs.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use mongobench::result::EncodedHistogram;
+#[path = "../checks/histogram.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(decoded) = EncodedHistogram::decode_bytes(data) else {
-        return;
-    };
-    let text = decoded.encode().expect("a decoded histogram encodes");
-    let back = EncodedHistogram::decode(&text).expect("an encoded histogram decodes");
-    assert_eq!(back.0, decoded.0);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

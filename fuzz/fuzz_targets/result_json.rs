@@ -1,20 +1,7 @@
-//! A result document's text through `CellResult::from_json`, as `report --dir` and `verify`
-//! read it; a document that is accepted writes back to JSON that reads back equal. Nothing may
-//! panic.
+//! Fuzz target `result_json`: see fuzz/checks/result_json.rs.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use mongobench::result::CellResult;
+#[path = "../checks/result_json.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    let Ok(result) = CellResult::from_json(text) else {
-        return;
-    };
-    let written = result.to_json().expect("an accepted result serializes");
-    let back = CellResult::from_json(&written).expect("a written result reads back");
-    assert_eq!(back.cell, result.cell);
-    assert_eq!(back.fingerprint, result.fingerprint);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

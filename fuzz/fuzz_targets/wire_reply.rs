@@ -1,24 +1,7 @@
-//! What a server sends a worker's own connection: an OP_MSG reply read in place
-//! (`wire::lane::read_reply`), and the messages of a SCRAM-SHA-256 login. No input panics or
-//! hangs; a reply that parses says either its counts or its failure.
+//! Fuzz target `wire_reply`: see fuzz/checks/wire_reply.rs.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use mongobench::runner::wire::lane::read_reply;
-use mongobench::runner::wire::scram::{Conversation, Credential, verify_server_final};
+#[path = "../checks/wire_reply.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    // The request id the reply must answer is its own responseTo, when it has one, so that
-    // inputs get past that check.
-    let id = data
-        .get(8..12)
-        .map_or(0, |b| i32::from_le_bytes(b.try_into().unwrap()));
-    let _ = read_reply(data, id);
-    if let Ok(text) = std::str::from_utf8(data) {
-        let credential = Credential::new("user", "pencil", "admin").unwrap();
-        let conversation = Conversation::start("user", "rOprNGfwEbeRWgbNEkqO");
-        if let Ok((_, expected)) = conversation.client_final(&credential, text) {
-            let _ = verify_server_final(text, &expected);
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));
