@@ -32,7 +32,11 @@ pub fn check(data: &[u8]) {
     // Records of megabytes are valid (up to 16 MiB) but cost the fuzzer seconds per input
     // without new paths: draw fewer of them.
     let record_bytes = u64::from(props.field_count).saturating_mul(props.field_lengths.max());
-    let operations = if record_bytes > 64 * 1024 { 2 } else { OPERATIONS };
+    let operations = if record_bytes > 64 * 1024 {
+        2
+    } else {
+        OPERATIONS
+    };
     for phase in [Phase::Load, Phase::Run] {
         let shared = SharedState::new(props.record_count);
         let Ok(mut worker) = Worker::new(&props, 1, 0, 2, phase, &shared) else {
