@@ -1,12 +1,14 @@
-//! Verdicts that hold, on real servers: an A/A comparison finds no difference, a known delay
-//! is found with an interval that excludes zero, time-bounded runs of servers of different
-//! speed are compared while runs of another seed are refused, and the open loop measures what
-//! it claims.
+//! Verdicts that hold, on real servers: an A/A comparison finds no difference and, paired by
+//! slot, resolves 5 % with the default repetitions; a known delay, fixed or proportional to
+//! each reply's service time, is found with an interval that excludes zero (the 5 % one under
+//! a 3 % precision goal); time-bounded runs of servers of different speed are compared while
+//! runs of another seed are refused, and the open loop measures what it claims.
 //!
 //! Each A/A comparison is a test at the 5 % level, so even a perfect measurement calls one in
 //! twenty significant: of three independent A/A comparisons, at most one may be (the chance
-//! of two or more false alarms is 0.7 %); each comparison's adjusted p-value is printed. The
-//! tests of this file take turns (one lock), so that none measures the load of another.
+//! of two or more false alarms is 0.7 %, where "3 of 3" would fail a perfect measurement one
+//! time in seven); each comparison's adjusted p-value is printed. The tests of this file take
+//! turns (one lock), so that none measures the load of another.
 mod support;
 
 use std::time::Duration;
@@ -15,14 +17,17 @@ use mongobench::api::RunLength;
 use mongobench::report::{CompareOptions, Comparison, Verdict, compare, headline};
 use mongobench::result::CellResult;
 use mongobench::runner::cell::{RunSettings, WorkloadPlan};
-use support::proxy::DelayProxy;
+use mongobench::runner::slots::PrecisionGoal;
+use support::proxy::{DelayProxy, ProportionalProxy};
 use support::runs;
 
 const WORKERS: u32 = 4;
 const RECORDS: u64 = 500;
-/// The delay per reply of the slower target: several times the test server's service time, so
-/// that the difference is unmistakable on a shared machine.
-const DELAY: Duration = Duration::from_millis(20);
+/// The delay per reply of the slower target, about the test server's service time.
+const DELAY: Duration = Duration::from_millis(3);
+/// The largest MDE an A/A comparison of one server under two names may have at the default
+/// repetitions (issue: "resolving power").
+const A_A_MDE_PERCENT: f64 = 5.0;
 
 /// One measuring test at a time.
 static TURN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -45,8 +50,17 @@ async fn ycsb_a(
     repetitions: u32,
     plan: WorkloadPlan,
 ) -> (Vec<CellResult>, Comparison) {
-    let connected = runs::connect_all(targets, WORKERS).await;
     let bench = runs::benchmark(name, plan, settings(1.0), &[RECORDS], repetitions);
+    run_and_compare(bench, targets, WORKERS).await
+}
+
+/// Runs `bench` on `targets` with `workers` connections each; every cell must be valid.
+async fn run_and_compare(
+    bench: mongobench::runner::benchmark::Benchmark,
+    targets: &[(&str, &str)],
+    workers: u32,
+) -> (Vec<CellResult>, Comparison) {
+    let connected = runs::connect_all(targets, workers).await;
     let results = runs::run_benchmark(&bench, &connected).await;
     for r in &results {
         assert!(
@@ -76,26 +90,33 @@ fn row<'c>(c: &'c Comparison, target: &str) -> &'c mongobench::report::Compariso
         .unwrap()
 }
 
-/// Three A/A comparisons of `targets`; at most one may be significant.
-async fn three_a_a(name: &str, targets: &[(&str, &str)]) {
+/// Three A/A comparisons of `targets` at `repetitions`, each paired by slot; at most one may
+/// be significant. Returns each round's MDE.
+async fn three_a_a(name: &str, targets: &[(&str, &str)], repetitions: u32) -> Vec<f64> {
     let mut significant = 0;
+    let mut mdes = Vec::new();
     for round in 1..=3 {
         let (_, c) = ycsb_a(
             &format!("{name}-{round}"),
             targets,
-            5,
+            repetitions,
             runs::ycsb("workloada"),
         )
         .await;
         let b = row(&c, targets[1].0);
+        let delta = b.throughput_delta.expect("a tested difference");
         eprintln!(
-            "{name} round {round}: {} {:?}, adjusted p {:?}, MDE {:?}",
+            "{name} round {round}: {} {:+.2}%, adjusted p {:?}, MDE {:?}, CV {:?} and {:?}, paired CV {:?}",
             b.verdict.text(),
-            b.throughput_delta.map(|d| d.percent),
+            delta.percent,
             b.adjusted_p_value,
-            b.throughput_delta.and_then(|d| d.mde_percent)
+            delta.mde_percent,
+            c.groups[0].rows[0].ops_per_sec.and_then(|s| s.cv),
+            b.ops_per_sec.and_then(|s| s.cv),
+            delta.ratio_cv
         );
-        assert_eq!(b.repetitions, 5);
+        assert_eq!(b.repetitions, repetitions as usize);
+        assert_eq!(delta.pairs, Some(repetitions as usize), "paired by slot");
         assert!(
             matches!(
                 b.verdict,
@@ -110,23 +131,32 @@ async fn three_a_a(name: &str, targets: &[(&str, &str)]) {
         if b.verdict == Verdict::NoSignificantDifference {
             let line = headline(&c).unwrap();
             assert!(
-                line.starts_with("no significant difference at 500"),
+                line.starts_with("no significant difference at 500") && line.contains("MDE"),
                 "{line}"
             );
         }
+        mdes.push(delta.mde_percent.expect("an MDE"));
     }
     assert!(
         significant <= 1,
         "{significant} of 3 A/A comparisons were significant: the verdicts do not hold"
     );
+    mdes
 }
 
-/// On the SQLite server, as the next test explains.
+/// One server under two names, at the default 3 repetitions: paired by slot, each comparison
+/// resolves [`A_A_MDE_PERCENT`].
 #[tokio::test]
 async fn a_a_two_targets_on_the_same_server_show_no_difference() {
     let _turn = TURN.lock().await;
     let uri = support::mongo_sqlite_uri();
-    three_a_a("aa-same", &[("a", uri.as_str()), ("b", uri.as_str())]).await;
+    let mdes = three_a_a("aa-same", &[("a", uri.as_str()), ("b", uri.as_str())], 3).await;
+    for &mde in &mdes {
+        assert!(
+            mde <= A_A_MDE_PERCENT,
+            "MDE {mde:.2}% at 3 repetitions: above {A_A_MDE_PERCENT}% ({mdes:?})"
+        );
+    }
 }
 
 /// Two FerretDB servers on SQLite files of their own. Not on PostgreSQL: there, YCSB A on
@@ -143,19 +173,70 @@ async fn a_a_two_servers_of_the_same_kind_show_no_difference() {
             ("first", first.uri.as_str()),
             ("second", second.uri.as_str()),
         ],
+        5,
     )
     .await;
 }
 
-/// Three targets on one server, run interleaved: behind a proxy without delay (the baseline),
-/// behind another such proxy (its twin), and behind a proxy that holds each reply for
-/// [`DELAY`]. The delayed one is slower with an interval below zero; the twin is not found
-/// different. The twin's check is an A/A comparison: a false alarm (5 %) is followed by a
-/// second round, which must be clean (both: 0.25 %).
+/// One worker on the same server directly and behind a proxy that holds each reply for 5 % of
+/// its service time, asleep: the proxied one is 5 % slower per operation, so about 4.8 %
+/// lower in throughput. Under a 3 % precision goal the runner adds slots until the paired
+/// comparison resolves it, and calls it slower.
+#[tokio::test]
+async fn a_five_percent_slower_server_is_found_under_a_three_percent_goal() {
+    let _turn = TURN.lock().await;
+    let server = support::private_mongo_sqlite("five-percent");
+    let slower = ProportionalProxy::start(&server.uri, 0.05);
+    let mut bench = runs::benchmark(
+        "five-percent",
+        runs::ycsb("workloada"),
+        RunSettings {
+            workers: 1,
+            ..settings(1.0)
+        },
+        &[RECORDS],
+        3,
+    );
+    bench.precision = Some(PrecisionGoal {
+        mde_percent: 3.0,
+        max_repetitions: 30,
+        max_duration: None,
+    });
+    let (results, c) = run_and_compare(
+        bench,
+        &[
+            ("direct", server.uri.as_str()),
+            ("slower", slower.uri.as_str()),
+        ],
+        1,
+    )
+    .await;
+    let slower_row = row(&c, "slower");
+    let delta = slower_row.throughput_delta.unwrap();
+    let (low, high) = delta.ci95_percent.unwrap();
+    eprintln!(
+        "5 % proportional delay: {:+.2}% [{low:.2}%, {high:.2}%], MDE {:?}, {} slots",
+        delta.percent,
+        delta.mde_percent,
+        results.len() / 2
+    );
+    assert!(
+        delta.mde_percent.unwrap() <= 3.0,
+        "the goal was reached: {delta:?}"
+    );
+    assert_eq!(slower_row.verdict, Verdict::Slower, "{delta:?}");
+    assert!(high < 0.0, "the interval [{low}, {high}] excludes zero");
+}
+
+/// Three targets on one server, run interleaved at the default 3 repetitions: behind a proxy
+/// without delay (the baseline), behind another such proxy (its twin), and behind a proxy that
+/// holds each reply for [`DELAY`]. The delayed one is slower with an interval below zero; the
+/// twin is not found different. The twin's check is an A/A comparison: a false alarm (5 %) is
+/// followed by a second round, which must be clean (both: 0.25 %).
 #[tokio::test]
 async fn a_delay_is_found_and_no_delay_is_not() {
     let _turn = TURN.lock().await;
-    let server = support::private_mongo("sensitivity");
+    let server = support::private_mongo_sqlite("sensitivity");
     let plain = DelayProxy::start(&server.uri, Duration::ZERO);
     let twin = DelayProxy::start(&server.uri, Duration::ZERO);
     let slow = DelayProxy::start(&server.uri, DELAY);
@@ -167,7 +248,7 @@ async fn a_delay_is_found_and_no_delay_is_not() {
                 ("twin", twin.uri.as_str()),
                 ("delayed", slow.uri.as_str()),
             ],
-            5,
+            3,
             runs::ycsb("workloada"),
         )
         .await;
@@ -182,7 +263,7 @@ async fn a_delay_is_found_and_no_delay_is_not() {
         assert!(high < 0.0, "the interval [{low}, {high}] excludes zero");
         let line = headline(&c).unwrap();
         assert!(
-            line.starts_with("delayed -") && line.contains("ops/s vs plain at 500, 5 reps"),
+            line.starts_with("delayed -") && line.contains("ops/s vs plain at 500, 3 reps, MDE"),
             "{line}"
         );
         if twin_row.verdict == Verdict::NoSignificantDifference {
@@ -195,7 +276,7 @@ async fn a_delay_is_found_and_no_delay_is_not() {
 #[tokio::test]
 async fn time_bounded_runs_of_different_speed_compare_and_another_seed_is_refused() {
     let _turn = TURN.lock().await;
-    let server = support::private_mongo("identity");
+    let server = support::private_mongo_sqlite("identity");
     let slow = DelayProxy::start(&server.uri, DELAY);
     let (results, c) = ycsb_a(
         "identity",

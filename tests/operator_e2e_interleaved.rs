@@ -4,8 +4,11 @@
 //! targets are all external, so the operator starts ONE runner Job for both; the real
 //! scheduler binds it to a client node, where the testenv kubelet harness runs its command
 //! with the project's binary, both URIs from their Secrets, and its ServiceAccount's token.
-//! The runner interleaves the repetitions (direct, delayed, direct, ...), and the verdict in
-//! status is that the delayed target is slower, with a 95 % interval that excludes zero.
+//! The runner interleaves the repetitions in slots, each in the order its seed draws, and
+//! keeps adding slots past the planned three for a precision goal it cannot reach until
+//! `maxRepetitions`; the operator counts the added slots as cells, waits for the runner, and
+//! says in the `Precision` condition that the goal was not reached. The verdict in status is
+//! that the delayed target is slower, paired by slot, with a 95 % interval that excludes zero.
 //!
 //! It runs in a test binary of its own so that no other test's runner shares the machine
 //! with its measurement.
@@ -28,8 +31,10 @@ use support::proxy::DelayProxy;
 /// on 10 documents in about 60 ms, it measured -20.0 % ±6.8 % and -17.8 % ±5.6 % (adjusted p
 /// 0.0002 and 0.0005). With two workers FerretDB's CPU is the limit and a delay hides in it.
 const DELAY: Duration = Duration::from_millis(20);
-/// Five repetitions per side: with three, one slow first cell was enough to bring the
-/// interval close to zero.
+/// Planned repetitions per side.
+const PLANNED: u32 = 3;
+/// `precision.maxRepetitions`: a goal of 0.1 % is out of reach, so the runner adds slots up to
+/// this many, and the verdict rests on five pairs.
 const REPETITIONS: u32 = 5;
 
 async fn secret(env: &support::KubeEnv, name: &str, uri: &str) {
@@ -76,7 +81,8 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
                 "client": {"nodeSelector": {"cloud.google.com/gke-nodepool": "client"}},
                 "dataset": {"sizes": ["10"]},
                 "workload": {"type": "flights", "workers": 1, "duration": "5s", "warmup": "2s", "seed": 5},
-                "repetitions": REPETITIONS,
+                "repetitions": PLANNED,
+                "precision": {"mdePercent": 0.1, "maxRepetitions": REPETITIONS},
                 "cleanupPolicy": "Retain"
             }
         }),
@@ -112,8 +118,8 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
     let started = kubelet.started.lock().unwrap().clone();
     assert_eq!(started.len(), 1, "runner pods started: {started:?}");
 
-    // The repetitions ran interleaved: in the order their results were written, the targets
-    // alternate.
+    // The repetitions ran in slots: in the order their results were written, each slot holds
+    // both targets, in the order the workload's seed draws for it.
     let mut results: Vec<(String, CellResult)> =
         Api::<ConfigMap>::namespaced(env.client.clone(), &env.namespace)
             .list(&ListParams::default().labels("mongobench.io/benchmark=verdict"))
@@ -128,21 +134,37 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
             })
             .collect();
     assert_eq!(results.len(), 2 * REPETITIONS as usize);
-    results.sort_by(|a, b| {
-        (&a.0, a.1.cell.repetition, a.1.cell.target != "direct").cmp(&(
-            &b.0,
-            b.1.cell.repetition,
-            b.1.cell.target != "direct",
-        ))
+    results.sort_by_key(|(created, r)| {
+        let slot = r.slot.expect("an interleaved cell records its slot");
+        (created.clone(), slot.number, slot.position)
     });
+    let names = ["direct", "delayed"];
     let order: Vec<String> = results
         .iter()
         .map(|(_, r)| format!("{} r{}", r.cell.target, r.cell.repetition))
         .collect();
     let expected: Vec<String> = (1..=REPETITIONS)
-        .flat_map(|rep| [format!("direct r{rep}"), format!("delayed r{rep}")])
+        .flat_map(|rep| {
+            mongobench::runner::slots::order(5, 0, rep, 2)
+                .into_iter()
+                .map(move |i| format!("{} r{rep}", names[i]))
+        })
         .collect();
     assert_eq!(order, expected);
+    let precision = status
+        .condition("Precision")
+        .expect("a Precision condition");
+    assert_eq!(
+        (precision.status.as_str(), precision.reason.as_str()),
+        ("False", "PrecisionNotReached"),
+        "{precision:?}"
+    );
+    assert!(
+        precision
+            .message
+            .contains(&format!("after {REPETITIONS} reps (delayed vs direct")),
+        "{precision:?}"
+    );
     for (_, r) in &results {
         eprintln!(
             "{}: {:.1} ops/s",
@@ -164,17 +186,21 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
         (REPETITIONS, REPETITIONS)
     );
     assert_eq!(c.verdict, Some(Verdict::Slower));
+    assert_eq!(c.paired_slots, Some(REPETITIONS));
     let (low, high) = (
         c.throughput_ci95_low_percent.unwrap(),
         c.throughput_ci95_high_percent.unwrap(),
     );
     assert!(low < high && high < 0.0, "interval [{low}, {high}]");
-    // "delayed -X.X% ±Y.Y% ops/s vs direct at 10, 5 reps"
+    // "delayed -X.X% ±Y.Y% ops/s vs direct at 10, 5 reps, MDE Z.Z%"
     let delta = c.throughput_delta_percent.unwrap();
     let headline = status.headline.clone().unwrap();
+    let mde = c.minimum_detectable_effect_percent.unwrap();
     let margin = headline
         .strip_prefix(&format!("delayed {delta:+.1}% ±"))
-        .and_then(|rest| rest.strip_suffix("% ops/s vs direct at 10, 5 reps"))
+        .and_then(|rest| {
+            rest.strip_suffix(&format!("% ops/s vs direct at 10, 5 reps, MDE {mde:.1}%"))
+        })
         .and_then(|w| w.parse::<f64>().ok())
         .unwrap_or_else(|| panic!("headline {headline:?}"));
     // The ± is how far the interval reaches from the estimate on its wider side.

@@ -8,6 +8,7 @@
 
 pub mod dataset;
 pub mod flights;
+pub mod precision;
 pub mod replica_set;
 mod schema_check;
 pub mod spec;
@@ -25,8 +26,11 @@ pub use dataset::{Dataset, IndexBuild};
 pub use flights::{
     AggregateSplit, FindSplit, Flights, FlightsMix, FlightsVersion, IndexSet, WriteSplit,
 };
+pub use precision::Precision;
 pub use replica_set::{AntiAffinity, ComputeResources, ReplicaSet};
-pub use spec::{CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism};
+pub use spec::{
+    CanaryPolicy, CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism,
+};
 pub use status::{
     CellCounts, CellPhase, CellStatus, Comparison, KStatus, MongoBenchmarkStatus, NodeInfo,
     OperationLatency, Phase, Regime, ResultRef, RunnerStatus, TargetStatus, Verdict,

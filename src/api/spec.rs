@@ -16,6 +16,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::dataset::Dataset;
+use super::precision::Precision;
 use super::replica_set::{ComputeResources, ReplicaSet};
 use super::status::MongoBenchmarkStatus;
 use super::targets::{Platform, Target};
@@ -156,6 +157,18 @@ macro_rules! immutable_message {
     .message(immutable_message!("client")))]
 #[x_kube(validation = Rule::new(immutable_optional!("repetitions"))
     .message(immutable_message!("repetitions")))]
+#[x_kube(validation = Rule::new(immutable_optional!("canaryPolicy"))
+    .message(immutable_message!("canaryPolicy")))]
+#[x_kube(validation = Rule::new(immutable_optional!("precision"))
+    .message(immutable_message!("precision")))]
+#[x_kube(validation = Rule::new(
+    "!has(self.precision) || size(self.targets) >= 2")
+    .message("spec.precision needs at least two targets: it is the resolving power of their comparison")
+    .field_path(".precision"))]
+#[x_kube(validation = Rule::new(
+    "!has(self.precision) || !has(self.precision.maxRepetitions) || self.precision.maxRepetitions >= (has(self.repetitions) ? self.repetitions : 3)")
+    .message("spec.precision.maxRepetitions must be at least spec.repetitions (default 3)")
+    .field_path(".precision.maxRepetitions"))]
 #[x_kube(validation = Rule::new(immutable_optional!("baseline"))
     .message(immutable_message!("baseline")))]
 #[x_kube(validation = Rule::new(immutable_optional!("parallelism"))
@@ -192,6 +205,23 @@ pub struct MongoBenchmarkSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 100), extend("default" = 3))]
     pub repetitions: Option<u32>,
+
+    /// The resolving power to reach: after `repetitions` slots, the runner adds slots (one
+    /// more repetition of every target, interleaved) until every comparison's minimum
+    /// detectable effect is at most `mdePercent`, or `maxRepetitions` or `maxDuration` is
+    /// reached; `status.conditions` says which (`Precision`). Unset: exactly `repetitions`.
+    /// Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<Precision>,
+
+    /// What a noise canary that deviates does to its cell: `Flag` (default) keeps the cell and
+    /// marks its canary; `Void` makes the cell invalid (left out of the statistics) and runs
+    /// its slot again. The canary is a fixed CPU, memory and loopback probe of the client
+    /// taken before every cell; it deviates when a figure is over 25 % from the median of the
+    /// run's earlier probes (docs/results.md, "Noise canaries"). Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "Flag"))]
+    pub canary_policy: Option<CanaryPolicy>,
 
     /// Name of the target every other target is compared against (default: the first target).
     /// Immutable.
@@ -230,6 +260,11 @@ impl MongoBenchmarkSpec {
     /// Effective `client.pods` (default 1).
     pub fn client_pods(&self) -> u32 {
         self.client.as_ref().map_or(1, Client::pods)
+    }
+
+    /// Effective `canaryPolicy` (default `Flag`).
+    pub fn canary_policy(&self) -> CanaryPolicy {
+        self.canary_policy.unwrap_or_default()
     }
 
     /// Effective `repetitions` (default 3).
@@ -363,6 +398,17 @@ pub enum Parallelism {
     PerPlatform,
     /// One target on one platform at a time.
     Sequential,
+}
+
+/// What a deviating noise canary does to its cell.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[schemars(transform = crate::api::drop_description)]
+pub enum CanaryPolicy {
+    /// Keep the cell; its canary says how far it deviated.
+    #[default]
+    Flag,
+    /// Make the cell invalid and run its slot again.
+    Void,
 }
 
 /// What happens to provisioned servers after their cells.

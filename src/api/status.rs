@@ -28,6 +28,9 @@ pub mod condition_types {
     pub const DATA_SEEDED: &str = "DataSeeded";
     /// True when every cell's workload completed.
     pub const WORKLOAD_COMPLETED: &str = "WorkloadCompleted";
+    /// With `spec.precision`: True (reason `PrecisionReached`) when every comparison's minimum
+    /// detectable effect is at most the goal, False (`PrecisionNotReached`) otherwise.
+    pub const PRECISION: &str = "Precision";
 }
 
 /// Observed state of a MongoBenchmark.
@@ -379,13 +382,26 @@ pub struct Comparison {
     /// Upper end of the 95 % interval of the throughput change, in percent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throughput_ci95_high_percent: Option<f64>,
-    /// p-value of Welch's test on throughput after Holm–Bonferroni over the benchmark's
-    /// comparisons.
+    /// p-value of the throughput test (paired by slot, else Welch's) after Holm–Bonferroni
+    /// over the benchmark's comparisons.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjusted_p_value: Option<f64>,
     /// The smallest throughput change, in percent, these repetitions detect with 80 % power.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub minimum_detectable_effect_percent: Option<f64>,
+    /// Slots in which both targets have a valid repetition, when the test paired them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired_slots: Option<u32>,
+    /// Coefficient of variation of the target's throughput over its valid repetitions, in
+    /// percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cv_percent: Option<f64>,
+    /// Coefficient of variation of the baseline's throughput, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_cv_percent: Option<f64>,
+    /// Paired only: coefficient of variation of the per-slot throughput ratios, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired_ratio_cv_percent: Option<f64>,
     /// Change of server CPU per operation, in percent (− is cheaper).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_per_op_delta_percent: Option<f64>,

@@ -125,7 +125,7 @@ pub fn validate_update(old: &MongoBenchmarkSpec, new: &MongoBenchmarkSpec) -> Ve
 }
 
 /// Spec fields that may not change after creation.
-pub const IMMUTABLE_FIELDS: [&str; 9] = [
+pub const IMMUTABLE_FIELDS: [&str; 11] = [
     "targets",
     "platforms",
     "replicaSet",
@@ -133,6 +133,8 @@ pub const IMMUTABLE_FIELDS: [&str; 9] = [
     "workload",
     "client",
     "repetitions",
+    "precision",
+    "canaryPolicy",
     "baseline",
     "parallelism",
 ];
@@ -184,6 +186,7 @@ fn check_rules(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
     check_targets(spec, out);
     check_platforms(spec, out);
     check_baseline(spec, out);
+    check_precision(spec, out);
     check_client(spec, out);
     check_replica_set(spec, out);
     check_dataset_sizes(&spec.dataset.sizes, out);
@@ -278,6 +281,36 @@ fn check_baseline(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
                 "{baseline:?} is not the name of a target (targets: {})",
                 spec.target_names().replace(',', ", ")
             ),
+        ));
+    }
+}
+
+fn check_precision(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    let Some(precision) = &spec.precision else {
+        return;
+    };
+    if spec.targets.len() < 2 {
+        out.push(Violation::new(
+            "spec.precision",
+            "needs at least two targets: it is the resolving power of their comparison",
+        ));
+    }
+    if let Some(max) = precision.max_repetitions
+        && max < spec.repetitions()
+    {
+        out.push(Violation::new(
+            "spec.precision.maxRepetitions",
+            format!(
+                "{max} is fewer than spec.repetitions ({}): the goal adds repetitions, it never \
+                 runs fewer",
+                spec.repetitions()
+            ),
+        ));
+    }
+    if precision.max_duration.as_deref() == Some("0") {
+        out.push(Violation::new(
+            "spec.precision.maxDuration",
+            "must be longer than 0",
         ));
     }
 }
@@ -969,6 +1002,42 @@ mod tests {
             [
                 "spec.workload.ycsb.dataIntegrity: requires fieldLengthDistribution constant, got \
               \"uniform\""
+            ]
+        );
+    }
+
+    #[test]
+    fn precision_goals_need_two_targets_and_room_to_add_repetitions() {
+        let goal = |p: Value| with("/spec/precision", p);
+        assert_eq!(
+            errors(&goal(
+                json!({"mdePercent": 3, "maxRepetitions": 30, "maxDuration": "2h"})
+            )),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            errors(&goal(json!({"mdePercent": 0}))),
+            ["spec.precision.mdePercent: must be at least 0.1, got 0"]
+        );
+        assert_eq!(
+            errors(&goal(json!({"mdePercent": 3, "maxRepetitions": 2}))),
+            [
+                "spec.precision.maxRepetitions: 2 is fewer than spec.repetitions (3): the goal \
+                 adds repetitions, it never runs fewer"
+            ]
+        );
+        assert_eq!(
+            errors(&goal(json!({"mdePercent": 3, "maxDuration": "0"}))),
+            ["spec.precision.maxDuration: must be longer than 0"]
+        );
+        let mut one = goal(json!({"mdePercent": 3}));
+        one["spec"]["targets"].as_array_mut().unwrap().truncate(1);
+        one["spec"].as_object_mut().unwrap().remove("baseline");
+        assert_eq!(
+            errors(&one),
+            [
+                "spec.precision: needs at least two targets: it is the resolving power of their \
+                 comparison"
             ]
         );
     }

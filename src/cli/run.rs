@@ -30,6 +30,7 @@ use crate::runner::connect::connect_with;
 use crate::runner::crew::{Board, COMPLETION_INDEX_ENV, ConfigMapBoard, Crew, JOB_UID_ENV, Member};
 use crate::runner::dataset::Seeded;
 use crate::runner::follower::Follower;
+use crate::runner::slots::PrecisionGoal;
 use crate::runner::split::ClientSlice;
 use crate::runner::{rs_init, sink};
 
@@ -185,6 +186,9 @@ fn benchmark(
         reuse_dataset: spec.dataset.reuse_dataset(),
         sizes: spec.dataset.sizes.iter().cloned().zip(sizes).collect(),
         repetitions: spec.repetitions(),
+        precision: PrecisionGoal::of(spec).map_err(|e| invalid(format!("spec.precision: {e}")))?,
+        canary_policy: spec.canary_policy(),
+        baseline: spec.baseline().to_owned(),
         completed: completed.iter().cloned().collect(),
     })
 }
@@ -241,6 +245,8 @@ struct LocalEvents<'a> {
     display: Display,
     out: Option<&'a std::path::Path>,
     ticker: Option<Ticker>,
+    /// Where each size stopped under the precision goal, for the report.
+    precision: Vec<String>,
 }
 
 impl Events for LocalEvents<'_> {
@@ -267,6 +273,12 @@ impl Events for LocalEvents<'_> {
             sink::write_file(dir, &cell.id, result)?;
         }
         Ok(())
+    }
+
+    fn precision(&mut self, size: &str, outcome: &benchmark::PrecisionOutcome) {
+        let line = format!("precision at {size}: {outcome}");
+        self.display.line(&line);
+        self.precision.push(line);
     }
 }
 
@@ -302,6 +314,7 @@ async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
         display: Display::new(&bench.settings),
         out: args.out.as_deref(),
         ticker: None,
+        precision: Vec::new(),
     };
     let results = if processes > 1 {
         let board = std::env::temp_dir().join(format!("mongobench-board-{}", std::process::id()));
@@ -328,7 +341,10 @@ async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
         benchmark::run(&bench, &connected, &mut events).await?
     };
 
-    let report = final_report(&results, spec, &connected)?;
+    let mut report = final_report(&results, spec, &connected)?;
+    for line in &events.precision {
+        report.push_str(&format!("{line}\n"));
+    }
     println!("{report}");
     if let Some(dir) = &args.out {
         std::fs::write(dir.join("results.csv"), render_csv(&results))

@@ -9,6 +9,7 @@
 //! - [`client_cpu`]: the load generator's own CPU use and the `clientSaturated` flag.
 //! - [`stats`]: mean, standard deviation, t-based confidence intervals and Welch deltas across
 //!   repetitions.
+//! - [`canary`]: the noise canary, a fixed probe of the client machine taken before each cell.
 //! - [`server`]: pure readers of `serverStatus` and `hostInfo` replies, server CPU per
 //!   operation and the cache regime.
 //!
@@ -34,6 +35,7 @@
 //! produced their numbers, and why open-loop results keep both histograms.
 #![deny(missing_docs)]
 
+pub mod canary;
 pub mod client_cpu;
 mod error_kind;
 pub mod latency;

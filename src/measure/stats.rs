@@ -1,7 +1,9 @@
 //! Statistics across repetitions of a cell: mean, sample standard deviation, a 95 % confidence
 //! interval from Student's t, the coefficient of variation, and the percent difference of two
-//! means with Welch's test: its 95 % interval, its p-value and the minimum detectable effect.
-//! Holm–Bonferroni adjusts the p-values of one benchmark's comparisons together.
+//! targets: of two independent means with Welch's test, or of repetitions paired by the slot
+//! they ran in with a paired t-test on the log ratios; each with its 95 % interval, p-value and
+//! minimum detectable effect. Holm–Bonferroni adjusts the p-values of one benchmark's
+//! comparisons together.
 //!
 //! Student's t distribution is computed (regularized incomplete beta), not tabulated, so
 //! Welch's fractional degrees of freedom get their exact quantiles. The rules built on these
@@ -13,6 +15,8 @@ use serde::{Deserialize, Serialize};
 /// Significance level of every test: a difference is significant when its (Holm-adjusted)
 /// p-value is below it.
 pub const ALPHA: f64 = 0.05;
+/// Valid repetitions (or slot pairs) each side needs before a comparison gets a verdict.
+pub const MIN_REPETITIONS: usize = 3;
 /// Power at which the minimum detectable effect is stated.
 pub const POWER: f64 = 0.8;
 /// Measurement resolution as a fraction of the mean: a group whose repetitions vary less than
@@ -233,25 +237,39 @@ fn floored(std_dev: f64, mean: f64) -> f64 {
     std_dev.max(RESOLUTION * mean.abs())
 }
 
-/// Percent difference of a candidate mean from a baseline mean, with Welch's test.
+/// Percent difference of a candidate from a baseline: of the means with Welch's test
+/// ([`Delta::between`]), or of slot-paired repetitions with a paired t-test on the log ratios
+/// ([`Delta::paired`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Delta {
-    /// (candidate − baseline) / baseline × 100.
+    /// (candidate − baseline) / baseline × 100; paired, the geometric mean of the per-slot
+    /// ratios less 1, × 100.
     pub percent: f64,
     /// 95 % interval of the ratio of the means (Fieller's, with Welch's standard errors and
     /// degrees of freedom), less 1, in percent. It counts the baseline's own variation, holds 0
     /// exactly when Welch's test finds no difference at 5 %, and never reaches −100 % while
     /// the candidate's mean is clearly above 0. `None` when a side has one sample, or when the
-    /// baseline's mean is not clearly away from 0 (the interval is then unbounded).
+    /// baseline's mean is not clearly away from 0 (the interval is then unbounded). Paired:
+    /// exp(mean log ratio ± t · se) less 1.
     pub ci95_percent: Option<(f64, f64)>,
-    /// Welch–Satterthwaite degrees of freedom; `None` without an interval.
-    pub welch_df: Option<f64>,
-    /// Two-sided p-value of Welch's test, before any multiple-comparison adjustment.
+    /// Degrees of freedom of the test: Welch–Satterthwaite's, or pairs − 1; `None` without an
+    /// interval.
+    #[serde(alias = "welchDf")]
+    pub df: Option<f64>,
+    /// Two-sided p-value of the test, before any multiple-comparison adjustment.
     pub p_value: Option<f64>,
-    /// The smallest difference (percent of the baseline mean) this pair of groups detects with
-    /// [`POWER`] at level [`ALPHA`]: (t₁₋α/₂ + t_power) · se / baseline mean × 100.
+    /// The smallest difference (percent of the baseline) this pair of groups detects with
+    /// [`POWER`] at level [`ALPHA`]: (t₁₋α/₂ + t_power) · se / baseline mean × 100; paired,
+    /// exp((t₁₋α/₂ + t_power) · se of the mean log ratio) less 1, × 100.
     pub mde_percent: Option<f64>,
+    /// Paired only: how many slots held a valid repetition of both targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairs: Option<usize>,
+    /// Paired only: coefficient of variation of the per-slot ratios candidate ÷ baseline (a
+    /// fraction): the noise the paired test sees, after what the slot shared cancelled out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_cv: Option<f64>,
 }
 
 impl Delta {
@@ -266,13 +284,7 @@ impl Delta {
         }
         let percent = (candidate.mean - baseline.mean) / baseline.mean * 100.0;
         let (Some(sb), Some(sc)) = (baseline.std_dev, candidate.std_dev) else {
-            return Ok(Delta {
-                percent,
-                ci95_percent: None,
-                welch_df: None,
-                p_value: None,
-                mde_percent: None,
-            });
+            return Ok(Delta::point(percent));
         };
         let (sb, sc) = (floored(sb, baseline.mean), floored(sc, candidate.mean));
         let vb = sb * sb / baseline.n as f64;
@@ -288,9 +300,80 @@ impl Delta {
         Ok(Delta {
             percent,
             ci95_percent: ratio.map(|(low, high)| ((low - 1.0) * 100.0, (high - 1.0) * 100.0)),
-            welch_df: Some(df),
-            p_value: Some((2.0 * (1.0 - t_cdf(statistic, df))).clamp(0.0, 1.0)),
+            df: Some(df),
+            p_value: Some(two_sided_p(statistic, df)),
             mde_percent: Some(to_percent((t + t_quantile(POWER, df)) * se).abs()),
+            pairs: None,
+            ratio_cv: None,
+        })
+    }
+
+    /// A difference without a test: one repetition on a side.
+    fn point(percent: f64) -> Delta {
+        Delta {
+            percent,
+            ci95_percent: None,
+            df: None,
+            p_value: None,
+            mde_percent: None,
+            pairs: None,
+            ratio_cv: None,
+        }
+    }
+
+    /// Percent difference of a candidate from a baseline over repetitions paired by slot:
+    /// `pairs` holds (baseline, candidate) of each slot in which both ran. The test is
+    /// Student's paired t-test on d = ln(candidate ÷ baseline), so what a slot shares (the
+    /// machine's state at that time) cancels out; a slot's ratio is scale-free, and the log
+    /// makes the estimate and its interval symmetric in which side is the baseline. The
+    /// standard deviation of d is taken to be at least [`RESOLUTION`].
+    ///
+    /// # Errors
+    /// [`StatsError::Empty`] for no pairs, [`StatsError::NotFinite`] for a value that is not a
+    /// finite positive number (its index in the flattened pairs), [`StatsError::ZeroBaseline`]
+    /// for a baseline of 0.
+    pub fn paired(pairs: &[(f64, f64)]) -> Result<Delta, StatsError> {
+        if pairs.is_empty() {
+            return Err(StatsError::Empty);
+        }
+        for (i, &(b, c)) in pairs.iter().enumerate() {
+            if b == 0.0 {
+                return Err(StatsError::ZeroBaseline);
+            }
+            for (j, v) in [b, c].into_iter().enumerate() {
+                if !v.is_finite() || v <= 0.0 {
+                    return Err(StatsError::NotFinite {
+                        index: 2 * i + j,
+                        value: v,
+                    });
+                }
+            }
+        }
+        let logs: Vec<f64> = pairs.iter().map(|&(b, c)| (c / b).ln()).collect();
+        let n = logs.len();
+        let mean = logs.iter().sum::<f64>() / n as f64;
+        let percent = (mean.exp() - 1.0) * 100.0;
+        if n < 2 {
+            let mut d = Delta::point(percent);
+            d.pairs = Some(n);
+            return Ok(d);
+        }
+        let sd = (logs.iter().map(|d| (d - mean) * (d - mean)).sum::<f64>() / (n - 1) as f64)
+            .sqrt()
+            .max(RESOLUTION);
+        let se = sd / (n as f64).sqrt();
+        let df = (n - 1) as f64;
+        let t = t_quantile(1.0 - ALPHA / 2.0, df);
+        let ratios = Summary::of(&pairs.iter().map(|&(b, c)| c / b).collect::<Vec<_>>())?;
+        let to_percent = |log: f64| (log.exp() - 1.0) * 100.0;
+        Ok(Delta {
+            percent,
+            ci95_percent: Some((to_percent(mean - t * se), to_percent(mean + t * se))),
+            df: Some(df),
+            p_value: Some(two_sided_p(mean.abs() / se, df)),
+            mde_percent: Some(to_percent((t + t_quantile(POWER, df)) * se)),
+            pairs: Some(n),
+            ratio_cv: ratios.cv,
         })
     }
 
@@ -300,6 +383,11 @@ impl Delta {
         self.ci95_percent
             .map(|(low, high)| (self.percent - low).max(high - self.percent))
     }
+}
+
+/// Two-sided p-value of a t statistic.
+fn two_sided_p(statistic: f64, df: f64) -> f64 {
+    (2.0 * (1.0 - t_cdf(statistic, df))).clamp(0.0, 1.0)
 }
 
 /// Fieller's interval for the ratio `mc / mb` of two independent means whose squared standard
@@ -389,6 +477,74 @@ mod tests {
     }
 
     #[test]
+    fn paired_test_of_slots_that_share_their_drift() {
+        // The baseline drifts 90..120 between slots; the candidate is 2.6–3.9 % above it in
+        // each. Reference values: mpmath (30 digits), paired t on ln(candidate / baseline).
+        let pairs = [
+            (100.0, 103.0),
+            (120.0, 123.0),
+            (90.0, 93.5),
+            (110.0, 112.9),
+            (105.0, 108.6),
+        ];
+        let d = Delta::paired(&pairs).unwrap();
+        assert!(close(d.percent, 3.089490899555648), "{}", d.percent);
+        let (low, high) = d.ci95_percent.unwrap();
+        assert!(close(low, 2.380697634633557), "{low}");
+        assert!(close(high, 3.803191221217983), "{high}");
+        assert!((d.p_value.unwrap() - 2.554377292692005e-4).abs() < 1e-12);
+        assert!(close(d.mde_percent.unwrap(), 0.928028373422778));
+        assert!(close(d.ratio_cv.unwrap(), 0.005561426691598339));
+        assert_eq!((d.df, d.pairs), (Some(4.0), Some(5)));
+        // The same samples as independent groups: the drift is all Welch sees.
+        let base = Summary::of(&pairs.map(|p| p.0)).unwrap();
+        let cand = Summary::of(&pairs.map(|p| p.1)).unwrap();
+        let welch = Delta::between(&base, &cand).unwrap();
+        assert!(welch.mde_percent.unwrap() > 15.0, "{welch:?}");
+        assert!(welch.p_value.unwrap() > 0.5, "{welch:?}");
+    }
+
+    #[test]
+    fn paired_test_of_equal_servers_finds_no_difference_and_swaps_symmetrically() {
+        let pairs = [(100.0, 101.0), (102.0, 100.0), (98.0, 99.0), (101.0, 100.0)];
+        let d = Delta::paired(&pairs).unwrap();
+        assert!(close(d.percent, -0.24096560645776673), "{}", d.percent);
+        assert!(close(d.p_value.unwrap(), 0.7679780036380697));
+        let (low, high) = d.ci95_percent.unwrap();
+        assert!(close(low, -2.5851454437105404), "{low}");
+        assert!(close(high, 2.1596243043347375), "{high}");
+        // Swapping the sides inverts every ratio: the same test, the interval mirrored.
+        let swapped = Delta::paired(&pairs.map(|(b, c)| (c, b))).unwrap();
+        assert!(close(swapped.p_value.unwrap(), d.p_value.unwrap()));
+        assert!(close(
+            (1.0 + swapped.percent / 100.0) * (1.0 + d.percent / 100.0),
+            1.0
+        ));
+    }
+
+    #[test]
+    fn paired_edge_cases() {
+        assert!(matches!(Delta::paired(&[]), Err(StatsError::Empty)));
+        assert!(matches!(
+            Delta::paired(&[(0.0, 1.0)]),
+            Err(StatsError::ZeroBaseline)
+        ));
+        assert!(matches!(
+            Delta::paired(&[(1.0, 2.0), (1.0, -1.0)]),
+            Err(StatsError::NotFinite { index: 3, .. })
+        ));
+        let one = Delta::paired(&[(200.0, 150.0)]).unwrap();
+        assert_eq!(
+            (one.percent, one.pairs, one.p_value),
+            (-25.0, Some(1), None)
+        );
+        // Identical ratios in every slot still give an interval, at the resolution.
+        let same = Delta::paired(&[(100.0, 110.0), (200.0, 220.0), (50.0, 55.0)]).unwrap();
+        let (low, high) = same.ci95_percent.unwrap();
+        assert!(low < 10.0 && high > 10.0 && high - low < 1.0, "{same:?}");
+    }
+
+    #[test]
     fn welch_test_of_two_known_samples() {
         // Baseline 98..102 (mean 100, s² 2.5), candidate 108..112 (mean 110, s² 2.5), n = 5:
         // se = √(0.5 + 0.5) = 1, df = 1² / (0.25/4 + 0.25/4) = 8.
@@ -396,7 +552,7 @@ mod tests {
         let candidate = Summary::of(&[110.0, 108.0, 112.0, 111.0, 109.0]).unwrap();
         let d = Delta::between(&baseline, &candidate).unwrap();
         assert_eq!(d.percent, 10.0);
-        assert!(close(d.welch_df.unwrap(), 8.0));
+        assert!(close(d.df.unwrap(), 8.0));
         // Fieller with t₀.₉₇₅(8) = 2.306004135204166 (mpmath): θ ∈ [1.07604…, 1.12453…].
         let (low, high) = d.ci95_percent.unwrap();
         assert!(close(low, 7.604708027292601), "{low}");
@@ -495,7 +651,7 @@ mod tests {
             &Summary::of(&[75.0, 75.0]).unwrap(),
         )
         .unwrap();
-        assert!(close(d.welch_df.unwrap(), 1.7422680412371134));
+        assert!(close(d.df.unwrap(), 1.7422680412371134));
         let (low, high) = d.ci95_percent.unwrap();
         assert!(close(low, 49.25574403603503), "{low}");
         assert!(close(high, 50.74796715741668), "{high}");

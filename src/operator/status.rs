@@ -145,11 +145,16 @@ pub fn comparisons(comparison: Option<&report::Comparison>) -> Vec<Comparison> {
     };
     let mut out = Vec::new();
     for group in &comparison.groups {
-        let baseline_repetitions = group
+        let baseline_row = group
             .rows
             .first()
-            .filter(|r| r.verdict == report::Verdict::Baseline)
-            .map_or(0, |r| r.repetitions as u32);
+            .filter(|r| r.verdict == report::Verdict::Baseline);
+        let baseline_repetitions = baseline_row.map_or(0, |r| r.repetitions as u32);
+        let cv_percent = |r: &report::ComparisonRow| {
+            r.ops_per_sec
+                .and_then(|s| s.cv)
+                .map(|cv| round3(cv * 100.0))
+        };
         for row in &group.rows {
             let verdict = match row.verdict {
                 report::Verdict::Baseline | report::Verdict::NoBaseline => continue,
@@ -173,6 +178,12 @@ pub fn comparisons(comparison: Option<&report::Comparison>) -> Vec<Comparison> {
                 throughput_ci95_high_percent: interval.map(|(_, high)| round3(high)),
                 adjusted_p_value: row.adjusted_p_value.map(|p| (p * 1e6).round() / 1e6),
                 minimum_detectable_effect_percent: delta.and_then(|d| d.mde_percent).map(round3),
+                paired_slots: delta.and_then(|d| d.pairs).map(|n| n as u32),
+                cv_percent: cv_percent(row),
+                baseline_cv_percent: baseline_row.and_then(cv_percent),
+                paired_ratio_cv_percent: delta
+                    .and_then(|d| d.ratio_cv)
+                    .map(|cv| round3(cv * 100.0)),
                 cpu_per_op_delta_percent: row.cpu_delta.map(|d| round3(d.percent)),
                 p99_delta_percent: row.p99_delta.map(|d| round3(d.percent)),
                 cost_per_million_ops: row.cost_per_million_ops.map(round3),
@@ -182,6 +193,56 @@ pub fn comparisons(comparison: Option<&report::Comparison>) -> Vec<Comparison> {
         }
     }
     out
+}
+
+/// The Precision condition's `(status, reason, message)` for a goal of `goal_percent` over
+/// `comparisons`: reached when every comparison states an MDE at most the goal.
+pub fn precision(goal_percent: f64, comparisons: &[Comparison]) -> (bool, &'static str, String) {
+    let place = |c: &Comparison| {
+        format!(
+            "{} vs {} at {} on {}",
+            c.target, c.baseline, c.size, c.platform
+        )
+    };
+    let reps = |c: &Comparison| c.repetitions.min(c.baseline_repetitions);
+    // The worst: no MDE yet, else the widest.
+    let worst = comparisons.iter().max_by(|a, b| {
+        let key = |c: &Comparison| c.minimum_detectable_effect_percent.unwrap_or(f64::INFINITY);
+        key(a).total_cmp(&key(b))
+    });
+    match worst {
+        None => (false, "PrecisionNotReached", "no comparison yet".to_owned()),
+        Some(c) => match c.minimum_detectable_effect_percent {
+            Some(m) if m <= goal_percent => (
+                true,
+                "PrecisionReached",
+                format!(
+                    "MDE {m:.1}% after {} reps ({}), the widest; goal {goal_percent}%",
+                    reps(c),
+                    place(c)
+                ),
+            ),
+            Some(m) => (
+                false,
+                "PrecisionNotReached",
+                format!(
+                    "MDE {m:.1}% after {} reps ({}); goal {goal_percent}%",
+                    reps(c),
+                    place(c)
+                ),
+            ),
+            None => (
+                false,
+                "PrecisionNotReached",
+                format!(
+                    "no MDE after {} reps ({}: {}); goal {goal_percent}%",
+                    reps(c),
+                    place(c),
+                    c.reason.as_deref().unwrap_or("not tested")
+                ),
+            ),
+        },
+    }
 }
 
 /// The main finding in one line: the comparison's headline (docs/results.md, "Headline");
@@ -392,7 +453,10 @@ mod tests {
         assert_eq!(c[0].verdict, Some(Verdict::Faster));
         assert!(c[0].adjusted_p_value.unwrap() < 0.05);
         let line = headline(compared.as_ref(), &[]).unwrap();
-        assert_eq!(line, "new +19.0% ±12.6% ops/s vs base at 1k, 3 reps");
+        assert_eq!(
+            line,
+            "new +19.0% ±12.6% ops/s vs base at 1k, 3 reps, MDE 14.5%"
+        );
     }
 
     #[test]

@@ -109,5 +109,7 @@ pub fn result(
         client_pods: Vec::new(),
         client_path: Some(crate::result::ClientPath::OwnConnections),
         mongobench_version: None,
+        slot: None,
+        canary: None,
     }
 }

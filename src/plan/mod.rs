@@ -49,10 +49,30 @@ pub fn cells_of(
     target: &str,
     platform: &str,
 ) -> Result<Vec<Cell>, UnitsError> {
+    cells_of_with(spec, target, platform, &|_| false)
+}
+
+/// [`cells_of`], and under `spec.precision` the repetitions a runner added past
+/// `repetitions` (up to `maxRepetitions`) whose cell id `added` knows, each after the planned
+/// ones of its size.
+fn cells_of_with(
+    spec: &MongoBenchmarkSpec,
+    target: &str,
+    platform: &str,
+    added: &dyn Fn(&str) -> bool,
+) -> Result<Vec<Cell>, UnitsError> {
     let sizes = spec.dataset.parsed_sizes()?;
+    let planned = spec.repetitions();
+    let most = spec
+        .precision
+        .as_ref()
+        .map_or(planned, |p| p.max_repetitions().max(planned));
     let mut out = Vec::new();
     for (label, dataset) in spec.dataset.sizes.iter().zip(sizes) {
-        for repetition in 1..=spec.repetitions() {
+        for repetition in 1..=most {
+            if repetition > planned && !added(&cell_id(target, platform, label, repetition)) {
+                continue;
+            }
             out.push(Cell {
                 id: cell_id(target, platform, label, repetition),
                 target: target.to_owned(),
@@ -68,10 +88,19 @@ pub fn cells_of(
 
 /// Every cell of the benchmark: per platform, per target, then [`cells_of`].
 pub fn cells(spec: &MongoBenchmarkSpec) -> Result<Vec<Cell>, UnitsError> {
+    cells_with_added(spec, |_| false)
+}
+
+/// [`cells`] with the repetitions runners added under `spec.precision` whose cell id `added`
+/// knows (the operator: those with a result).
+pub fn cells_with_added(
+    spec: &MongoBenchmarkSpec,
+    added: impl Fn(&str) -> bool,
+) -> Result<Vec<Cell>, UnitsError> {
     let mut out = Vec::new();
     for platform in &spec.platforms {
         for target in &spec.targets {
-            out.extend(cells_of(spec, &target.name, &platform.name)?);
+            out.extend(cells_of_with(spec, &target.name, &platform.name, &added)?);
         }
     }
     Ok(out)

@@ -17,11 +17,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::layout::fixed_width;
+pub use crate::measure::stats::MIN_REPETITIONS;
 use crate::measure::stats::{ALPHA, Delta, Summary, holm};
-use crate::result::{CellResult, WorkloadIdentity};
-
-/// Valid repetitions each side needs before a comparison gets a verdict.
-pub const MIN_REPETITIONS: usize = 3;
+use crate::result::{CellResult, WorkloadIdentity, slot_pairs};
 
 /// What to compare against and how to price it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -86,7 +84,9 @@ pub struct ComparisonRow {
     pub p99_us: Option<Summary>,
     /// Server CPU µs per operation; `None` if a repetition lacks it.
     pub cpu_us_per_op: Option<Summary>,
-    /// Throughput difference from the baseline, with Welch's test.
+    /// Throughput difference from the baseline: paired by slot when at least
+    /// [`MIN_REPETITIONS`] slots hold a valid cell of both (`pairs` is then set), else with
+    /// Welch's test of the two groups.
     pub throughput_delta: Option<Delta>,
     /// The throughput test's p-value after Holm–Bonferroni over every test of the comparison.
     pub adjusted_p_value: Option<f64>,
@@ -333,9 +333,14 @@ fn row(
         _ => None,
     };
     let is_baseline = baseline.is_some_and(|b| b.target == t.target);
+    // Paired by slot where enough slots hold both targets, else as independent groups.
     let delta = |mine: Option<Summary>, f: fn(&CellResult) -> Option<f64>| {
-        let base = baseline.filter(|_| !is_baseline)?.summary(f)?;
-        Delta::between(&base, &mine?).ok()
+        let b = baseline.filter(|_| !is_baseline)?;
+        let pairs = slot_pairs(b.cells.iter().copied(), t.cells.iter().copied(), f);
+        if pairs.len() >= MIN_REPETITIONS {
+            return Delta::paired(&pairs).ok();
+        }
+        Delta::between(&b.summary(f)?, &mine?).ok()
     };
     let repetitions = t.valid().count();
     let (verdict, reason) = match baseline {
@@ -454,13 +459,14 @@ pub fn headline(comparison: &Comparison) -> Option<String> {
     let baseline_reps = |g: &ComparisonGroup| g.rows.first().map_or(0, |b| b.repetitions);
     if let Some((g, r, d)) = largest(&[Verdict::Faster, Verdict::Slower]) {
         return Some(format!(
-            "{} {:+.1}% ±{:.1}% ops/s vs {} at {}, {} reps",
+            "{} {:+.1}% ±{:.1}% ops/s vs {} at {}, {} reps{}",
             r.target,
             d.percent,
             d.ci95_margin_percent().unwrap_or(0.0),
             comparison.baseline,
             place(g),
-            r.repetitions.min(baseline_reps(g))
+            r.repetitions.min(baseline_reps(g)),
+            mde(&d)
         ));
     }
     if let Some((g, r, d)) = largest(&[Verdict::NoSignificantDifference]) {
@@ -470,9 +476,10 @@ pub fn headline(comparison: &Comparison) -> Option<String> {
             String::new()
         };
         return Some(format!(
-            "{who}no significant difference at {} (±{:.1}%)",
+            "{who}no significant difference at {} (±{:.1}%{})",
             place(g),
-            d.ci95_margin_percent().unwrap_or(0.0)
+            d.ci95_margin_percent().unwrap_or(0.0),
+            mde(&d)
         ));
     }
     if let Some((_, r)) = rows
@@ -491,24 +498,32 @@ pub fn headline(comparison: &Comparison) -> Option<String> {
     Some(format!("inconclusive: {}", plural(fewest, "repetition")))
 }
 
-const HEADERS: [&str; 13] = [
+const HEADERS: [&str; 15] = [
     "TARGET",
     "REPS",
     "OPS/S",
     "±95% CI",
+    "CV",
     "ERRORS",
     "Δ OPS/S",
     "Δ OPS/S 95% CI",
     "P (HOLM)",
     "MDE",
+    "PAIRED CV",
     "P99 µs",
     "Δ P99",
     "CPU µs/OP",
     "VERDICT",
 ];
-const RIGHT: [bool; 13] = [
-    false, true, true, true, true, true, false, true, true, true, true, true, false,
+const RIGHT: [bool; 15] = [
+    false, true, true, true, true, true, true, false, true, true, true, true, true, true, false,
 ];
+
+/// `, MDE 2.1%`, or nothing without a test.
+fn mde(d: &Delta) -> String {
+    d.mde_percent
+        .map_or(String::new(), |m| format!(", MDE {m:.1}%"))
+}
 
 /// A p-value as the reports show it: three decimals, `<0.001` below that.
 pub(super) fn p_value(p: f64) -> String {
@@ -517,6 +532,11 @@ pub(super) fn p_value(p: f64) -> String {
     } else {
         format!("{p:.3}")
     }
+}
+
+/// A fraction (a CV) as a percentage with two decimals.
+fn fraction(f: Option<f64>) -> String {
+    f.map_or("-".into(), |f| format!("{:.2}%", f * 100.0))
 }
 
 fn percent(d: Option<Delta>) -> String {
@@ -547,6 +567,7 @@ pub fn render_comparison(comparison: &Comparison) -> String {
                     r.ops_per_sec
                         .and_then(|s| s.ci95_half_width)
                         .map_or("-".into(), |h| format!("{h:.1}")),
+                    fraction(r.ops_per_sec.and_then(|s| s.cv)),
                     r.error_rate
                         .map_or("-".into(), |e| format!("{:.2}%", e * 100.0)),
                     percent(r.throughput_delta),
@@ -557,6 +578,7 @@ pub fn render_comparison(comparison: &Comparison) -> String {
                     r.throughput_delta
                         .and_then(|d| d.mde_percent)
                         .map_or("-".into(), |m| format!("{m:.1}%")),
+                    fraction(r.throughput_delta.and_then(|d| d.ratio_cv)),
                     r.p99_us.map_or("-".into(), |s| format!("{:.1}", s.mean)),
                     percent(r.p99_delta),
                     r.cpu_us_per_op
@@ -569,6 +591,12 @@ pub fn render_comparison(comparison: &Comparison) -> String {
         for r in &group.rows {
             if let Some(reason) = &r.reason {
                 out.push_str(&format!("  {}: {}\n", r.target, reason));
+            }
+            if let Some(n) = r.throughput_delta.and_then(|d| d.pairs) {
+                out.push_str(&format!(
+                    "  {}: paired with the baseline by slot over {n} slots\n",
+                    r.target
+                ));
             }
             for why in &r.excluded {
                 out.push_str(&format!("  {} left out, {why}\n", r.target));
@@ -663,7 +691,7 @@ mod tests {
         assert!(close(d.percent, 10.0));
         let (lo, hi) = d.ci95_percent.unwrap();
         assert!(close(lo, 5.343376273896673) && close(hi, 14.882976700523548));
-        assert!(close(d.welch_df.unwrap(), 4.0));
+        assert!(close(d.df.unwrap(), 4.0));
         assert!(close(d.p_value.unwrap(), 0.003602232609104004));
         assert!(close(d.mde_percent.unwrap(), 6.070504591228296));
         // One test: Holm leaves its p-value as it is.
@@ -685,15 +713,62 @@ mod tests {
         // ±95 % CI of the means: t₀.₉₇₅(2) · 20 / √3 = 49.68… for both targets.
         let expected = "\
 flights/v1, platform n2, size 1M: baseline psmdb-8.0
-TARGET     REPS   OPS/S  ±95% CI  ERRORS  Δ OPS/S  Δ OPS/S 95% CI   P (HOLM)   MDE  P99 µs   Δ P99  CPU µs/OP  VERDICT
-psmdb-8.0     3  1000.0     49.7   0.00%        -  -                       -     -   200.0       -       50.0  baseline
-mongo-9.0     3  1100.0     49.7   0.00%   +10.0%  [+5.3%, +14.9%]     0.004  6.1%   180.0  -10.0%       45.0  faster
+TARGET     REPS   OPS/S  ±95% CI     CV  ERRORS  Δ OPS/S  Δ OPS/S 95% CI   P (HOLM)   MDE  PAIRED CV  P99 µs   Δ P99  CPU µs/OP  VERDICT
+psmdb-8.0     3  1000.0     49.7  2.00%   0.00%        -  -                       -     -          -   200.0       -       50.0  baseline
+mongo-9.0     3  1100.0     49.7  1.82%   0.00%   +10.0%  [+5.3%, +14.9%]     0.004  6.1%          -   180.0  -10.0%       45.0  faster
   psmdb-8.0: 0.4167 per million operations
   mongo-9.0: 0.3788 per million operations
 
-mongo-9.0 +10.0% ±4.9% ops/s vs psmdb-8.0 at 1M, 3 reps
+mongo-9.0 +10.0% ±4.9% ops/s vs psmdb-8.0 at 1M, 3 reps, MDE 6.1%
 ";
         assert_eq!(render_comparison(&c), expected);
+    }
+
+    #[test]
+    fn cells_of_one_slot_are_compared_paired() {
+        use crate::result::Slot;
+        // The baseline drifts between slots; the candidate is 3 % above it in each.
+        let mut results = Vec::new();
+        for (slot, base) in [(1, 1000), (2, 1200), (3, 900), (4, 1100)] {
+            for (position, (target, ops)) in [("psmdb-8.0", base), ("mongo-9.0", base * 103 / 100)]
+                .into_iter()
+                .enumerate()
+            {
+                let mut r = res(target, slot, ops, 100, Some(50));
+                r.slot = Some(Slot {
+                    number: slot,
+                    position: position as u32,
+                });
+                results.push(r);
+            }
+        }
+        let c = compare(&results, &options()).unwrap();
+        let m = &c.groups[0].rows[1];
+        let d = m.throughput_delta.unwrap();
+        assert_eq!(d.pairs, Some(4));
+        let pairs: Vec<(f64, f64)> = (0..4)
+            .map(|i| {
+                (
+                    ops_per_sec(&results[2 * i]).unwrap(),
+                    ops_per_sec(&results[2 * i + 1]).unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(Some(d), Delta::paired(&pairs).ok());
+        assert!(close(d.percent, 3.0), "{d:?}");
+        // Independent groups would see the drift (CV about 12 %) and no difference.
+        let welch = Delta::between(
+            &Summary::of(&pairs.iter().map(|p| p.0).collect::<Vec<_>>()).unwrap(),
+            &Summary::of(&pairs.iter().map(|p| p.1).collect::<Vec<_>>()).unwrap(),
+        )
+        .unwrap();
+        assert!(welch.p_value.unwrap() > 0.5, "{welch:?}");
+        assert_eq!(m.verdict, Verdict::Faster);
+        let text = render_comparison(&c);
+        assert!(
+            text.contains("  mongo-9.0: paired with the baseline by slot over 4 slots\n"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -855,7 +930,7 @@ mongo-9.0 +10.0% ±4.9% ops/s vs psmdb-8.0 at 1M, 3 reps
         // Two platforms: the headline names the platform.
         assert_eq!(
             headline(&c).unwrap(),
-            "mongo-9.0 +10.0% ±4.9% ops/s vs psmdb-8.0 at 1M on n2, 3 reps"
+            "mongo-9.0 +10.0% ±4.9% ops/s vs psmdb-8.0 at 1M on n2, 3 reps, MDE 6.1%"
         );
     }
 

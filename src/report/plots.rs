@@ -308,6 +308,49 @@ pub(super) fn per_second(title: &str, curves: &[Curve]) -> Result<Plot, ReportEr
     })
 }
 
+/// Noise canary figures against the cell's place in the run, each as a percentage of its
+/// median over the run, with the deviation threshold drawn both ways. Points are (cell,
+/// percent).
+pub(super) fn canary_drift(
+    title: &str,
+    curves: &[Curve],
+    threshold_percent: f64,
+) -> Result<Plot, ReportError> {
+    let right = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.0))
+        .fold(1.0_f64, f64::max)
+        + 1.0;
+    let (lo, hi) = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.1))
+        .fold(
+            (100.0 - threshold_percent, 100.0 + threshold_percent),
+            |(lo, hi), v| (lo.min(v), hi.max(v)),
+        );
+    let (lo, hi) = ((lo - 5.0).max(0.0), hi + 5.0);
+    svg(title, |root| {
+        let area = with_legend(root, &entries(curves), Swatch::Line)?;
+        let mut chart = ChartBuilder::on(&area)
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0.0..right, lo..hi)?;
+        chart
+            .configure_mesh()
+            .x_desc("cell, in the order the run measured them")
+            .y_desc("% of the run's median")
+            .draw()?;
+        for bound in [100.0 - threshold_percent, 100.0 + threshold_percent] {
+            chart.draw_series(LineSeries::new(
+                [(0.0, bound), (right, bound)],
+                WARMUP_SHADE.stroke_width(2),
+            ))?;
+        }
+        lines(&mut chart, curves)
+    })
+}
+
 /// Stacked bars of server CPU µs per operation: the first part (the primary) at the bottom,
 /// the others above it, so a bar's height is the total; `legend` names the two kinds.
 pub(super) fn cpu_per_member(

@@ -13,6 +13,7 @@ mod histogram_codec;
 mod identity;
 mod measured;
 mod merge;
+mod pairs;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -24,6 +25,7 @@ pub use histogram_codec::{EncodedHistogram, HistogramCodecError};
 pub use identity::WorkloadIdentity;
 pub use measured::{Histograms, LoopMode, MeasuredPhase, OperationResult};
 pub use merge::{MergeError as PhaseMergeError, add_series};
+pub use pairs::slot_pairs;
 
 use crate::measure::ClientCpuUsage;
 use crate::measure::server::{
@@ -303,6 +305,24 @@ pub struct CellResult {
     /// pod 0's; the others choose alike from the same URI). Absent before the measured phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_path: Option<ClientPath>,
+    /// The time slot the cell ran in, when the targets of its run were interleaved: the
+    /// comparison pairs cells of one run, workload, platform, size and slot (docs/results.md,
+    /// "Paired slots"). Absent when its target ran alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<Slot>,
+    /// The noise canary taken just before the cell (docs/results.md, "Noise canaries").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary: Option<crate::measure::canary::CanaryRecord>,
+}
+
+/// Where a cell ran among the interleaved targets of its run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Slot {
+    /// The slot, from 1: slot k holds repetition k of every target.
+    pub number: u32,
+    /// The cell's place within its slot, from 0, in the slot's seeded random order.
+    pub position: u32,
 }
 
 /// How the workers of a measured phase sent their commands (docs/design.md, "How workers
@@ -461,6 +481,8 @@ impl CellResult {
             client_pods: Vec::new(),
             client_path: None,
             mongobench_version: None,
+            slot: None,
+            canary: None,
         }
     }
 

@@ -170,6 +170,8 @@ pub(crate) fn with_measured(
         client_path: Some(crate::result::ClientPath::OwnConnections),
         mongobench_version: None,
         cell,
+        slot: None,
+        canary: None,
     }
 }
 

@@ -1,20 +1,26 @@
 //! The whole run of a benchmark on one platform against connected targets, shared by
 //! `mongobench run -f` and the operator's runner Job (`run --plan`): per dataset size in
 //! ascending order, bring every target to S(size) (grown from S(previous size)), then run
-//! the repetitions interleaved across targets (A B C A B C …) so slow drift of the machines
-//! favours none of them; each cell warms up, restores, settles, measures and restores again
-//! (`cell.rs`). The caller shows progress and keeps the results through [`Events`].
+//! the repetitions interleaved across targets in slots (slot k holds repetition k of every
+//! target, in a seeded random order: A B, B A, …), so slow drift of the machines favours
+//! none of them and the comparison can pair the cells of a slot (`slots.rs`); with a
+//! precision goal, slots are added until it is reached or a limit is. Each cell warms up,
+//! restores, settles, measures and restores again (`cell.rs`). The caller shows progress and
+//! keeps the results through [`Events`].
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
 
-use crate::api::DatasetSize;
+use crate::api::{CanaryPolicy, DatasetSize};
+use crate::measure::canary::{self, CanaryDeviation, CanaryFigures, CanaryRecord};
 use crate::plan::{self, Cell};
-use crate::result::{CellId, CellResult, CellStatus};
+use crate::result::{CellId, CellResult, CellStatus, Slot};
 
 use super::cell::{CellProgress, RunSettings, WorkloadPlan, run_cell_with};
 use super::connect::Target;
 use super::crew::{Crew, Helpers};
 use super::dataset::{self, Seeded};
+use super::slots::{self, PrecisionGoal, Standing};
 
 /// What one runner executes.
 #[derive(Debug, Clone)]
@@ -33,8 +39,68 @@ pub struct Benchmark {
     /// Sizes as the spec writes them, ascending.
     pub sizes: Vec<(String, DatasetSize)>,
     pub repetitions: u32,
+    /// `spec.precision`: slots added past `repetitions` until every comparison's MDE is at
+    /// most its goal.
+    pub precision: Option<PrecisionGoal>,
+    /// `spec.canaryPolicy`: what a deviating noise canary does to its cell.
+    pub canary_policy: CanaryPolicy,
+    /// The target compared with the others (the spec's baseline; the first target when that
+    /// is not among the targets run).
+    pub baseline: String,
     /// Cells already done (their results exist): skipped.
     pub completed: BTreeSet<String>,
+}
+
+/// Why a size stopped adding slots under a precision goal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PrecisionOutcome {
+    /// Every comparison's MDE reached the goal after `repetitions` slots.
+    Reached {
+        repetitions: u32,
+        widest_mde_percent: f64,
+    },
+    /// A limit came first; `standing` is where the size stood then.
+    NotReached {
+        repetitions: u32,
+        limit: String,
+        standing: Standing,
+    },
+}
+
+impl std::fmt::Display for PrecisionOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PrecisionOutcome::Reached {
+                repetitions,
+                widest_mde_percent,
+            } => write!(
+                f,
+                "PrecisionReached: MDE {widest_mde_percent:.1}% after {repetitions} reps"
+            ),
+            PrecisionOutcome::NotReached {
+                repetitions,
+                limit,
+                standing,
+            } => {
+                let mde = match standing {
+                    Standing::Short {
+                        target,
+                        mde_percent: Some(m),
+                    } => format!("MDE {m:.1}% ({target})"),
+                    Standing::Short { target, .. } => {
+                        format!("too few valid pairs for an MDE ({target})")
+                    }
+                    Standing::Reached { widest_mde_percent } => {
+                        format!("MDE {widest_mde_percent:.1}%")
+                    }
+                };
+                write!(
+                    f,
+                    "PrecisionNotReached: {mde} after {repetitions} reps ({limit})"
+                )
+            }
+        }
+    }
 }
 
 /// A target with the URI it was reached at.
@@ -57,6 +123,10 @@ pub trait Events {
         cell: &Cell,
         result: &CellResult,
     ) -> impl std::future::Future<Output = anyhow::Result<()>>;
+    /// A size stopped adding slots under the precision goal.
+    fn precision(&mut self, size: &str, outcome: &PrecisionOutcome) {
+        tracing::info!(size, "{outcome}");
+    }
 }
 
 impl Benchmark {
@@ -125,11 +195,19 @@ async fn run_all(
     crew: Option<&Crew>,
 ) -> anyhow::Result<Vec<CellResult>> {
     let helpers = |i: usize| crew.map(|crew| Helpers { crew, target: i });
+    let started = Instant::now();
+    let baseline = if targets.iter().any(|t| t.target.name == bench.baseline) {
+        bench.baseline.as_str()
+    } else {
+        targets.first().map_or("", |t| t.target.name.as_str())
+    };
     let mut results = Vec::new();
+    // The run's noise canaries so far, each cell's against the earlier ones.
+    let mut probes: Vec<CanaryFigures> = Vec::new();
     // Per target: its collection's known state, or why it cannot go on at this size.
     let mut states: BTreeMap<&str, Seeded> = BTreeMap::new();
     let mut broken: BTreeMap<&str, String> = BTreeMap::new();
-    for size in &bench.sizes {
+    for (size_index, size) in bench.sizes.iter().enumerate() {
         let documents = plan::documents(&bench.plan, size.1);
         let pending = |t: &str| {
             (1..=bench.repetitions).any(|r| !bench.completed.contains(&bench.cell(t, size, r).id))
@@ -152,15 +230,58 @@ async fn run_all(
                 }
             }
         }
-        for repetition in 1..=bench.repetitions {
-            for (i, t) in targets.iter().enumerate() {
+        // This run's results at this size, for the precision goal.
+        let mut at_size: Vec<CellResult> = Vec::new();
+        // Slots voided by their canary (canaryPolicy Void), each run again; at most as many
+        // as were planned.
+        let mut voided = 0;
+        let mut slot = 1;
+        loop {
+            if slot > bench.repetitions + voided {
+                let Some(goal) = &bench.precision else { break };
+                let standing = slots::standing(&at_size, baseline, goal.mde_percent);
+                let limit = if let Standing::Reached { widest_mde_percent } = standing {
+                    events.precision(
+                        &size.0,
+                        &PrecisionOutcome::Reached {
+                            repetitions: slot - 1,
+                            widest_mde_percent,
+                        },
+                    );
+                    break;
+                } else if slot > goal.max_repetitions {
+                    format!("precision.maxRepetitions {}", goal.max_repetitions)
+                } else if let Some(max) = goal.max_duration
+                    && started.elapsed() >= max
+                {
+                    format!(
+                        "precision.maxDuration {}",
+                        crate::api::units::format_duration(max)
+                    )
+                } else {
+                    String::new()
+                };
+                if !limit.is_empty() {
+                    let outcome = PrecisionOutcome::NotReached {
+                        repetitions: slot - 1,
+                        limit,
+                        standing,
+                    };
+                    events.precision(&size.0, &outcome);
+                    break;
+                }
+            }
+            let order = slots::order(bench.plan.seed(), size_index, slot, targets.len());
+            let mut slot_voided = false;
+            for (position, &i) in order.iter().enumerate() {
+                let t = &targets[i];
                 let name = t.target.name.as_str();
-                let cell = bench.cell(name, size, repetition);
+                let cell = bench.cell(name, size, slot);
                 if bench.completed.contains(&cell.id) {
                     continue;
                 }
                 let id = bench.cell_id(&cell);
-                let result = match (broken.get(name), states.get_mut(name)) {
+                let mut result = match (broken.get(name), states.get_mut(name)) {
                     (Some(reason), _) => CellResult::empty(
                         id,
                         CellStatus::Incomplete {
@@ -168,6 +289,7 @@ async fn run_all(
                         },
                     ),
                     (None, Some(seeded)) => {
+                        let probe = tokio::task::spawn_blocking(canary::probe).await.ok();
                         let progress = CellProgress::default();
                         events.started(&cell, &progress);
                         let result = run_cell_with(
@@ -198,13 +320,29 @@ async fn run_all(
                                 }
                             }
                         }
+                        let mut result = result;
+                        if let Some(figures) = probe {
+                            slot_voided |=
+                                keep_canary(&mut result, figures, &mut probes, bench.canary_policy);
+                        }
                         result
                     }
                     (None, None) => unreachable!("a target without a state is broken"),
                 };
+                if targets.len() > 1 {
+                    result.slot = Some(Slot {
+                        number: slot,
+                        position: position as u32,
+                    });
+                }
                 events.finished(&cell, &result).await?;
+                at_size.push(result.clone());
                 results.push(result);
             }
+            if slot_voided && voided < bench.repetitions {
+                voided += 1;
+            }
+            slot += 1;
         }
         // A target that could not reach this size starts the next one afresh.
         for name in broken.keys() {
@@ -212,6 +350,36 @@ async fn run_all(
         }
     }
     Ok(results)
+}
+
+/// Records `figures`, the canary taken before `result`'s cell, with its deviation from the
+/// run's earlier `probes` (then adds it to them). Under [`CanaryPolicy::Void`] a deviating
+/// canary makes a valid cell invalid; returns whether it did.
+fn keep_canary(
+    result: &mut CellResult,
+    figures: CanaryFigures,
+    probes: &mut Vec<CanaryFigures>,
+    policy: CanaryPolicy,
+) -> bool {
+    let deviation = canary::deviation(&figures, probes)
+        .and_then(|d| d.beyond_threshold())
+        .map(|(figure, f)| CanaryDeviation {
+            figure: figure.to_owned(),
+            percent: f * 100.0,
+        });
+    probes.push(figures);
+    let void = policy == CanaryPolicy::Void && result.is_valid() && deviation.is_some();
+    if let (true, Some(d)) = (void, &deviation) {
+        result.invalid_reasons.push(format!(
+            "noise canary: the client's {} was {:.0}% {} than the run's median before the \
+             cell (canaryPolicy Void; its slot runs again)",
+            d.figure,
+            d.percent.abs(),
+            if d.percent > 0.0 { "slower" } else { "faster" }
+        ));
+    }
+    result.canary = Some(CanaryRecord { figures, deviation });
+    void
 }
 
 async fn seed(

@@ -47,6 +47,14 @@ pub enum WorkloadPlan {
 }
 
 impl WorkloadPlan {
+    /// The run seed (`spec.workload.seed`).
+    pub fn seed(&self) -> u64 {
+        match self {
+            WorkloadPlan::Flights(p) => p.seed,
+            WorkloadPlan::Ycsb { seed, .. } => *seed,
+        }
+    }
+
     /// `flights/v1` or `ycsb/workloada` (the preset's file name).
     pub fn name(&self) -> String {
         match self {

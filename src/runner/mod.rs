@@ -24,6 +24,7 @@ pub mod seed_flights;
 pub mod seed_ycsb;
 pub mod server_stats;
 pub mod sink;
+pub mod slots;
 pub mod source;
 pub mod split;
 pub mod wire;

@@ -98,6 +98,10 @@ pub fn benchmark(
             .map(|&n| (n.to_string(), mongobench::api::DatasetSize::Documents(n)))
             .collect(),
         repetitions,
+        precision: None,
+        canary_policy: mongobench::api::CanaryPolicy::Flag,
+        // The first target.
+        baseline: String::new(),
         completed: Default::default(),
     }
 }

@@ -55,6 +55,7 @@ use crate::api::{
 use crate::plan::{self, Cell};
 use crate::result::CellResult;
 use crate::runner::activity::Activity;
+use crate::runner::slots;
 
 /// Something to change in the cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -372,7 +373,9 @@ pub fn decide(
 ) -> Result<Decision, Error> {
     let spec = &bench.spec;
     let now = settings.now;
-    let cells = plan::cells(spec).map_err(|e| Error::Spec(e.to_string()))?;
+    // With a precision goal, the runners' added slots are cells once they have a result.
+    let cells = plan::cells_with_added(spec, |id| observed.results.contains_key(id))
+        .map_err(|e| Error::Spec(e.to_string()))?;
     let members = spec.replica_set().members();
     let suspended = spec.suspend();
     let delete_servers = spec.cleanup_policy() == CleanupPolicy::DeleteServers;
@@ -412,12 +415,17 @@ pub fn decide(
         .iter()
         .map(|c| outcome_of(c, observed, observed.jobs.get(&units[unit_index(c)].key)))
         .collect();
+    // A runner under a precision goal may add slots after its planned cells: its unit is
+    // done only when its Job is too.
     let unit_done = |u: usize, outcomes: &[CellOutcome<'_>]| {
-        cells
-            .iter()
-            .zip(outcomes)
-            .filter(|(c, _)| unit_index(c) == u)
-            .all(|(_, o)| o.is_terminal())
+        let adding =
+            spec.precision.is_some() && observed.jobs.get(&units[u].key) == Some(&JobState::Active);
+        !adding
+            && cells
+                .iter()
+                .zip(outcomes)
+                .filter(|(c, _)| unit_index(c) == u)
+                .all(|(_, o)| o.is_terminal())
     };
     let unfinished: Vec<usize> = (0..units.len())
         .filter(|&u| !unit_done(u, &outcomes))
@@ -593,7 +601,8 @@ pub fn decide(
     }
 
     // The cell a runner works on: its first pending one in the order it runs them (sizes
-    // ascending, then repetitions, then its targets: A B A B).
+    // ascending, then slots, then its targets in the slot's seeded order: A B, B A, ...).
+    let seed = spec.workload.seed();
     for &u in &active {
         let unit = &units[u];
         let started = observed.jobs.contains_key(&unit.key)
@@ -605,10 +614,13 @@ pub fn decide(
             continue;
         }
         let order = |c: &Cell| {
+            let size = spec.dataset.sizes.iter().position(|s| *s == c.size);
+            let in_slot = slots::order(seed, size.unwrap_or(0), c.repetition, unit.targets.len());
+            let target = unit.targets.iter().position(|t| *t == c.target);
             (
-                spec.dataset.sizes.iter().position(|s| *s == c.size),
+                size,
                 c.repetition,
-                unit.targets.iter().position(|t| *t == c.target),
+                target.and_then(|t| in_slot.iter().position(|&i| i == t)),
             )
         };
         let pending: Vec<usize> = cells
@@ -686,6 +698,10 @@ pub fn decide(
             ready_notes: &ready_notes,
             jobs_running,
             runner_started,
+            adding_slots: spec.precision.is_some()
+                && units
+                    .iter()
+                    .any(|u| observed.jobs.get(&u.key) == Some(&JobState::Active)),
             suspended,
             now,
             runners,
@@ -887,6 +903,8 @@ struct BuildInput<'a> {
     ready_notes: &'a [String],
     jobs_running: bool,
     runner_started: bool,
+    /// A runner under `spec.precision` is still working: it may add slots.
+    adding_slots: bool,
     suspended: bool,
     now: Timestamp,
     runners: Vec<RunnerStatus>,
@@ -912,7 +930,7 @@ fn build_status(
     let failed = count(|o| matches!(o, CellOutcome::Failed { .. }));
     let running = count(|o| matches!(o, CellOutcome::Running { .. }));
     let finished = completed + invalid + failed;
-    let all_done = finished == total;
+    let all_done = finished == total && !input.adding_slots;
     let stall = input
         .issues
         .iter()
@@ -1119,17 +1137,23 @@ fn build_status(
         None
     };
 
+    let mut conditions = vec![
+        ready,
+        reconciling,
+        stalled,
+        servers_ready,
+        data_seeded,
+        workload_completed,
+    ];
+    if let Some(goal) = &spec.precision {
+        let (reached, reason, message) = status::precision(goal.mde_percent, &comparisons);
+        conditions.push(c(ct::PRECISION, reached, reason, message));
+    }
+
     MongoBenchmarkStatus {
         observed_generation: generation,
         phase: Some(phase),
-        conditions: vec![
-            ready,
-            reconciling,
-            stalled,
-            servers_ready,
-            data_seeded,
-            workload_completed,
-        ],
+        conditions,
         progress: Some(progress),
         counts: Some(CellCounts {
             total,

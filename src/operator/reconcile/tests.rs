@@ -814,32 +814,37 @@ fn a_platform_of_external_targets_gets_one_runner_for_both_interleaved() {
             jobs: vec!["bench-run-local".into()],
         }]
     );
-    // Cells in plan order a.r1, a.r2, b.r1, b.r2; the runner starts with a.r1.
+    // Cells in plan order a.r1, a.r2, b.r1, b.r2; slot 1's seeded order is b a, so the
+    // runner starts with b.r1.
+    assert_eq!(
+        crate::runner::slots::order(b.spec.workload.seed(), 0, 1, 2),
+        [1, 0]
+    );
     assert_eq!(
         phases(&d),
         [
+            CellPhase::Pending,
+            CellPhase::Pending,
             CellPhase::Running,
-            CellPhase::Pending,
-            CellPhase::Pending,
             CellPhase::Pending
         ]
     );
 
-    // a.r1 done: the runner works on b.r1 (A B A B), not a.r2.
+    // b.r1 done: the runner works on a.r1 (the rest of slot 1), not b.r2.
     let mut o = Observed {
         runner_access: true,
         ..Default::default()
     };
     o.jobs.insert(platform_job("local"), JobState::Active);
-    add_result(&mut o, "a", "local", 1);
+    add_result(&mut o, "b", "local", 1);
     let d = decide(&b, &o, &settings(0)).unwrap();
     assert_eq!(d.actions, []);
     assert_eq!(
         phases(&d),
         [
-            CellPhase::Completed,
-            CellPhase::Pending,
             CellPhase::Running,
+            CellPhase::Pending,
+            CellPhase::Completed,
             CellPhase::Pending
         ]
     );
@@ -852,13 +857,13 @@ fn a_platform_of_external_targets_gets_one_runner_for_both_interleaved() {
         [Action::UpdatePlan {
             platform: "local".into(),
             targets: vec!["a".into(), "b".into()],
-            completed_cells: vec!["a.local.1k.r1".into()]
+            completed_cells: vec!["b.local.1k.r1".into()]
         }]
     );
     // A lost Job is created again, skipping the cells that have results.
     o.jobs.clear();
     o.plans.clear();
-    add_result(&mut o, "b", "local", 1);
+    add_result(&mut o, "a", "local", 1);
     let d = decide(&b, &o, &settings(0)).unwrap();
     assert_eq!(
         d.actions,
@@ -1161,9 +1166,14 @@ repetitions: 2
             .map(|c| (c.id.clone(), c.activity.clone()))
             .collect()
     };
-    // No word from the runner: the first cell in its order, no activity.
+    // No word from the runner: the first cell in its order (slot 1's seeded order is b a),
+    // no activity.
+    assert_eq!(
+        crate::runner::slots::order(b.spec.workload.seed(), 0, 1, 2),
+        [1, 0]
+    );
     let d = decide(&b, &o, &settings(0)).unwrap();
-    assert_eq!(running(&d), [("a.local.1k.r1".to_owned(), None)]);
+    assert_eq!(running(&d), [("b.local.1k.r1".to_owned(), None)]);
     assert_eq!(d.status.progress.as_deref(), Some("0/8"));
 
     // Seeding b to 1k: the first cell of b at 1k.
@@ -1225,6 +1235,107 @@ repetitions: 2
         },
     );
     let d = decide(&b, &o, &settings(0)).unwrap();
-    assert_eq!(running(&d), [("a.local.1k.r1".to_owned(), None)]);
+    assert_eq!(running(&d), [("b.local.1k.r1".to_owned(), None)]);
     assert_eq!(d.status.progress.as_deref(), Some("1/8"));
+}
+
+/// A result of `t` on `local` in slot `rep` with `ops` operations over 10 s.
+fn add_slotted(o: &mut Observed, t: &str, rep: u32, ops: u64) {
+    let id = crate::plan::cell_id(t, "local", "1k", rep);
+    let mut result = testing::result(
+        "bench",
+        t,
+        "local",
+        "1k",
+        rep,
+        10,
+        &[("find", ops, 100)],
+        None,
+    );
+    result.slot = Some(crate::result::Slot {
+        number: rep,
+        position: u32::from(t == "b"),
+    });
+    o.results.insert(
+        id.clone(),
+        ObservedResult::Document {
+            config_map: format!("bench-{id}"),
+            result: Box::new(result),
+        },
+    );
+}
+
+#[test]
+fn a_precision_goal_keeps_the_runner_going_and_its_added_slots_are_cells() {
+    let spec = format!(
+        "{}precision: {{mdePercent: 3, maxRepetitions: 6}}\n",
+        EXTERNAL.replace("repetitions: 2", "repetitions: 3")
+    );
+    let b = bench("bench", &spec);
+    let mut o = Observed {
+        runner_access: true,
+        ..Default::default()
+    };
+    o.jobs.insert(platform_job("local"), JobState::Active);
+    // Four slots so far: b is 10 % faster than a in each, a drifting between slots.
+    for (rep, ops) in [(1, 10_000), (2, 12_000), (3, 9_000), (4, 11_000)] {
+        add_slotted(&mut o, "a", rep, ops);
+        add_slotted(&mut o, "b", rep, ops * 11 / 10);
+    }
+    let d = decide(&b, &o, &settings(0)).unwrap();
+    // The planned three slots are done, but the runner may add more: still running, and
+    // the fourth slot's cells count.
+    assert_eq!(d.status.phase, Some(Phase::Running));
+    assert_eq!(d.status.counts.as_ref().unwrap().total, 8);
+    assert_eq!(d.status.counts.as_ref().unwrap().completed, 8);
+    let c = &d.status.comparisons[0];
+    assert_eq!((c.repetitions, c.paired_slots), (4, Some(4)));
+    let (status, reason, message) = cond(&d, "Precision");
+    assert_eq!((status, reason), ("True", "PrecisionReached"), "{message}");
+    assert!(
+        message.starts_with("MDE 0.") && message.contains("after 4 reps (b vs a at 1k on local)"),
+        "{message}"
+    );
+
+    // The runner ended: the benchmark is complete.
+    o.jobs.insert(platform_job("local"), JobState::Succeeded);
+    let d = decide(&b, &o, &settings(10)).unwrap();
+    assert_eq!(d.status.phase, Some(Phase::Completed));
+    assert_eq!(d.status.counts.as_ref().unwrap().total, 8);
+
+    // Without a goal, the planned cells alone decide: a fourth slot is not a cell.
+    let plain = bench(
+        "bench",
+        &EXTERNAL.replace("repetitions: 2", "repetitions: 3"),
+    );
+    let d = decide(&plain, &o, &settings(10)).unwrap();
+    assert_eq!(d.status.counts.as_ref().unwrap().total, 6);
+    assert!(d.status.condition("Precision").is_none());
+}
+
+#[test]
+fn a_precision_goal_not_reached_says_by_how_much() {
+    let spec = format!(
+        "{}precision: {{mdePercent: 3}}\n",
+        EXTERNAL.replace("repetitions: 2", "repetitions: 3")
+    );
+    let b = bench("bench", &spec);
+    let mut o = Observed {
+        runner_access: true,
+        ..Default::default()
+    };
+    o.jobs.insert(platform_job("local"), JobState::Succeeded);
+    // Ratios 1.1, 0.9, 1.05: far too noisy for 3 %.
+    for (rep, a, b) in [(1, 10_000, 11_000), (2, 10_000, 9_000), (3, 10_000, 10_500)] {
+        add_slotted(&mut o, "a", rep, a);
+        add_slotted(&mut o, "b", rep, b);
+    }
+    let d = decide(&b, &o, &settings(0)).unwrap();
+    let (status, reason, message) = cond(&d, "Precision");
+    assert_eq!((status, reason), ("False", "PrecisionNotReached"));
+    assert!(
+        message.starts_with("MDE ")
+            && message.ends_with("after 3 reps (b vs a at 1k on local); goal 3%"),
+        "{message}"
+    );
 }

@@ -292,3 +292,83 @@ pub(super) fn cpu(groups: &[Group<'_>]) -> Result<String, ReportError> {
     ));
     Ok(section("cpu", "Server CPU per operation", &out))
 }
+
+/// One figure of a cell.
+type Figure = dyn Fn(&CellResult) -> Option<f64>;
+
+/// The noise canary of every cell that has one, in the order the cells ran: each figure as a
+/// percentage of its median over the report's cells, with the threshold beyond which a cell
+/// deviates, and a table of the cells that did.
+pub(super) fn canary(results: &[CellResult]) -> Result<String, ReportError> {
+    use crate::measure::canary::DEVIATION_THRESHOLD;
+    let mut cells: Vec<&CellResult> = results.iter().filter(|r| r.canary.is_some()).collect();
+    if cells.is_empty() {
+        return Ok(String::new());
+    }
+    // The order they ran: by start time where known (stable, so ties keep the result order).
+    cells.sort_by(|a, b| a.started_at.cmp(&b.started_at));
+    let median = |f: &Figure| {
+        let mut v: Vec<f64> = cells.iter().filter_map(|c| f(c)).collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied()
+    };
+    let figures: [(&str, &Figure); 3] = [
+        ("CPU time", &|c| c.canary.as_ref().map(|k| k.figures.cpu_us)),
+        ("memory copy time", &|c| {
+            c.canary.as_ref().map(|k| 1.0 / k.figures.memory_gbps)
+        }),
+        ("loopback round trip", &|c| {
+            c.canary.as_ref().and_then(|k| k.figures.loopback_rtt_us)
+        }),
+    ];
+    let curves: Vec<Curve> = figures
+        .iter()
+        .enumerate()
+        .filter_map(|(color, (label, f))| {
+            let m = median(f).filter(|m| *m > 0.0)?;
+            let points = cells
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| Some((i as f64 + 1.0, f(c)? / m * 100.0)))
+                .collect();
+            Some(Curve {
+                label: (*label).to_owned(),
+                points,
+                color,
+            })
+        })
+        .collect();
+    let threshold = DEVIATION_THRESHOLD * 100.0;
+    let mut out = note(&format!(
+        "A fixed probe of the client before every cell: CPU work, a memory copy past the \
+         caches and loopback round trips. Each line is the time one took, as a percentage of \
+         its median over these cells (100 % is a usual cell; higher is a slower machine). A \
+         cell deviates when a figure is more than {threshold:.0}% from the median of the \
+         run's earlier probes (grey lines: the same bound around this median)."
+    ));
+    let title = "Noise canary drift";
+    let plot = plots::canary_drift(title, &curves, threshold)?;
+    out.push_str(&figure("canary", title, &plot));
+    let flagged: Vec<Vec<String>> = cells
+        .iter()
+        .filter_map(|c| {
+            let d = c.canary.as_ref()?.deviation.as_ref()?;
+            Some(vec![
+                c.cell.to_string(),
+                d.figure.clone(),
+                format!("{:+.0}%", d.percent),
+                if c.is_valid() { "kept" } else { "left out" }.to_owned(),
+            ])
+        })
+        .collect();
+    if flagged.is_empty() {
+        out.push_str(&note("No cell's canary deviated."));
+    } else {
+        out.push_str(&table(
+            &["cell", "figure", "from the median", "cell"],
+            &["from the median"],
+            &flagged,
+        ));
+    }
+    Ok(section("canary", "Noise canaries", &out))
+}

@@ -54,6 +54,7 @@ pub fn render_html(
     body.push_str(&figures::latency(&groups)?);
     body.push_str(&figures::per_second(&groups)?);
     body.push_str(&figures::cpu(&groups)?);
+    body.push_str(&figures::canary(results)?);
     body.push_str(&verdicts::cost(&comparison));
     body.push_str(&facts::regimes(results));
     body.push_str(&explain::plans_section(&groups));

@@ -1,0 +1,171 @@
+//! Resolving power on real servers: one interleaved run of N slots of YCSB A against two
+//! targets (one server under two names by default: an A/A comparison), then, for the first 3,
+//! 5 and 10 slots, each target's coefficient of variation and the comparison's minimum
+//! detectable effect as two independent groups (Welch's test, the analysis before slots were
+//! paired) and paired by slot (the comparison's analysis now), side by side on the same cells.
+//! Prints a Markdown table (BENCHMARKS.md, "Resolving power"); asserts nothing.
+//!
+//!   testenv/up mongo-sqlite && cargo bench --bench resolving_power -- \
+//!     --targets a=mongodb://127.0.0.1:27019/,b=mongodb://127.0.0.1:27019/ \
+//!     --slots 10 --seconds 1 --workers 4 --records 500
+
+use std::time::Duration;
+
+use mongobench::api::{CanaryPolicy, DEFAULT_OPERATION_TIMEOUT, DatasetSize, RunLength};
+use mongobench::measure::stats::{Delta, Summary};
+use mongobench::result::{CellResult, slot_pairs};
+use mongobench::runner::benchmark::{self, Benchmark, Connected, Events};
+use mongobench::runner::cell::{CellProgress, RunSettings, WorkloadPlan};
+use mongobench::runner::dataset::Seeded;
+use mongobench::workload::ycsb::RawProperties;
+
+struct Args {
+    targets: Vec<(String, String)>,
+    slots: u32,
+    seconds: f64,
+    workers: u32,
+    records: u64,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        targets: vec![
+            ("a".into(), "mongodb://127.0.0.1:27019/".into()),
+            ("b".into(), "mongodb://127.0.0.1:27019/".into()),
+        ],
+        slots: 10,
+        seconds: 1.0,
+        workers: 4,
+        records: 500,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        match flag.as_str() {
+            "--targets" => {
+                a.targets = value()
+                    .split(',')
+                    .map(|t| {
+                        let (n, u) = t.split_once('=').expect("NAME=URI");
+                        (n.to_owned(), u.to_owned())
+                    })
+                    .collect();
+            }
+            "--slots" => a.slots = value().parse().expect("--slots N"),
+            "--seconds" => a.seconds = value().parse().expect("--seconds S"),
+            "--workers" => a.workers = value().parse().expect("--workers N"),
+            "--records" => a.records = value().parse().expect("--records N"),
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    assert_eq!(a.targets.len(), 2, "--targets names two targets");
+    a
+}
+
+struct Quiet;
+impl Events for Quiet {
+    fn seeding(&mut self, _: &str, _: &str, _: u64) {}
+    fn seeded(&mut self, _: &str, _: &str, _: &Seeded) {}
+    fn started(&mut self, _: &mongobench::plan::Cell, _: &CellProgress) {}
+    async fn finished(
+        &mut self,
+        cell: &mongobench::plan::Cell,
+        r: &CellResult,
+    ) -> anyhow::Result<()> {
+        let ops = r.measured.as_ref().map_or(0.0, |m| m.overall.ops_per_sec);
+        eprintln!(
+            "{}: {ops:.1} ops/s{}",
+            cell.id,
+            if r.is_valid() { "" } else { " (invalid)" }
+        );
+        Ok(())
+    }
+}
+
+fn ops(c: &CellResult) -> Option<f64> {
+    c.measured.as_ref().map(|m| m.overall.ops_per_sec)
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.1}%"))
+}
+
+#[tokio::main]
+async fn main() {
+    let args = args();
+    let mut connected = Vec::new();
+    for (name, uri) in &args.targets {
+        let target =
+            mongobench::runner::connect::connect(name, uri, args.workers, Duration::from_secs(10))
+                .await
+                .unwrap_or_else(|e| panic!("connecting to {name} at {uri}: {e}"));
+        connected.push(Connected {
+            target,
+            uri: uri.clone(),
+        });
+    }
+    let bench = Benchmark {
+        name: "resolving-power".into(),
+        run_id: "bench".into(),
+        platform: "local".into(),
+        plan: WorkloadPlan::Ycsb {
+            raw: RawProperties::preset("workloada").expect("preset"),
+            seed: 7,
+        },
+        settings: RunSettings {
+            workers: args.workers,
+            measured: RunLength::Duration(Duration::from_secs_f64(args.seconds)),
+            warmup: RunLength::Duration(Duration::from_secs_f64(0.3)),
+            target_ops_per_sec: None,
+            write_concern: None,
+            read_preference: None,
+            operation_timeout: DEFAULT_OPERATION_TIMEOUT,
+        },
+        reuse_dataset: false,
+        sizes: vec![(
+            args.records.to_string(),
+            DatasetSize::Documents(args.records),
+        )],
+        repetitions: args.slots,
+        precision: None,
+        canary_policy: CanaryPolicy::Flag,
+        baseline: args.targets[0].0.clone(),
+        completed: Default::default(),
+    };
+    let results = benchmark::run(&bench, &connected, &mut Quiet)
+        .await
+        .expect("the run goes to its end");
+    let (a, b) = (&args.targets[0].0, &args.targets[1].0);
+    println!(
+        "YCSB A, {} records, {} workers, {} s measured per cell, {} slots of {a} and {b}",
+        args.records, args.workers, args.seconds, args.slots
+    );
+    println!();
+    println!(
+        "| slots | CV {a} | CV {b} | MDE independent (Welch) | paired CV | MDE paired | Δ paired |"
+    );
+    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for k in [3, 5, 10].into_iter().filter(|&k| k <= args.slots) {
+        let first = |t: &str| -> Vec<&CellResult> {
+            results
+                .iter()
+                .filter(|r| r.cell.target == t && r.cell.repetition <= k && r.is_valid())
+                .collect()
+        };
+        let summary =
+            |t: &str| Summary::of(&first(t).iter().filter_map(|c| ops(c)).collect::<Vec<_>>()).ok();
+        let (sa, sb) = (summary(a), summary(b));
+        let welch = sa.zip(sb).and_then(|(x, y)| Delta::between(&x, &y).ok());
+        let paired = Delta::paired(&slot_pairs(first(a), first(b), ops)).ok();
+        println!(
+            "| {k} | {} | {} | {} | {} | {} | {} |",
+            pct(sa.and_then(|s| s.cv).map(|c| c * 100.0)),
+            pct(sb.and_then(|s| s.cv).map(|c| c * 100.0)),
+            pct(welch.and_then(|d| d.mde_percent)),
+            pct(paired.and_then(|d| d.ratio_cv).map(|c| c * 100.0)),
+            pct(paired.and_then(|d| d.mde_percent)),
+            paired.map_or("-".into(), |d| format!("{:+.2}%", d.percent)),
+        );
+    }
+}

@@ -1,0 +1,226 @@
+//! Noise canaries: a fixed, short probe of the client machine (CPU, memory bandwidth, a
+//! loopback round trip) taken before every cell, so that a cell measured while the machine was
+//! slower than usual (another tenant, a throttled CPU, a busy network stack) shows it, and a
+//! comparison can leave it out (docs/results.md, "Noise canaries"). The probe is the same work
+//! every time; only how long it takes varies.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// Rounds of the CPU probe's integer chain (a few milliseconds on a current core).
+const CPU_ROUNDS: u64 = 1 << 21;
+/// Bytes the memory probe copies per pass, and its passes: past every CPU cache.
+const MEMORY_BYTES: usize = 16 << 20;
+const MEMORY_PASSES: usize = 4;
+/// Round trips of the loopback probe.
+const ROUND_TRIPS: usize = 200;
+/// A probe and, when it deviated past the threshold from the run's earlier probes, which
+/// figure and by how much: what a result keeps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CanaryRecord {
+    /// The probe taken just before the cell's measured phase.
+    #[serde(flatten)]
+    pub figures: CanaryFigures,
+    /// The figure furthest past [`DEVIATION_THRESHOLD`] from the median of the run's earlier
+    /// probes; absent when none is (or fewer than [`MIN_PROBES`] came before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deviation: Option<CanaryDeviation>,
+}
+
+/// One figure's deviation from the run's median.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CanaryDeviation {
+    /// `CPU`, `memory bandwidth` or `loopback round trip`.
+    pub figure: String,
+    /// How much slower (positive) or faster than the median, in percent.
+    pub percent: f64,
+}
+
+/// A probe's figure deviating from the run's median by more than this (a fraction) flags the
+/// cell: ten times what a quiet machine shows between probes.
+pub const DEVIATION_THRESHOLD: f64 = 0.25;
+/// Probes a run needs before its median can flag one.
+pub const MIN_PROBES: usize = 3;
+
+/// What one probe measured.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CanaryFigures {
+    /// Microseconds of the fixed CPU work (median of three runs).
+    pub cpu_us: f64,
+    /// Memory copy bandwidth, GB/s (10⁹ bytes), over a buffer past the caches.
+    pub memory_gbps: f64,
+    /// Median round trip of 64 bytes over a loopback TCP connection, µs; `None` when the
+    /// loopback could not be used.
+    pub loopback_rtt_us: Option<f64>,
+}
+
+/// Runs the probe (about 50 ms; blocking: call it off the async workers).
+pub fn probe() -> CanaryFigures {
+    let mut cpu: Vec<f64> = (0..3).map(|_| cpu_work().as_secs_f64() * 1e6).collect();
+    cpu.sort_by(f64::total_cmp);
+    CanaryFigures {
+        cpu_us: cpu[1],
+        memory_gbps: memory_bandwidth(),
+        loopback_rtt_us: loopback_rtt().map(|d| d.as_secs_f64() * 1e6),
+    }
+}
+
+fn cpu_work() -> Duration {
+    let start = Instant::now();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 0..CPU_ROUNDS {
+        x = crate::workload::rng::mix64(x ^ i);
+    }
+    std::hint::black_box(x);
+    start.elapsed()
+}
+
+fn memory_bandwidth() -> f64 {
+    let from = vec![1u8; MEMORY_BYTES];
+    let mut to = vec![0u8; MEMORY_BYTES];
+    let start = Instant::now();
+    for _ in 0..MEMORY_PASSES {
+        to.copy_from_slice(std::hint::black_box(&from));
+        std::hint::black_box(&mut to);
+    }
+    let seconds = start.elapsed().as_secs_f64().max(1e-9);
+    (MEMORY_BYTES * MEMORY_PASSES) as f64 / seconds / 1e9
+}
+
+fn loopback_rtt() -> Option<Duration> {
+    let listener = TcpListener::bind("127.0.0.1:0").ok()?;
+    let address = listener.local_addr().ok()?;
+    let echo = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().ok()?;
+        stream.set_nodelay(true).ok()?;
+        let mut buffer = [0u8; 64];
+        for _ in 0..ROUND_TRIPS {
+            stream.read_exact(&mut buffer).ok()?;
+            stream.write_all(&buffer).ok()?;
+        }
+        Some(())
+    });
+    let mut stream = TcpStream::connect(address).ok()?;
+    stream.set_nodelay(true).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    let mut buffer = [7u8; 64];
+    let mut trips = Vec::with_capacity(ROUND_TRIPS);
+    for _ in 0..ROUND_TRIPS {
+        let start = Instant::now();
+        stream.write_all(&buffer).ok()?;
+        stream.read_exact(&mut buffer).ok()?;
+        trips.push(start.elapsed());
+    }
+    echo.join().ok()??;
+    trips.sort_unstable();
+    Some(trips[trips.len() / 2])
+}
+
+/// How far `probe` is from the median of `earlier` probes, per figure, as fractions of the
+/// median (positive: the machine was slower). `None` with fewer than [`MIN_PROBES`] probes.
+pub fn deviation(probe: &CanaryFigures, earlier: &[CanaryFigures]) -> Option<Deviation> {
+    if earlier.len() < MIN_PROBES {
+        return None;
+    }
+    let median = |f: &dyn Fn(&CanaryFigures) -> Option<f64>| {
+        let mut v: Vec<f64> = earlier.iter().filter_map(f).collect();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        Some(if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        })
+    };
+    let cpu = median(&|c| Some(c.cpu_us))?;
+    let memory = median(&|c| Some(c.memory_gbps))?;
+    let rtt = median(&|c| c.loopback_rtt_us);
+    Some(Deviation {
+        // Time: more is slower; bandwidth: less is slower.
+        cpu: probe.cpu_us / cpu - 1.0,
+        memory: memory / probe.memory_gbps - 1.0,
+        loopback: rtt.zip(probe.loopback_rtt_us).map(|(m, p)| p / m - 1.0),
+    })
+}
+
+/// A probe's distance from the run's median, per figure (fractions; positive is slower).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Deviation {
+    /// Of the CPU work's time.
+    pub cpu: f64,
+    /// Of the memory bandwidth (inverted: a lower bandwidth is positive).
+    pub memory: f64,
+    /// Of the loopback round trip; `None` when a probe lacked it.
+    pub loopback: Option<f64>,
+}
+
+impl Deviation {
+    /// The figure past [`DEVIATION_THRESHOLD`] in either direction, the largest, as
+    /// `(name, fraction)`; `None` when every figure is within it.
+    pub fn beyond_threshold(&self) -> Option<(&'static str, f64)> {
+        [
+            ("CPU", Some(self.cpu)),
+            ("memory bandwidth", Some(self.memory)),
+            ("loopback round trip", self.loopback),
+        ]
+        .into_iter()
+        .filter_map(|(name, f)| Some((name, f?)))
+        .filter(|(_, f)| f.abs() > DEVIATION_THRESHOLD)
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figures(cpu_us: f64, memory_gbps: f64, rtt: Option<f64>) -> CanaryFigures {
+        CanaryFigures {
+            cpu_us,
+            memory_gbps,
+            loopback_rtt_us: rtt,
+        }
+    }
+
+    #[test]
+    fn a_probe_measures_every_figure() {
+        let p = probe();
+        assert!(p.cpu_us > 0.0 && p.cpu_us.is_finite(), "{p:?}");
+        assert!(p.memory_gbps > 0.0 && p.memory_gbps.is_finite(), "{p:?}");
+        assert!(p.loopback_rtt_us.is_some_and(|r| r > 0.0), "{p:?}");
+    }
+
+    #[test]
+    fn deviations_are_against_the_median_and_flag_past_the_threshold() {
+        let earlier = [
+            figures(1000.0, 10.0, Some(20.0)),
+            figures(1100.0, 8.0, Some(30.0)),
+            figures(900.0, 12.0, None),
+            figures(1050.0, 9.0, Some(25.0)),
+        ];
+        // Medians: CPU 1025 µs, memory 9.5 GB/s, loopback 25 µs (of the three known).
+        let d = deviation(&figures(1230.0, 9.5, Some(25.0)), &earlier).unwrap();
+        assert!((d.cpu - 0.2).abs() < 1e-12, "{d:?}");
+        assert_eq!((d.memory, d.loopback), (0.0, Some(0.0)));
+        assert_eq!(d.beyond_threshold(), None);
+        let slow = deviation(&figures(1025.0, 7.6, Some(40.0)), &earlier).unwrap();
+        let (name, f) = slow.beyond_threshold().unwrap();
+        assert_eq!(name, "loopback round trip");
+        assert!((f - 0.6).abs() < 1e-12);
+        assert!((slow.memory - 0.25).abs() < 1e-12, "{slow:?}");
+        // A faster machine deviates too.
+        let fast = deviation(&figures(500.0, 9.5, None), &earlier).unwrap();
+        assert_eq!(fast.beyond_threshold().map(|(n, _)| n), Some("CPU"));
+        assert_eq!(fast.loopback, None);
+        assert_eq!(deviation(&figures(1.0, 1.0, None), &earlier[..2]), None);
+    }
+}
