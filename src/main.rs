@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         }
         Command::Run(args) => mongobench::cli::run::run(&args),
         Command::Report(args) => mongobench::cli::report::run(&args),
+        Command::Plan(args) => mongobench::cli::plan::run(&args),
         Command::Get(args) => mongobench::cli::get::run(&args),
         Command::Verify(args) => mongobench::cli::verify::run(&args, &mut std::io::stdout().lock()),
     };

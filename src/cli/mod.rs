@@ -6,6 +6,7 @@ pub mod crd;
 pub mod get;
 pub mod input;
 pub mod operator;
+pub mod plan;
 pub mod plan_file;
 pub mod report;
 pub mod results_dir;
@@ -62,6 +63,8 @@ pub enum Command {
     Operator(operator::OperatorArgs),
     /// Render a benchmark's results (from the cluster, or from `run --out` files).
     Report(report::ReportArgs),
+    /// Estimate the slots a precision goal needs from results already run.
+    Plan(plan::PlanArgs),
     /// List MongoBenchmarks with their phase, progress and headline.
     Get(get::GetArgs),
     /// Check the traffic fingerprints of `run --out` files by generating the traffic again.
@@ -77,6 +80,7 @@ impl Command {
             Command::Run(_) => "run",
             Command::Operator(_) => "operator",
             Command::Report(_) => "report",
+            Command::Plan(_) => "plan",
             Command::Get(_) => "get",
             Command::Verify(_) => "verify",
         }

@@ -122,7 +122,7 @@ pub fn render(
     })
 }
 
-fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {
+pub(super) fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {
     let results = super::results_dir::read_results(dir)?;
     // Without --baseline, the first target in name order.
     let baseline = results
@@ -138,7 +138,7 @@ fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>, CompareOp
     ))
 }
 
-async fn from_cluster(
+pub(super) async fn from_cluster(
     name: &str,
     namespace: Option<&str>,
 ) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {

@@ -385,6 +385,20 @@ impl Delta {
     }
 }
 
+/// The fewest slot pairs (at least [`MIN_REPETITIONS`], at most `max`) whose paired
+/// comparison has an MDE of at most `goal_percent`, when the standard deviation of the
+/// per-slot log ratios is `sd_log`: the smallest n with exp((t₀.₉₇₅(n−1) + t₀.₈(n−1)) ·
+/// sd_log / √n) − 1 ≤ goal. `None` when even `max` pairs do not reach it.
+pub fn pairs_for_mde(sd_log: f64, goal_percent: f64, max: usize) -> Option<usize> {
+    let goal = (1.0 + goal_percent / 100.0).ln();
+    let sd = sd_log.max(RESOLUTION);
+    (MIN_REPETITIONS..=max).find(|&n| {
+        let df = (n - 1) as f64;
+        let t = t_quantile(1.0 - ALPHA / 2.0, df) + t_quantile(POWER, df);
+        t * sd / (n as f64).sqrt() <= goal
+    })
+}
+
 /// Two-sided p-value of a t statistic.
 fn two_sided_p(statistic: f64, df: f64) -> f64 {
     (2.0 * (1.0 - t_cdf(statistic, df))).clamp(0.0, 1.0)
@@ -520,6 +534,20 @@ mod tests {
             (1.0 + swapped.percent / 100.0) * (1.0 + d.percent / 100.0),
             1.0
         ));
+    }
+
+    #[test]
+    fn pairs_needed_for_a_goal() {
+        // sd 2 % of log ratios, goal 3 %: n = 6 gives (2.5706 + 0.9195) · 0.02 / √6 = 0.02850
+        // ≤ ln 1.03 = 0.02956, n = 5 gives (2.7764 + 0.9410) · 0.02 / √5 = 0.03325.
+        assert_eq!(pairs_for_mde(0.02, 3.0, 100), Some(6));
+        // The paired test of the drifting slots above (sd of log ratios 0.5556 %) reaches 1 %
+        // at 5 pairs: exactly the MDE it reported, 0.928 %.
+        assert_eq!(pairs_for_mde(0.005556462555974376, 1.0, 100), Some(5));
+        assert_eq!(pairs_for_mde(0.005556462555974376, 0.9, 100), Some(6));
+        // Never fewer than a verdict needs; none when the limit is too small.
+        assert_eq!(pairs_for_mde(0.0, 50.0, 100), Some(MIN_REPETITIONS));
+        assert_eq!(pairs_for_mde(0.5, 1.0, 30), None);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 mod compare;
 mod csv;
+mod estimate;
 mod groups;
 mod history;
 mod html;
@@ -28,6 +29,7 @@ pub use compare::{
     Verdict, compare, compare_options, headline, render_comparison,
 };
 pub use csv::{CSV_COLUMNS, OVERALL, render_csv};
+pub use estimate::{Estimate, MAX_SLOTS, estimate, render_estimate};
 pub use history::{HISTORY_COLUMNS, render_history_csv};
 pub use html::render_html;
 pub use json::render_json;
