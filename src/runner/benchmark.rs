@@ -239,34 +239,10 @@ async fn run_all(
         loop {
             if slot > bench.repetitions + voided {
                 let Some(goal) = &bench.precision else { break };
-                let standing = slots::standing(&at_size, baseline, goal.mde_percent);
-                let limit = if let Standing::Reached { widest_mde_percent } = standing {
-                    events.precision(
-                        &size.0,
-                        &PrecisionOutcome::Reached {
-                            repetitions: slot - 1,
-                            widest_mde_percent,
-                        },
-                    );
-                    break;
-                } else if slot > goal.max_repetitions {
-                    format!("precision.maxRepetitions {}", goal.max_repetitions)
-                } else if let Some(max) = goal.max_duration
-                    && started.elapsed() >= max
+                let elapsed = started.elapsed();
+                if let Some(outcome) =
+                    precision_outcome(goal, &at_size, baseline, slot - 1, elapsed)
                 {
-                    format!(
-                        "precision.maxDuration {}",
-                        crate::api::units::format_duration(max)
-                    )
-                } else {
-                    String::new()
-                };
-                if !limit.is_empty() {
-                    let outcome = PrecisionOutcome::NotReached {
-                        repetitions: slot - 1,
-                        limit,
-                        standing,
-                    };
                     events.precision(&size.0, &outcome);
                     break;
                 }
@@ -352,6 +328,39 @@ async fn run_all(
     Ok(results)
 }
 
+/// Whether a size stops adding slots under `goal` after `slots` slots whose results are
+/// `at_size`, `elapsed` after the runner started: `Some` with why, `None` to add another.
+fn precision_outcome(
+    goal: &PrecisionGoal,
+    at_size: &[CellResult],
+    baseline: &str,
+    slots: u32,
+    elapsed: std::time::Duration,
+) -> Option<PrecisionOutcome> {
+    let standing = slots::standing(at_size, baseline, goal.mde_percent);
+    if let Standing::Reached { widest_mde_percent } = standing {
+        return Some(PrecisionOutcome::Reached {
+            repetitions: slots,
+            widest_mde_percent,
+        });
+    }
+    let limit = if slots >= goal.max_repetitions {
+        format!("precision.maxRepetitions {}", goal.max_repetitions)
+    } else if let Some(max) = goal.max_duration.filter(|max| elapsed >= *max) {
+        format!(
+            "precision.maxDuration {}",
+            crate::api::units::format_duration(max)
+        )
+    } else {
+        return None;
+    };
+    Some(PrecisionOutcome::NotReached {
+        repetitions: slots,
+        limit,
+        standing,
+    })
+}
+
 /// Records `figures`, the canary taken before `result`'s cell, with its deviation from the
 /// run's earlier `probes` (then adds it to them). Under [`CanaryPolicy::Void`] a deviating
 /// canary makes a valid cell invalid; returns whether it did.
@@ -409,5 +418,77 @@ async fn seed(
             prepare(None, None).await
         }
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::result::testing::sample_result;
+
+    fn slotted(target: &str, slot: u32, ops: f64) -> CellResult {
+        let mut r = sample_result(target, slot, ops);
+        r.slot = Some(Slot {
+            number: slot,
+            position: 0,
+        });
+        r
+    }
+
+    #[test]
+    fn a_size_adds_slots_until_the_goal_or_a_limit() {
+        let goal = PrecisionGoal {
+            mde_percent: 1.0,
+            max_repetitions: 5,
+            max_duration: Some(Duration::from_secs(60)),
+        };
+        let noisy: Vec<CellResult> = [(100.0, 110.0), (100.0, 95.0), (100.0, 104.0)]
+            .into_iter()
+            .enumerate()
+            .flat_map(|(i, (a, b))| [slotted("a", i as u32 + 1, a), slotted("b", i as u32 + 1, b)])
+            .collect();
+        let second = Duration::from_secs(1);
+        assert_eq!(precision_outcome(&goal, &noisy, "a", 3, second), None);
+        let Some(PrecisionOutcome::NotReached {
+            repetitions,
+            limit,
+            standing,
+        }) = precision_outcome(&goal, &noisy, "a", 5, second)
+        else {
+            panic!("the repetitions limit stops it");
+        };
+        assert_eq!(
+            (repetitions, limit.as_str()),
+            (5, "precision.maxRepetitions 5")
+        );
+        assert!(
+            matches!(standing, Standing::Short { ref target, mde_percent: Some(m) } if target == "b" && m > 1.0)
+        );
+        let Some(outcome) = precision_outcome(&goal, &noisy, "a", 3, Duration::from_secs(61))
+        else {
+            panic!("the duration limit stops it");
+        };
+        assert!(
+            outcome.to_string().starts_with("PrecisionNotReached: MDE ")
+                && outcome
+                    .to_string()
+                    .ends_with("% (b) after 3 reps (precision.maxDuration 1m)"),
+            "{outcome}"
+        );
+        // Ratios of exactly 1.1 in every slot: the MDE is at the resolution, far below 1 %.
+        let steady: Vec<CellResult> = (1..=3)
+            .flat_map(|s| [slotted("a", s, 100.0), slotted("b", s, 110.0)])
+            .collect();
+        let outcome = precision_outcome(&goal, &steady, "a", 3, second).unwrap();
+        assert!(
+            matches!(outcome, PrecisionOutcome::Reached { repetitions: 3, widest_mde_percent } if widest_mde_percent < 1.0),
+            "{outcome:?}"
+        );
+        assert!(
+            outcome.to_string().starts_with("PrecisionReached: MDE 0."),
+            "{outcome}"
+        );
     }
 }
