@@ -98,7 +98,7 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
     )
     .await;
     assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
-    assert_eq!(status.progress.as_deref(), Some("10/10"));
+    assert_eq!(status.progress.as_deref(), Some("10/10"), "{status:#?}");
     for cell in &status.cells {
         assert_eq!(
             cell.phase,

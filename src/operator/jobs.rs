@@ -403,7 +403,8 @@ fn spread(job_name: &str) -> Affinity {
 
 /// Seconds the runner of `targets` on `platform` may run in all, retries included (the Job's
 /// `activeDeadlineSeconds`), so that a hung runner ends and its cells fail instead of the
-/// benchmark waiting for ever: twice an estimate that is generous on purpose. Per target,
+/// benchmark waiting for ever: twice an estimate that is generous on purpose, over every cell
+/// it may run (up to `precision.maxRepetitions`). Per target,
 /// [`INITIATE_SECONDS`] and seeding each size at [`SEED_FLOOR`] documents per second; per
 /// cell, its warm-up and measured phase (an operation-bounded phase at [`OPS_FLOOR`]
 /// operations per second) and [`CELL_OVERHEAD_SECONDS`] for restoring, settling and explaining.
@@ -423,7 +424,7 @@ pub fn active_deadline_seconds(
     let mut total = 0.0;
     for target in targets {
         total += INITIATE_SECONDS;
-        let cells = crate::plan::cells_of(spec, &target.name, &platform.name)
+        let cells = crate::plan::possible_cells_of(spec, &target.name, &platform.name)
             .map_err(|e| Error::Spec(e.to_string()))?;
         let mut seeded = std::collections::BTreeSet::new();
         for cell in &cells {
@@ -450,7 +451,9 @@ pub const CELL_OVERHEAD_SECONDS: f64 = 300.0;
 /// per platform interleaving its targets, or one per target).
 fn runner_configmaps(bench: &MongoBenchmark) -> Result<Vec<String>, Error> {
     let bench_name = bench.name_any();
-    let cells = crate::plan::cells(&bench.spec).map_err(|e| Error::Spec(e.to_string()))?;
+    // Every cell a runner may write, the slots a precision goal may add included.
+    let cells = crate::plan::cells_with_added(&bench.spec, |_| true)
+        .map_err(|e| Error::Spec(e.to_string()))?;
     let mut names: Vec<String> = cells
         .iter()
         .map(|c| sink::configmap_name(&bench_name, &c.id))
@@ -767,6 +770,24 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn under_a_precision_goal_the_runner_may_write_and_run_every_slot_up_to_the_limit() {
+        let goal = format!("{STUDY}precision: {{mdePercent: 2, maxRepetitions: 7}}\n");
+        let with_goal = bench("study", &goal);
+        let role = value(&runner_access(&with_goal).unwrap().role);
+        let names = role["rules"][1]["resourceNames"].as_array().unwrap();
+        let has = |id: &str| names.contains(&json!(format!("study-{id}")));
+        assert!(
+            has("psmdb-8.0.axion.1m.r7") && !has("psmdb-8.0.axion.1m.r8"),
+            "{names:?}"
+        );
+        let plain = bench("study", STUDY);
+        let (p, t) = (&plain.spec.platforms[0], &plain.spec.targets[0]);
+        let short = active_deadline_seconds(&plain, &[t], p).unwrap();
+        let long = active_deadline_seconds(&with_goal, &[&with_goal.spec.targets[0]], p).unwrap();
+        assert!(long > short, "{long} vs {short}");
     }
 
     #[test]

@@ -52,6 +52,17 @@ pub fn cells_of(
     cells_of_with(spec, target, platform, &|_| false)
 }
 
+/// Every cell the runner of `target` on `platform` may run: [`cells_of`] and, under
+/// `spec.precision`, every repetition up to `maxRepetitions` (for the runner's rights and its
+/// deadline, which must allow for slots it may add).
+pub fn possible_cells_of(
+    spec: &MongoBenchmarkSpec,
+    target: &str,
+    platform: &str,
+) -> Result<Vec<Cell>, UnitsError> {
+    cells_of_with(spec, target, platform, &|_| true)
+}
+
 /// [`cells_of`], and under `spec.precision` the repetitions a runner added past
 /// `repetitions` (up to `maxRepetitions`) whose cell id `added` knows, each after the planned
 /// ones of its size.
