@@ -179,3 +179,51 @@ async fn results_in_the_cluster_render_with_the_specs_baseline() {
     assert_ne!(code, 0);
     assert!(err.contains("missing"), "{err}");
 }
+
+/// `mongobench plan` reads the same directory as `report` and estimates the slots a goal
+/// needs; a goal out of range is refused naming the flag.
+#[test]
+fn plan_estimates_the_slots_a_goal_needs_from_a_local_run() {
+    let dir = std::env::temp_dir().join(format!("mongobench-plan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, mut r) in results("local").into_iter().enumerate() {
+        r.slot = Some(mongobench::result::Slot {
+            number: r.cell.repetition,
+            position: u32::from(r.cell.target == "fast"),
+        });
+        std::fs::write(dir.join(format!("{i}.json")), r.to_json().unwrap()).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_mongobench"))
+            .arg("plan")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, text, err) = run(&["--dir", d, "--mde", "1", "--baseline", "slow"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.starts_with("flights/v1, platform local, size 1k: baseline slow, goal MDE 1%\n"),
+        "{text}"
+    );
+    // Two slots pair: fast is 1301/1001 and 1302/1002 of slow, log ratios 0.016 % apart, below
+    // the 0.1 % resolution: the fewest slots a verdict needs reach 1 %.
+    let row = text.lines().nth(2).unwrap();
+    assert!(
+        row.starts_with("fast") && row.contains(" 2 ") && row.contains(" 3 "),
+        "{text}"
+    );
+    let (code, _, err) = run(&["--dir", d, "--mde", "0"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--mde 0: expected a percentage from 0.1 to 100"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -3,10 +3,7 @@
 //! from a `run --out` directory like `mongobench report` reads them (docs/results.md,
 //! "Precision").
 
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-use anyhow::Context;
 
 use super::input::invalid;
 use super::validate::EXIT_INVALID;
@@ -15,19 +12,8 @@ use crate::report::{estimate, render_estimate};
 /// Arguments of `mongobench plan`.
 #[derive(Debug, clap::Args)]
 pub struct PlanArgs {
-    /// The MongoBenchmark whose results to start from.
-    #[arg(
-        value_name = "NAME",
-        required_unless_present = "dir",
-        conflicts_with = "dir"
-    )]
-    pub name: Option<String>,
-    /// Namespace of the MongoBenchmark (default: the kubeconfig's namespace).
-    #[arg(short = 'n', long)]
-    pub namespace: Option<String>,
-    /// Start from the result files of a local run (`mongobench run --out DIR`) instead.
-    #[arg(long, value_name = "DIR")]
-    pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub source: super::report::ResultsSource,
     /// The goal: the largest minimum detectable effect, percent (as spec.precision.mdePercent).
     #[arg(long, value_name = "PERCENT")]
     pub mde: f64,
@@ -44,14 +30,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
             args.mde
         )));
     }
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let (results, mut options) = match (&args.dir, &args.name) {
-        (Some(dir), _) => super::report::from_dir(dir)?,
-        (None, Some(name)) => {
-            runtime.block_on(super::report::from_cluster(name, args.namespace.as_deref()))?
-        }
-        (None, None) => unreachable!("clap requires NAME or --dir"),
-    };
+    let (results, mut options) = args.source.load()?;
     if let Some(baseline) = &args.baseline {
         options.baseline = baseline.clone();
     }

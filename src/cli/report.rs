@@ -40,10 +40,11 @@ pub enum Format {
     HistoryCsv,
 }
 
-/// Arguments of `mongobench report`.
+/// Where results are read from: a MongoBenchmark's result ConfigMaps, or the files of a local
+/// run (`report` and `plan` alike).
 #[derive(Debug, clap::Args)]
-pub struct ReportArgs {
-    /// The MongoBenchmark whose results to render.
+pub struct ResultsSource {
+    /// The MongoBenchmark whose results to read.
     #[arg(
         value_name = "NAME",
         required_unless_present = "dir",
@@ -53,9 +54,30 @@ pub struct ReportArgs {
     /// Namespace of the MongoBenchmark (default: the kubeconfig's namespace).
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
-    /// Render the result files a local run wrote (`mongobench run --out DIR`) instead.
+    /// Read the result files a local run wrote (`mongobench run --out DIR`) instead.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+}
+
+impl ResultsSource {
+    /// The results and the comparison options they come with (the benchmark's, or for a
+    /// directory the first target in name order as baseline).
+    pub fn load(&self) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {
+        match (&self.dir, &self.name) {
+            (Some(dir), _) => from_dir(dir),
+            (None, Some(name)) => tokio::runtime::Runtime::new()
+                .context("starting the async runtime")?
+                .block_on(from_cluster(name, self.namespace.as_deref())),
+            (None, None) => unreachable!("clap requires NAME or --dir"),
+        }
+    }
+}
+
+/// Arguments of `mongobench report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub source: ResultsSource,
     #[arg(short = 'o', long, value_enum, default_value_t = Format::Table)]
     pub output: Format,
     /// The target to compare the others with (default: the benchmark's baseline; with
@@ -67,12 +89,7 @@ pub struct ReportArgs {
 /// Runs the subcommand. A result directory that cannot be read, or holds a document that is
 /// not a result, is an [`Invalid`](super::input::Invalid) error (exit code 2).
 pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    let (mut results, mut options) = match (&args.dir, &args.name) {
-        (Some(dir), _) => from_dir(dir)?,
-        (None, Some(name)) => runtime.block_on(from_cluster(name, args.namespace.as_deref()))?,
-        (None, None) => unreachable!("clap requires NAME or --dir"),
-    };
+    let (mut results, mut options) = args.source.load()?;
     if let Some(baseline) = &args.baseline {
         options.baseline = baseline.clone();
     }
@@ -122,7 +139,7 @@ pub fn render(
     })
 }
 
-pub(super) fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {
+fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {
     let results = super::results_dir::read_results(dir)?;
     // Without --baseline, the first target in name order.
     let baseline = results
@@ -138,7 +155,7 @@ pub(super) fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>
     ))
 }
 
-pub(super) async fn from_cluster(
+async fn from_cluster(
     name: &str,
     namespace: Option<&str>,
 ) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {

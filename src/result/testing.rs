@@ -197,3 +197,13 @@ pub(crate) fn sample_result(target: &str, repetition: u32, ops_per_sec: f64) -> 
         cpu,
     )
 }
+
+/// [`sample_result`] of `target` in slot `slot` (its repetition too), at place 0 of the slot.
+pub(crate) fn slotted_result(target: &str, slot: u32, ops_per_sec: f64) -> CellResult {
+    let mut r = sample_result(target, slot, ops_per_sec);
+    r.slot = Some(Slot {
+        number: slot,
+        position: 0,
+    });
+    r
+}

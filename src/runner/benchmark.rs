@@ -426,16 +426,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::result::testing::sample_result;
-
-    fn slotted(target: &str, slot: u32, ops: f64) -> CellResult {
-        let mut r = sample_result(target, slot, ops);
-        r.slot = Some(Slot {
-            number: slot,
-            position: 0,
-        });
-        r
-    }
+    use crate::result::testing::slotted_result;
 
     #[test]
     fn a_size_adds_slots_until_the_goal_or_a_limit() {
@@ -447,7 +438,12 @@ mod tests {
         let noisy: Vec<CellResult> = [(100.0, 110.0), (100.0, 95.0), (100.0, 104.0)]
             .into_iter()
             .enumerate()
-            .flat_map(|(i, (a, b))| [slotted("a", i as u32 + 1, a), slotted("b", i as u32 + 1, b)])
+            .flat_map(|(i, (a, b))| {
+                [
+                    slotted_result("a", i as u32 + 1, a),
+                    slotted_result("b", i as u32 + 1, b),
+                ]
+            })
             .collect();
         let second = Duration::from_secs(1);
         assert_eq!(precision_outcome(&goal, &noisy, "a", 3, second), None);
@@ -479,7 +475,7 @@ mod tests {
         );
         // Ratios of exactly 1.1 in every slot: the MDE is at the resolution, far below 1 %.
         let steady: Vec<CellResult> = (1..=3)
-            .flat_map(|s| [slotted("a", s, 100.0), slotted("b", s, 110.0)])
+            .flat_map(|s| [slotted_result("a", s, 100.0), slotted_result("b", s, 110.0)])
             .collect();
         let outcome = precision_outcome(&goal, &steady, "a", 3, second).unwrap();
         assert!(

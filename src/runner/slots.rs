@@ -128,8 +128,7 @@ pub fn standing(results: &[CellResult], baseline: &str, goal: f64) -> Standing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::Slot;
-    use crate::result::testing::sample_result;
+    use crate::result::testing::slotted_result;
 
     #[test]
     fn orders_are_permutations_repeatable_and_balanced() {
@@ -157,22 +156,13 @@ mod tests {
         assert!(order(7, 0, 1, 0).is_empty());
     }
 
-    fn slotted(target: &str, slot: u32, ops: f64) -> CellResult {
-        let mut r = sample_result(target, slot, ops);
-        r.slot = Some(Slot {
-            number: slot,
-            position: 0,
-        });
-        r
-    }
-
     #[test]
     fn standing_needs_three_pairs_then_the_widest_mde_under_the_goal() {
         let two = [
-            slotted("a", 1, 100.0),
-            slotted("b", 1, 103.0),
-            slotted("a", 2, 120.0),
-            slotted("b", 2, 123.0),
+            slotted_result("a", 1, 100.0),
+            slotted_result("b", 1, 103.0),
+            slotted_result("a", 2, 120.0),
+            slotted_result("b", 2, 123.0),
         ];
         assert_eq!(
             standing(&two, "a", 3.0),
@@ -184,8 +174,8 @@ mod tests {
         // The five slots of stats' paired test: MDE 0.928 %.
         let mut five = two.to_vec();
         for (slot, base, cand) in [(3, 90.0, 93.5), (4, 110.0, 112.9), (5, 105.0, 108.6)] {
-            five.push(slotted("a", slot, base));
-            five.push(slotted("b", slot, cand));
+            five.push(slotted_result("a", slot, base));
+            five.push(slotted_result("b", slot, cand));
         }
         let Standing::Reached { widest_mde_percent } = standing(&five, "a", 1.0) else {
             panic!("{:?}", standing(&five, "a", 1.0));

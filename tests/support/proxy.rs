@@ -11,6 +11,25 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+/// The upstream address of `upstream_uri` (a `mongodb://127.0.0.1:PORT/...` URI), a
+/// non-blocking listener on a free loopback port, and the URI that reaches the upstream through
+/// it (the upstream's path and options kept).
+fn listen(upstream_uri: &str) -> (SocketAddr, StdListener, String) {
+    let rest = upstream_uri
+        .strip_prefix("mongodb://")
+        .expect("a mongodb:// URI");
+    let (host, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let upstream: SocketAddr = host.parse().expect("an IP:port upstream");
+    let listener = StdListener::bind("127.0.0.1:0").expect("a free loopback port");
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    (
+        upstream,
+        listener,
+        format!("mongodb://127.0.0.1:{port}{tail}"),
+    )
+}
+
 /// A running proxy.
 pub struct DelayProxy {
     /// `mongodb://127.0.0.1:PORT/` plus the path and options of the upstream URI.
@@ -22,14 +41,7 @@ pub struct DelayProxy {
 impl DelayProxy {
     /// Proxies `upstream_uri` (a `mongodb://127.0.0.1:PORT/...` URI) with `delay` per reply.
     pub fn start(upstream_uri: &str, delay: Duration) -> DelayProxy {
-        let rest = upstream_uri
-            .strip_prefix("mongodb://")
-            .expect("a mongodb:// URI");
-        let (host, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        let upstream: SocketAddr = host.parse().expect("an IP:port upstream");
-        let listener = StdListener::bind("127.0.0.1:0").expect("a free loopback port");
-        listener.set_nonblocking(true).unwrap();
-        let port = listener.local_addr().unwrap().port();
+        let (upstream, listener, uri) = listen(upstream_uri);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -47,7 +59,7 @@ impl DelayProxy {
             runtime.shutdown_background();
         });
         DelayProxy {
-            uri: format!("mongodb://127.0.0.1:{port}{tail}"),
+            uri,
             stop: Some(stop),
             thread: Some(thread),
         }
@@ -121,14 +133,7 @@ impl ProportionalProxy {
     /// `fraction` × its service time.
     pub fn start(upstream_uri: &str, fraction: f64) -> ProportionalProxy {
         use std::sync::atomic::{AtomicBool, Ordering};
-        let rest = upstream_uri
-            .strip_prefix("mongodb://")
-            .expect("a mongodb:// URI");
-        let (host, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-        let upstream: SocketAddr = host.parse().expect("an IP:port upstream");
-        let listener = StdListener::bind("127.0.0.1:0").expect("a free loopback port");
-        listener.set_nonblocking(true).unwrap();
-        let port = listener.local_addr().unwrap().port();
+        let (upstream, listener, uri) = listen(upstream_uri);
         let stop = std::sync::Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         let thread = std::thread::spawn(move || {
@@ -142,7 +147,7 @@ impl ProportionalProxy {
             }
         });
         ProportionalProxy {
-            uri: format!("mongodb://127.0.0.1:{port}{tail}"),
+            uri,
             stop,
             thread: Some(thread),
         }
