@@ -10,8 +10,17 @@ use mongobench::plan::JobPlan;
 use operator_common as common;
 
 fn report(args: &[&str], kubeconfig: Option<&std::path::Path>) -> (i32, String, String) {
+    mongobench("report", args, kubeconfig)
+}
+
+/// Runs `mongobench SUBCOMMAND ARGS…`: exit code, standard output and standard error.
+fn mongobench(
+    subcommand: &str,
+    args: &[&str],
+    kubeconfig: Option<&std::path::Path>,
+) -> (i32, String, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mongobench"));
-    cmd.arg("report").args(args);
+    cmd.arg(subcommand).args(args);
     if let Some(k) = kubeconfig {
         cmd.env("KUBECONFIG", k);
     }
@@ -194,18 +203,7 @@ fn plan_estimates_the_slots_a_goal_needs_from_a_local_run() {
         std::fs::write(dir.join(format!("{i}.json")), r.to_json().unwrap()).unwrap();
     }
     let d = dir.to_str().unwrap();
-    let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_mongobench"))
-            .arg("plan")
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let run = |args: &[&str]| mongobench("plan", args, None);
     let (code, text, err) = run(&["--dir", d, "--mde", "1", "--baseline", "slow"]);
     assert_eq!(code, 0, "{err}");
     assert!(
