@@ -12,12 +12,17 @@ ETCD_VERSION=v3.6.16
 FERRETDB_VERSION=v1.24.2
 KWOK_VERSION=v0.8.0
 HELM_VERSION=v4.2.4
+# SecantusDB: a MongoDB-wire server over the real WiredTiger library (GPL-2.0-only, a separate
+# process the project only talks to over the wire). Built from crates.io (crate secantus-mdb,
+# binary secantusd-rs); its manifest asks for a newer Rust than it needs.
+SECANTUS_VERSION=0.5.3-beta.196
 
 ETCD_PORT=${MONGOBENCH_ETCD_PORT:-23790}
 ETCD_PEER_PORT=${MONGOBENCH_ETCD_PEER_PORT:-23800}
 APISERVER_PORT=${MONGOBENCH_APISERVER_PORT:-6443}
 FERRETDB_PORT=${MONGOBENCH_FERRETDB_PORT:-27018}
 FERRETDB_SQLITE_PORT=${MONGOBENCH_FERRETDB_SQLITE_PORT:-27019}
+SECANTUS_PORT=${MONGOBENCH_SECANTUS_PORT:-27020}
 POSTGRES_PORT=${MONGOBENCH_POSTGRES_PORT:-25432}
 
 # Debian's PostgreSQL 15 server (package postgresql-15), the `mongo` server's storage.
@@ -49,6 +54,7 @@ exe_of() {
   case $1 in
     postgres) echo "$PG_BIN/postgres" ;;
     ferretdb-sqlite) echo "$BIN/ferretdb" ;;
+    secantus) echo "$BIN/secantusd-rs" ;;
     *) echo "$BIN/$1" ;;
   esac
 }

@@ -1,6 +1,6 @@
 //! Test support: attaches each test binary to the real components of `testenv/` (a Kubernetes
-//! control plane with kwok nodes, FerretDB on PostgreSQL as the MongoDB-wire server and FerretDB
-//! on SQLite as a second one), starting them through `testenv/up` when they are not running, and
+//! control plane with kwok nodes, FerretDB on PostgreSQL as the MongoDB-wire server, FerretDB
+//! on SQLite as a second one and SecantusDB (WiredTiger) as a third), starting them through `testenv/up` when they are not running, and
 //! gives every test its own namespace or database so tests run in parallel. A component that
 //! cannot be reached fails the test with what is missing and how to start it; nothing is skipped.
 #![allow(dead_code)] // each test binary uses a different part of this module
@@ -25,6 +25,7 @@ struct Endpoints {
     kubeconfig: Option<PathBuf>,
     mongodb_uri: Option<String>,
     mongodb_sqlite_uri: Option<String>,
+    mongodb_secantus_uri: Option<String>,
     /// The PostgreSQL database of the `mongo` server's FerretDB, and the psql that reaches it:
     /// private servers get a database of their own on the same cluster.
     postgresql_url: Option<String>,
@@ -64,6 +65,7 @@ fn read_env(component: &str) -> Endpoints {
         kubeconfig: value("KUBECONFIG").map(PathBuf::from),
         mongodb_uri: value("MONGODB_URI"),
         mongodb_sqlite_uri: value("MONGODB_SQLITE_URI"),
+        mongodb_secantus_uri: value("MONGODB_SECANTUS_URI"),
         postgresql_url: value("MONGOBENCH_POSTGRESQL_URL"),
         psql: value("MONGOBENCH_PSQL").map(PathBuf::from),
     }
@@ -75,9 +77,11 @@ fn ensure_up(component: &'static str) -> Endpoints {
     static K8S: OnceLock<Result<Endpoints, String>> = OnceLock::new();
     static MONGO: OnceLock<Result<Endpoints, String>> = OnceLock::new();
     static MONGO_SQLITE: OnceLock<Result<Endpoints, String>> = OnceLock::new();
+    static SECANTUS: OnceLock<Result<Endpoints, String>> = OnceLock::new();
     let cell = match component {
         "k8s" => &K8S,
         "mongo-sqlite" => &MONGO_SQLITE,
+        "secantus" => &SECANTUS,
         _ => &MONGO,
     };
     let result = cell.get_or_init(|| {
@@ -274,6 +278,18 @@ pub fn mongo_sqlite_uri() -> String {
         .expect("testenv/up mongo-sqlite reported no MONGODB_SQLITE_URI")
 }
 
+/// The URI of the testenv's WiredTiger-backed server (SecantusDB), starting it if needed.
+pub fn secantus_uri() -> String {
+    ensure_up("secantus")
+        .mongodb_secantus_uri
+        .expect("testenv/up secantus reported no MONGODB_SECANTUS_URI")
+}
+
+/// A client on the testenv's SecantusDB server and a database of this test's own.
+pub async fn secantus(test: &str) -> MongoEnv {
+    mongo_at(secantus_uri(), test).await
+}
+
 /// A client on the testenv's MongoDB-wire server (FerretDB on PostgreSQL) and a database of
 /// this test's own.
 pub async fn mongo(test: &str) -> MongoEnv {
@@ -382,11 +398,11 @@ impl PrivateMongo {
             if let Ok(Some(status)) = self.child.try_wait() {
                 let log =
                     std::fs::read_to_string(self.dir.join("ferretdb.log")).unwrap_or_default();
-                panic!("private FerretDB on port {port} exited at start ({status}):\n{log}");
+                panic!("private server on port {port} exited at start ({status}):\n{log}");
             }
             assert!(
                 std::time::Instant::now() < deadline,
-                "private FerretDB on port {port} did not start"
+                "private server on port {port} did not start"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -467,8 +483,15 @@ pub fn private_mongo_sqlite_with_user(test: &str, user: &str, password: &str) ->
     server
 }
 
+/// Starts a private SecantusDB (WiredTiger files of its own) on a free loopback port and waits
+/// until it accepts connections.
+pub fn private_secantus(test: &str) -> PrivateMongo {
+    start_private("secantus", test, None)
+}
+
 /// Starts `ferretdb` on PostgreSQL (`postgresql`: the database URL and the database) or, when
-/// that is `None`, on SQLite files in the server's private directory.
+/// that is `None`, on SQLite files in the server's private directory; for `secantus`,
+/// `secantusd-rs` on WiredTiger files there.
 fn start_private(
     component: &'static str,
     test: &str,
@@ -477,7 +500,7 @@ fn start_private(
     start_private_with(component, test, postgresql, &[])
 }
 
-/// [`start_private`] with `extra` arguments for `ferretdb`.
+/// [`start_private`] with `extra` arguments for the server.
 fn start_private_with(
     component: &'static str,
     test: &str,
@@ -492,25 +515,47 @@ fn start_private_with(
                 .find_map(|l| l.strip_prefix("MONGOBENCH_TESTENV_BIN=").map(PathBuf::from))
         })
         .expect("testenv/up wrote MONGOBENCH_TESTENV_BIN")
-        .join("ferretdb");
+        .join(if component == "secantus" {
+            "secantusd-rs"
+        } else {
+            "ferretdb"
+        });
     let dir = run_dir()
         .join("private")
         .join(format!("{}-{}", slug(test, 40), unique_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (storage_arg, database) = match postgresql {
-        Some((url, database)) => (format!("--postgresql-url={url}"), Some(database)),
-        None => (format!("--sqlite-url=file:{}/", dir.display()), None),
-    };
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let mut args = vec![
-        storage_arg,
-        format!("--listen-addr=127.0.0.1:{port}"),
-        "--log-level=warn".to_owned(),
-    ];
+    let (mut args, database) = match postgresql {
+        _ if component == "secantus" => (
+            vec![
+                "--host=127.0.0.1".to_owned(),
+                format!("--port={port}"),
+                format!("--storage-path={}", dir.join("data").display()),
+                "--log-level=WARNING".to_owned(),
+            ],
+            None,
+        ),
+        Some((url, database)) => (
+            vec![
+                format!("--postgresql-url={url}"),
+                format!("--listen-addr=127.0.0.1:{port}"),
+                "--log-level=warn".to_owned(),
+            ],
+            Some(database),
+        ),
+        None => (
+            vec![
+                format!("--sqlite-url=file:{}/", dir.display()),
+                format!("--listen-addr=127.0.0.1:{port}"),
+                "--log-level=warn".to_owned(),
+            ],
+            None,
+        ),
+    };
     args.extend_from_slice(extra);
     let child = spawn_ferretdb(&bin, &args, &dir);
     let mut server = PrivateMongo {
@@ -549,7 +594,7 @@ fn spawn_ferretdb(bin: &Path, args: &[String], dir: &Path) -> std::process::Chil
         .spawn()
         .unwrap_or_else(|e| {
             panic!(
-                "starting {}: {e} (build it with `testenv/build ferretdb`)",
+                "starting {}: {e} (build it with `testenv/build ferretdb secantus`)",
                 bin.display()
             )
         })
