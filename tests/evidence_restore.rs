@@ -1,7 +1,9 @@
 //! Identical data at the start of every measured phase, against the real MongoDB-wire server:
 //! after flights and YCSB A, D, E and F runs every document equals the freshly seeded one and
 //! the digest equals the seeded digest; YCSB D and E grow through two sizes with repetitions
-//! without a duplicate key; the fingerprint of each run is regenerated from its identity.
+//! without a duplicate key; the fingerprint of each run is regenerated from its identity. The
+//! restores run on FerretDB (PostgreSQL) and on SecantusDB (WiredTiger, whose digest is the
+//! server's own `dbHash`).
 mod support;
 
 use std::time::Duration;
@@ -44,16 +46,22 @@ fn settings(measured: RunLength, warmup: RunLength) -> RunSettings {
     }
 }
 
-/// Runs one cell of `plan` on a fresh private server seeded to `documents`, then checks the
+/// Which server a test runs on: FerretDB on PostgreSQL or SecantusDB on WiredTiger.
+type Server = fn(&str) -> support::PrivateMongo;
+const FERRETDB: Server = support::private_mongo;
+const WIREDTIGER: Server = support::private_secantus;
+
+/// Runs one cell of `plan` on a fresh private `server` seeded to `documents`, then checks the
 /// collection against `expected` (the seeded documents, in `_id` order) and the digest.
 async fn run_and_check_restore(
+    server: Server,
     name: &str,
     plan: WorkloadPlan,
     documents: u64,
     expected: Vec<Document>,
     (database, collection): (&str, &str),
 ) -> CellResult {
-    let server = support::private_mongo(name);
+    let server = server(name);
     let target = connect(name, &server.uri, 4, Duration::from_secs(10))
         .await
         .unwrap();
@@ -116,6 +124,15 @@ async fn run_and_check_restore(
 
 #[tokio::test]
 async fn a_flights_run_with_inserts_updates_and_deletes_is_restored_exactly() {
+    flights_restore(FERRETDB, "sha256-sum").await;
+}
+
+#[tokio::test]
+async fn a_flights_run_on_wiredtiger_is_restored_exactly_and_digested_by_the_server() {
+    flights_restore(WIREDTIGER, "dbHash").await;
+}
+
+async fn flights_restore(server: Server, digest_method: &str) {
     let documents = 300;
     let params = Params {
         // Many writes, so that the restore has work: every write variant occurs.
@@ -129,6 +146,7 @@ async fn a_flights_run_with_inserts_updates_and_deletes_is_restored_exactly() {
         .map(|seq| Flight::seeded(params.dataset_seed, seq).to_document())
         .collect();
     let result = run_and_check_restore(
+        server,
         "restore-flights",
         WorkloadPlan::Flights(Box::new(params)),
         documents,
@@ -142,9 +160,13 @@ async fn a_flights_run_with_inserts_updates_and_deletes_is_restored_exactly() {
         "the run inserted and changed documents: {measured:?}"
     );
     assert_eq!(verify(&result), Ok(Verification::Verified));
+    assert_eq!(
+        result.dataset.digest.as_ref().map(|d| d.method.as_str()),
+        Some(digest_method)
+    );
 }
 
-async fn ycsb_restore(workload: &str) -> CellResult {
+async fn ycsb_restore(server: Server, workload: &str) -> CellResult {
     let plan = runs::ycsb(workload);
     let WorkloadPlan::Ycsb { raw, seed } = &plan else {
         unreachable!()
@@ -158,6 +180,7 @@ async fn ycsb_restore(workload: &str) -> CellResult {
         .collect();
     expected.sort_by_key(|d| d.get("_id").map(ToString::to_string).unwrap_or_default());
     run_and_check_restore(
+        server,
         &format!("restore-{workload}"),
         plan,
         records,
@@ -169,14 +192,23 @@ async fn ycsb_restore(workload: &str) -> CellResult {
 
 #[tokio::test]
 async fn ycsb_a_updates_are_restored_exactly() {
-    let r = ycsb_restore("workloada").await;
+    let r = ycsb_restore(FERRETDB, "workloada").await;
     assert!(r.dataset.restores[1].rewritten > 0);
     assert_eq!(verify(&r), Ok(Verification::Verified));
 }
 
 #[tokio::test]
 async fn ycsb_d_inserts_are_removed_exactly() {
-    let r = ycsb_restore("workloadd").await;
+    ycsb_d_restore(FERRETDB).await;
+}
+
+#[tokio::test]
+async fn ycsb_d_inserts_on_wiredtiger_are_removed_exactly() {
+    ycsb_d_restore(WIREDTIGER).await;
+}
+
+async fn ycsb_d_restore(server: Server) {
+    let r = ycsb_restore(server, "workloadd").await;
     let inserted = r.measured.as_ref().unwrap().operations["INSERT"].completed;
     assert_eq!(r.dataset.restores[1].removed, inserted);
     assert!(matches!(verify(&r), Ok(Verification::NotReproducible(_))));
@@ -184,13 +216,20 @@ async fn ycsb_d_inserts_are_removed_exactly() {
 
 #[tokio::test]
 async fn ycsb_e_inserts_are_removed_exactly() {
-    let r = ycsb_restore("workloade").await;
+    let r = ycsb_restore(FERRETDB, "workloade").await;
     assert!(r.dataset.restores[1].removed > 0);
 }
 
 #[tokio::test]
+async fn ycsb_e_scans_and_inserts_on_wiredtiger_are_restored_exactly() {
+    let r = ycsb_restore(WIREDTIGER, "workloade").await;
+    assert!(r.dataset.restores[1].removed > 0);
+    assert!(r.measured.as_ref().unwrap().operations["SCAN"].completed > 0);
+}
+
+#[tokio::test]
 async fn ycsb_f_read_modify_writes_are_restored_exactly() {
-    let r = ycsb_restore("workloadf").await;
+    let r = ycsb_restore(FERRETDB, "workloadf").await;
     assert!(r.dataset.restores[1].rewritten > 0);
     assert_eq!(verify(&r), Ok(Verification::Verified));
 }

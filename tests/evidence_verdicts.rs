@@ -1,7 +1,8 @@
 //! Verdicts that hold, on real servers: an A/A comparison, paired by slot, finds no
 //! difference; a known delay, fixed or proportional to each reply's service time, is found
 //! with an interval that excludes zero, and a precision goal out of reach adds slots up to its
-//! limit; time-bounded runs of servers of different speed are compared while
+//! limit, on FerretDB and on SecantusDB (WiredTiger); time-bounded runs of servers of
+//! different speed are compared while
 //! runs of another seed are refused, and the open loop measures what it claims.
 //!
 //! Each A/A comparison is a test at the 5 % level, so even a perfect measurement calls one in
@@ -156,6 +157,47 @@ async fn a_a_two_targets_on_the_same_server_show_no_difference() {
     let uri = support::mongo_sqlite_uri();
     let mdes = three_a_a("aa-same", &[("a", uri.as_str()), ("b", uri.as_str())], 3).await;
     eprintln!("aa-same: MDE {mdes:?} (goal {A_A_MDE_PERCENT}%)");
+}
+
+/// One SecantusDB server (WiredTiger) under two names, at the default 3 repetitions, paired by
+/// slot; each round's MDE is printed beside the goal.
+#[tokio::test]
+async fn a_a_two_targets_on_one_wiredtiger_server_show_no_difference() {
+    let _turn = TURN.lock().await;
+    let server = support::private_secantus("aa-wt");
+    let uri = server.uri.as_str();
+    let mdes = three_a_a("aa-wt", &[("a", uri), ("b", uri)], 3).await;
+    eprintln!("aa-wt: MDE {mdes:?} (goal {A_A_MDE_PERCENT}%)");
+}
+
+/// SecantusDB directly and behind a proxy that holds each reply for 3 ms: at the default 3
+/// repetitions the delayed one is called slower, with an interval below zero.
+#[tokio::test]
+async fn a_3_ms_delay_on_a_wiredtiger_server_is_found_at_three_repetitions() {
+    let _turn = TURN.lock().await;
+    let server = support::private_secantus("delay-wt");
+    let plain = DelayProxy::start(&server.uri, Duration::ZERO);
+    let slow = DelayProxy::start(&server.uri, Duration::from_millis(3));
+    let (_, c) = ycsb_a(
+        "delay-wt",
+        &[
+            ("plain", plain.uri.as_str()),
+            ("delayed", slow.uri.as_str()),
+        ],
+        3,
+        runs::ycsb("workloada"),
+    )
+    .await;
+    let delayed = row(&c, "delayed");
+    let delta = delayed.throughput_delta.unwrap();
+    let (low, high) = delta.ci95_percent.unwrap();
+    eprintln!(
+        "3 ms per reply on WiredTiger: {:+.2}% [{low:.2}%, {high:.2}%], MDE {:?}, paired CV {:?}",
+        delta.percent, delta.mde_percent, delta.ratio_cv
+    );
+    assert_eq!(delta.pairs, Some(3), "paired by slot");
+    assert_eq!(delayed.verdict, Verdict::Slower, "{delta:?}");
+    assert!(high < 0.0, "the interval [{low}, {high}] excludes zero");
 }
 
 /// Two FerretDB servers on SQLite files of their own. Not on PostgreSQL: there, YCSB A on

@@ -140,6 +140,22 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
     );
     assert_eq!(result.fingerprint.len(), 64);
     assert!(!result.explain.is_empty(), "explain samples were taken");
+    // FerretDB has none of these: the result names each, with what was done instead.
+    let fallbacks: Vec<&str> = result
+        .fallbacks
+        .iter()
+        .map(|f| f.capability.as_str())
+        .collect();
+    assert_eq!(
+        fallbacks,
+        [
+            "dbHash",
+            "serverStatus.extra_info",
+            "serverStatus.wiredTiger",
+            "replSetGetStatus",
+            "explain.winningPlan"
+        ]
+    );
     // The result says when it was measured and by which release (the history export's time
     // and version columns).
     let started = result.started_at.as_deref().expect("startedAt is recorded");
@@ -151,4 +167,61 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
         result.mongobench_version.as_deref(),
         Some(env!("CARGO_PKG_VERSION"))
     );
+}
+
+/// On WiredTiger (SecantusDB) the finds by flight id are index scans, the digest is the
+/// server's `dbHash` and the server reports its cache: the result carries the plan and the
+/// figures FerretDB cannot give, and names the one it lacks (CPU times in `extra_info`).
+#[tokio::test]
+async fn a_flights_run_on_wiredtiger_explains_index_scans_and_reports_its_cache() {
+    let server = support::private_secantus("flights-wt");
+    let target = connect("wiredtiger", &server.uri, 8, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let plan = WorkloadPlan::Flights(Box::default());
+    let mut seeded = support::runs::seeded(&target, &plan, 1_000, 8).await;
+    let settings = RunSettings {
+        workers: 8,
+        measured: RunLength::Duration(Duration::from_secs(3)),
+        warmup: RunLength::Duration(Duration::from_secs(1)),
+        ..support::runs::settings(8, RunLength::Operations(0))
+    };
+    let result = run_cell(
+        &target,
+        &server.uri,
+        &plan,
+        &settings,
+        cell("wiredtiger"),
+        &mut seeded,
+        &CellProgress::default(),
+    )
+    .await;
+    assert_eq!(result.status, CellStatus::Complete, "{:?}", result.status);
+    assert!(result.is_valid(), "{:?}", result.invalid_reasons);
+    // F1: flights/v1's find by flight id (specs/flights.md §5).
+    let by_id = result
+        .explain
+        .get("F1")
+        .unwrap_or_else(|| panic!("no explain of the finds by flight id: {:?}", result.explain));
+    assert!(
+        by_id.stages.iter().any(|s| s == "IXSCAN"),
+        "a find by flight id reads an index: {by_id:?}"
+    );
+    assert!(!by_id.indexes.is_empty(), "{by_id:?}");
+    assert_eq!(
+        result.dataset.digest.as_ref().map(|d| d.method.as_str()),
+        Some("dbHash")
+    );
+    let stats = result.server_stats.as_ref().expect("server figures");
+    assert!(
+        stats.members.iter().all(|m| m.cache_fill.is_some()),
+        "serverStatus wiredTiger gives the cache fill: {stats:?}"
+    );
+    let fallbacks: Vec<&str> = result
+        .fallbacks
+        .iter()
+        .map(|f| f.capability.as_str())
+        .collect();
+    assert_eq!(fallbacks, ["serverStatus.extra_info"], "{stats:?}");
+    assert_eq!(stats.cpu_us_per_op, None);
 }

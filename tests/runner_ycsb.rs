@@ -1,7 +1,8 @@
 //! YCSB load and run phases against the real MongoDB-wire server: each core workload's
 //! operations in its proportions, run-phase inserts that never collide across runs (every run
 //! starts from the restored load), loaded records that can be regenerated one by one, and
-//! load-phase insert retries.
+//! load-phase insert retries. Workloads D (latest) and E (scans) also run on SecantusDB
+//! (WiredTiger).
 mod support;
 
 use std::collections::BTreeMap;
@@ -141,7 +142,15 @@ async fn workload_c_only_reads() {
 
 #[tokio::test]
 async fn workload_d_inserts_new_keys_and_a_second_run_never_collides() {
-    let server = support::private_mongo("ycsb-d");
+    workload_d(support::private_mongo("ycsb-d")).await;
+}
+
+#[tokio::test]
+async fn workload_d_on_wiredtiger_inserts_new_keys_and_a_second_run_never_collides() {
+    workload_d(support::private_secantus("ycsb-d-wt")).await;
+}
+
+async fn workload_d(server: support::PrivateMongo) {
     let plan = runs::ycsb("workloadd");
     let mut target = loaded(&server, &plan).await;
     let coll = target
@@ -190,7 +199,15 @@ async fn workload_d_inserts_new_keys_and_a_second_run_never_collides() {
 
 #[tokio::test]
 async fn workload_e_scans_short_ranges_and_inserts() {
-    let server = support::private_mongo("ycsb-e");
+    workload_e(support::private_mongo("ycsb-e")).await;
+}
+
+#[tokio::test]
+async fn workload_e_on_wiredtiger_scans_short_ranges_and_inserts() {
+    workload_e(support::private_secantus("ycsb-e-wt")).await;
+}
+
+async fn workload_e(server: support::PrivateMongo) {
     let plan = runs::ycsb("workloade");
     let mut target = loaded(&server, &plan).await;
     let r = run(&mut target, &server.uri, &plan, "workloade", 300).await;

@@ -96,6 +96,7 @@ pub fn result(
         }),
         client_cpu: None,
         explain: BTreeMap::new(),
+        fallbacks: Vec::new(),
         // The fingerprint covers the operation counts, as a real one does: runs of different
         // speed differ in it.
         fingerprint: format!("0123456789abcdef{total:08}"),

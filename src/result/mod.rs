@@ -9,6 +9,7 @@
 //! - Figures a server does not report are `null`, never 0.
 #![deny(missing_docs)]
 
+mod fallbacks;
 mod histogram_codec;
 mod identity;
 mod measured;
@@ -21,6 +22,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use fallbacks::{Fallback, fallbacks};
 pub use histogram_codec::{EncodedHistogram, HistogramCodecError};
 pub use identity::WorkloadIdentity;
 pub use measured::{Histograms, LoopMode, MeasuredPhase, OperationResult};
@@ -264,6 +266,10 @@ pub struct CellResult {
     /// explain() summary per query type.
     #[serde(default)]
     pub explain: BTreeMap<String, ExplainSummary>,
+    /// Capabilities the server lacked and what was done without each (`dbHash`,
+    /// `serverStatus.extra_info` …); empty when it had all the runner uses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallbacks: Vec<Fallback>,
     /// Traffic fingerprint: equal fingerprints mean the same operations were sent.
     pub fingerprint: String,
     /// Workload identity: results are comparable only when these are equal.
@@ -470,6 +476,7 @@ impl CellResult {
             server_stats: None,
             client_cpu: None,
             explain: BTreeMap::new(),
+            fallbacks: Vec::new(),
             fingerprint: String::new(),
             identity: WorkloadIdentity::default(),
             invalid_reasons: Vec::new(),

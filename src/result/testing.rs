@@ -156,6 +156,7 @@ pub(crate) fn with_measured(
                 execution_time_ms: Some(0),
             },
         )]),
+        fallbacks: Vec::new(),
         // Time-bounded runs of different speed send different operation counts, so their
         // fingerprints differ while the identity stays the same.
         fingerprint: format!("fp-{operations}"),

@@ -571,6 +571,7 @@ impl Cell<'_> {
             }
         };
         result.explain = explain_all(target, &database, samples, limit).await;
+        result.fallbacks = result::fallbacks(result);
         let gates = validity_gates(result, plan);
         result.invalid_reasons.extend(gates);
         Ok(())

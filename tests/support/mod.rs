@@ -535,6 +535,7 @@ fn start_private_with(
                 "--host=127.0.0.1".to_owned(),
                 format!("--port={port}"),
                 format!("--storage-path={}", dir.join("data").display()),
+                "--cache-size=1G".to_owned(),
                 "--log-level=WARNING".to_owned(),
             ],
             None,
