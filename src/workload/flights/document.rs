@@ -16,6 +16,10 @@ use mongodb::bson::{DateTime, Document, doc, oid::ObjectId};
 /// At most this many passengers per document (plgm main's cap).
 pub const MAX_PASSENGERS: usize = 25;
 
+/// The v1 constant `avgDocBytes`: the mean BSON size of documents 0–99,999 of datasetSeed 1
+/// (287,630,561 bytes / 100,000 = 2,876.3), rounded to whole bytes.
+pub const AVG_DOC_BYTES: u64 = 2876;
+
 /// The generated values of one flight, before encoding. Kept typed because operations need
 /// them: F2/A2 filter on a target's route, F3 on its status, the seat transfer on a passenger
 /// and on the spare seat.

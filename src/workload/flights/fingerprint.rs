@@ -7,9 +7,11 @@
 //! order; the run fingerprint is SHA-256 over `flights/v1`, W (u32), then per worker its count
 //! (u64) and digest, integers big-endian.
 
+use super::dataset::DatasetInfo;
+use super::ids::Phase;
 use super::params::Params;
+use super::version::VERSION;
 use super::worker::{Worker, WorkerError};
-use super::{DatasetInfo, Phase, VERSION};
 use crate::workload::{Command, Operation};
 use mongodb::bson::{RawArrayBuf, RawBsonRef, RawDocument, RawDocumentBuf};
 use sha2::{Digest, Sha256};

@@ -1,7 +1,7 @@
 //! The §4 index sets as one `createIndexes` command (specs/flights.md §4).
 
-use super::COLLECTION;
 use super::params::IndexSet;
+use super::version::COLLECTION;
 use mongodb::bson::{Document, doc};
 
 /// One secondary index: its server default name and its key pattern, keys in order.

@@ -1,5 +1,6 @@
 //! The built-in `flights/v1` workload (specs/flights.md): plgm's "flights" collection and mix,
-//! made deterministic and fingerprinted.
+//! made deterministic and fingerprinted. A face: the files below define everything. They use only
+//! `workload/`'s `Operation`, `rng` and `bson_writer`; sending is the runner's job.
 //!
 //! Everything here is pure: a document is a function of (datasetSeed, seq), an operation of
 //! (seed, phase, worker index, position in the worker's sequence) and the dataset's
@@ -7,6 +8,7 @@
 //! operation in a [`Fingerprint`], and can later recompute the same run fingerprint with
 //! [`fingerprint_only`].
 //!
+//! * `version`: the version string and namespace; `dataset`: what a run knows of its dataset;
 //! * `data`: the frozen value lists and their hash; `document`: one flight (§2);
 //! * `ids`: `_id`, flight ids, insert lanes (§3, §6); `indexes`: the index sets (§4);
 //! * `ops`: command shapes (§5); `worker`: draws and operation order (§5.1, §8);
@@ -14,6 +16,7 @@
 //! * `fingerprint`: operation records and digests (§8); `params`: the knobs (§9).
 
 pub mod data;
+pub mod dataset;
 pub mod document;
 pub mod fingerprint;
 pub mod ids;
@@ -22,9 +25,11 @@ pub mod ops;
 pub mod params;
 pub mod seeding;
 pub mod target;
+pub mod version;
 pub mod worker;
 
-pub use document::{Flight, Passenger};
+pub use dataset::DatasetInfo;
+pub use document::{AVG_DOC_BYTES, Flight, Passenger};
 pub use fingerprint::{
     Fingerprint, FingerprintError, RecordError, RunFingerprint, WorkerDigest, fingerprint_only,
     operation_record, operations_per_worker,
@@ -36,37 +41,9 @@ pub use params::{
     AggregateSplit, FindSplit, IndexBuild, IndexSet, Params, ParamsError, WriteSplit,
 };
 pub use seeding::{
-    AVG_DOC_BYTES, MAX_SEED_BATCH_DOCUMENTS, SeedBatch, dataset_id, documents_for_data_bytes,
-    max_document_bytes, seed_batch, seed_ranges,
+    MAX_SEED_BATCH_DOCUMENTS, SeedBatch, dataset_id, documents_for_data_bytes, max_document_bytes,
+    seed_batch, seed_ranges,
 };
 pub use target::{FilterTarget, classify_filter, operation_filter};
+pub use version::{COLLECTION, DATABASE, VERSION};
 pub use worker::{PlannedOp, Target, ThinkTime, Worker, WorkerError, Writes};
-
-/// The version string; part of the dataset identity and of the traffic fingerprint.
-pub const VERSION: &str = "flights/v1";
-/// Database of the collection.
-pub const DATABASE: &str = "airline";
-/// The collection.
-pub const COLLECTION: &str = "flights";
-
-/// What a run needs to know about the dataset it runs against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DatasetInfo {
-    /// `datasetSeed` of the stored documents (from the dataset metadata).
-    pub dataset_seed: u64,
-    /// N0: seeded documents, `seq` in [0, N0).
-    pub documents: u64,
-    /// This run's `insertBase` ([`insert_base`] of the largest `_id`'s seq; 2^48 when fresh).
-    pub insert_base: u64,
-}
-
-impl DatasetInfo {
-    /// A freshly seeded dataset of `documents` documents: insertBase 2^48.
-    pub fn fresh(dataset_seed: u64, documents: u64) -> DatasetInfo {
-        DatasetInfo {
-            dataset_seed,
-            documents,
-            insert_base: insert_base(None),
-        }
-    }
-}

@@ -4,9 +4,8 @@
 //! order inside every command is fixed, and so are the BSON types: flight ids, limits, counters
 //! and sort directions are int32.
 
-use super::COLLECTION;
-use super::document::Flight;
-use super::seeding::AVG_DOC_BYTES;
+use super::document::{AVG_DOC_BYTES, Flight};
+use super::version::COLLECTION;
 use crate::workload::bson_writer::BsonWriter;
 use mongodb::bson::{Bson, Document, RawDocumentBuf, doc, oid::ObjectId};
 

@@ -3,7 +3,7 @@
 //! Field names are the spec's knob names in snake_case (`findPercent` → `find_percent`); error
 //! messages use the spec's camelCase names, which is what a user writes in a benchmark file.
 
-use super::VERSION;
+use super::version::VERSION;
 use std::time::Duration;
 use thiserror::Error;
 

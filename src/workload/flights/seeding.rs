@@ -5,13 +5,13 @@
 //! insert command, so it holds at most [`MAX_SEED_BATCH_DOCUMENTS`]: that many of the largest
 //! documents the generator can produce still fit MongoDB's 16 MiB command limit.
 
-use super::VERSION;
 use super::data::{
     AMENITIES, CARRIERS, EMAIL_DOMAINS, PLANES, STATUSES, cities, first_names, last_names,
     table_hash,
 };
-use super::document::{Flight, MAX_PASSENGERS, Passenger, bson_size};
+use super::document::{AVG_DOC_BYTES, Flight, MAX_PASSENGERS, Passenger, bson_size};
 use super::ops::insert_command;
+use super::version::VERSION;
 use mongodb::bson::RawDocumentBuf;
 use sha2::{Digest, Sha256};
 use std::ops::Range;
@@ -20,10 +20,6 @@ use std::ops::Range;
 /// of [`max_document_bytes`] fit one insert command of at most 16 MiB
 /// ([`crate::workload::MAX_COMMAND_BYTES`]).
 pub const MAX_SEED_BATCH_DOCUMENTS: u32 = 4800;
-
-/// The v1 constant `avgDocBytes`: the mean BSON size of documents 0–99,999 of datasetSeed 1
-/// (287,630,561 bytes / 100,000 = 2,876.3), rounded to whole bytes.
-pub const AVG_DOC_BYTES: u64 = 2876;
 
 /// `dataBytes: B` → N0 = ceil(B / avgDocBytes).
 pub fn documents_for_data_bytes(data_bytes: u64) -> u64 {

@@ -7,13 +7,14 @@
 //! Nothing here looks at server replies or the clock.
 
 use super::data::{MISS_STATUS, STATUSES, cities};
+use super::dataset::DatasetInfo;
 use super::document::Flight;
 use super::ids::{
     InsertLane, MISS_FLIGHT_ID_MAX, MISS_SEQ_BASE, Phase, object_id, seeded_flight_id,
 };
 use super::ops::{self, OpType, Variant};
 use super::params::{Params, ParamsError};
-use super::{DATABASE, DatasetInfo};
+use super::version::DATABASE;
 use crate::workload::rng::{Stream, TAG_JITTER, TAG_MEASURED, TAG_WARMUP, key, threshold};
 use crate::workload::{Command, Operation};
 use mongodb::bson::{Document, doc};
