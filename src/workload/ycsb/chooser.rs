@@ -7,10 +7,10 @@ use std::sync::Arc;
 use super::distributions::{
     ExactZipfian, Exponential, Hotspot, ScrambledZipfian, Sequential, SkewedLatest, Uniform, zeta,
 };
+use super::error::WorkerError;
 use super::properties::{Properties, RequestDistribution, ZipfianMode};
 use super::rng::{self, Rng};
 use super::shared::SharedState;
-use super::worker::WorkerError;
 
 /// Where run-phase inserts go and which keys may be read.
 #[derive(Debug)]

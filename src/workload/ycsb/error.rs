@@ -1,4 +1,4 @@
-//! Errors of property parsing and validation.
+//! Errors of property parsing and validation, and of building a worker from valid properties.
 
 use thiserror::Error;
 
@@ -89,4 +89,33 @@ pub enum PropertyError {
         /// What is wrong and the expected form.
         reason: String,
     },
+}
+
+/// Why a worker cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum WorkerError {
+    /// `worker_index` not below `workers`.
+    #[error("worker index {index} is out of range for {workers} workers")]
+    WorkerIndex {
+        /// The index given.
+        index: u32,
+        /// The worker count.
+        workers: u32,
+    },
+    /// A run without an operation count and without a time limit would never end.
+    #[error("operationcount=0 means an unbounded run, which needs maxexecutiontime > 0 (seconds)")]
+    Unbounded,
+    /// The mix reads records but no chosen key can exist.
+    #[error(
+        "the operation mix reads records but no key of the chosen range [{first}, …] is at or below the last acknowledged key ({last:?}): check recordcount and insertstart (load the collection first)"
+    )]
+    NothingToRead {
+        /// First key number the request distribution can produce.
+        first: u64,
+        /// The last acknowledged key number (`None`: none).
+        last: Option<u64>,
+    },
+    /// The request distribution has no key to choose from.
+    #[error("insertcount=0 leaves requestdistribution no key to choose")]
+    EmptyKeyRange,
 }

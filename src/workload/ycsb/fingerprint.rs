@@ -21,9 +21,10 @@
 
 use sha2::{Digest, Sha256};
 
+use super::error::WorkerError;
 use super::properties::Properties;
 use super::shared::SharedState;
-use super::worker::{Phase, Worker, WorkerError, YcsbOp};
+use super::worker::{Phase, Worker, YcsbOp};
 
 /// Running digest of one worker's operations.
 #[derive(Debug, Clone, Default)]

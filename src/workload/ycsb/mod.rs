@@ -77,7 +77,7 @@ pub mod shared;
 pub mod values;
 pub mod worker;
 
-pub use error::PropertyError;
+pub use error::{PropertyError, WorkerError};
 pub use fingerprint::{Fingerprint, WorkerDigest, WorkerFingerprint, fingerprint_only};
 pub use keys::{fnv64, key_name};
 pub use ops::{Call, OpKind, Phase, YcsbOp};
@@ -91,4 +91,4 @@ pub use settings::{
     ScanLengthDistribution, ZipfianMode,
 };
 pub use shared::SharedState;
-pub use worker::{Worker, WorkerError};
+pub use worker::Worker;

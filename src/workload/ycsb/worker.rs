@@ -13,11 +13,11 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mongodb::bson::{Bson, Document};
-use thiserror::Error;
 
 use super::chooser::{KeyChooser, KeyView, build_chooser};
 use super::commands;
 use super::distributions::{Discrete, Uniform, Zipfian};
+use super::error::WorkerError;
 pub use super::ops::{Call, OpKind, Phase, YcsbOp};
 use super::partition::quota;
 use super::properties::{Properties, ScanLengthDistribution};
@@ -26,35 +26,6 @@ use super::rng::{self, Rng};
 use super::shared::SharedState;
 use super::values::{java_hash_order, java_hashset_capacity};
 use crate::workload::Operation;
-
-/// Why a worker cannot be built.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum WorkerError {
-    /// `worker_index` not below `workers`.
-    #[error("worker index {index} is out of range for {workers} workers")]
-    WorkerIndex {
-        /// The index given.
-        index: u32,
-        /// The worker count.
-        workers: u32,
-    },
-    /// A run without an operation count and without a time limit would never end.
-    #[error("operationcount=0 means an unbounded run, which needs maxexecutiontime > 0 (seconds)")]
-    Unbounded,
-    /// The mix reads records but no chosen key can exist.
-    #[error(
-        "the operation mix reads records but no key of the chosen range [{first}, …] is at or below the last acknowledged key ({last:?}): check recordcount and insertstart (load the collection first)"
-    )]
-    NothingToRead {
-        /// First key number the request distribution can produce.
-        first: u64,
-        /// The last acknowledged key number (`None`: none).
-        last: Option<u64>,
-    },
-    /// The request distribution has no key to choose from.
-    #[error("insertcount=0 leaves requestdistribution no key to choose")]
-    EmptyKeyRange,
-}
 
 /// Scan lengths.
 #[derive(Debug, Clone)]
