@@ -1,19 +1,20 @@
 //! Deterministic workload generators: `flights/v1` (specs/flights.md) and YCSB core workloads A–F
-//! (specs/ycsb.md). Generators never touch the network and never read the clock: every operation is
-//! a pure function of (seed, worker index, sequence), which is what makes the traffic fingerprint
-//! meaningful. The runner executes the [`Operation`]s they produce.
+//! (specs/ycsb.md), and the [`Operation`] they produce. The crate's bottom layer: it uses nothing
+//! else of `mongobench` (only the driver's BSON types); `runner`, `plan`, `measure` and `operator`
+//! build on it, and the runner executes the operations.
 //!
-//! [`rng`] holds the shared randomness primitives; each workload lives in its own module and
-//! produces [`Operation`]s.
-
-pub mod ycsb;
-
-use mongodb::bson::{Document, RawDocumentBuf};
+//! Generators never touch the network and never read the clock: every operation is a pure
+//! function of (seed, worker index, sequence), which is what makes the traffic fingerprint
+//! meaningful. [`rng`] holds the shared randomness primitives, [`bson_writer`] a direct BSON
+//! encoder for generated documents; each workload lives in its own module.
 
 pub mod bson_writer;
 pub mod flights;
 pub mod rng;
+pub mod ycsb;
 // Further workloads register here, one `pub mod` line each.
+
+use mongodb::bson::{Document, RawDocumentBuf};
 
 /// One logical operation as the runner sends it and times it: one or more database commands,
 /// executed in order against `database`, measured as a single latency sample under `label`.

@@ -1,6 +1,8 @@
 //! YCSB-compatible workload generator: CoreWorkload A–F as YCSB 0.17.0 generates them, rendered
 //! as the commands of YCSB's synchronous `mongodb` binding (specs/ycsb.md). A pure library: it
 //! never touches the network or the clock; the runner executes, times and judges the operations.
+//! A face over the files below; of the rest of the crate they use only `workload/`'s
+//! [`Operation`](crate::workload::Operation), `Command` and `split_write`.
 //!
 //! # Pieces
 //! * [`RawProperties`] → [`Properties`]: presets `workloada`…`workloadf`, `-P` files, `-p`

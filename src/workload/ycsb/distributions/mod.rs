@@ -1,6 +1,7 @@
 //! Key-choice and length distributions of YCSB's CoreWorkload (specs/ycsb.md §4), one file each.
 //! Every sampler takes the worker's [`Rng`](super::Rng) explicitly, so a worker's draws form one
-//! reproducible stream.
+//! reproducible stream. Uses only `ycsb/`'s `rng` and `keys` (the scrambled Zipfian's FNV hash);
+//! `values`, `chooser` and `worker` build on it.
 
 pub mod discrete;
 pub mod exact;
