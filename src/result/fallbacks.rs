@@ -4,20 +4,8 @@
 //! gives none, no election check where the server has no replication. Read from the result's
 //! own figures, so that a fallback is never silent and never claimed without its evidence.
 
-use serde::{Deserialize, Serialize};
-
-use super::CellResult;
-
-/// One capability the server lacked in this cell, and what was done without it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Fallback {
-    /// The missing capability: `dbHash`, `serverStatus.extra_info`, `serverStatus.wiredTiger`,
-    /// `explain.winningPlan` or `replSetGetStatus`.
-    pub capability: String,
-    /// What the runner did instead, or which figures are absent because of it.
-    pub fallback: String,
-}
+use super::document::CellResult;
+use super::server::Fallback;
 
 /// Digest method of the server's own `dbHash`.
 const DB_HASH: &str = "dbHash";

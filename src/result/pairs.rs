@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::CellResult;
+use super::document::CellResult;
 
 /// (baseline, candidate) figures of each slot in which both targets have a valid cell with
 /// the figure, in slot order. Cells pair when their run, workload, platform, size and slot

@@ -1,10 +1,14 @@
 //! Result documents for tests, built through the real recorder so that every figure is
 //! consistent with its histograms.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::measure::server::{CacheCounters, CacheGauges, ProcessCounters};
+use crate::measure::server::{
+    CacheCounters, CacheGauges, CollStatsSizes, ExplainSummary, HostInfoFigures, ProcessCounters,
+    ServerStatusDelta,
+};
 use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
 
 /// One operation to record: label, latency (µs), outcome.

@@ -1,0 +1,68 @@
+//! Which cell of the matrix a result belongs to, how its run ended, and the time slot it ran
+//! in when the targets of its run were interleaved.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Whether a cell's result can be used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "status", rename_all = "camelCase")]
+pub enum CellStatus {
+    /// Every phase ran to its end.
+    Complete,
+    /// The run stopped early; its figures are partial and must not be reported as valid.
+    Incomplete {
+        /// What stopped it (target, phase, error).
+        #[serde(rename = "incompleteReason")]
+        reason: String,
+    },
+}
+
+/// Which cell of the matrix a result belongs to.
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "camelCase")]
+pub struct CellId {
+    /// Name of the MongoBenchmark (or of the local run).
+    pub benchmark: String,
+    /// Identifier of this execution of the benchmark.
+    pub run_id: String,
+    /// Workload name and version (`flights/v1`, `ycsb-a`).
+    pub workload: String,
+    /// Target name (the deployment under test).
+    pub target: String,
+    /// Platform name (node pool / hardware).
+    pub platform: String,
+    /// Dataset size as the spec names it (`1M`).
+    pub size: String,
+    /// Repetition number, from 1.
+    pub repetition: u32,
+}
+
+impl fmt::Display for CellId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}/{} {} target={} platform={} size={} repetition={}",
+            self.benchmark,
+            self.run_id,
+            self.workload,
+            self.target,
+            self.platform,
+            self.size,
+            self.repetition
+        )
+    }
+}
+
+/// Where a cell ran among the interleaved targets of its run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Slot {
+    /// The slot, from 1: slot k holds repetition k of every target.
+    pub number: u32,
+    /// The cell's place within its slot, from 0, in the slot's seeded random order.
+    pub position: u32,
+}

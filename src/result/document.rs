@@ -1,0 +1,152 @@
+//! The result document of one cell, [`CellResult`], and the questions every reader asks of
+//! it: complete? valid evidence? if not, why not.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::cell::{CellId, CellStatus, Slot};
+use super::client::{ClientPath, ClientPod, TargetCounts};
+use super::dataset::DatasetInfo;
+use super::identity::WorkloadIdentity;
+use super::measured::MeasuredPhase;
+use super::server::{Fallback, NodeInfo, ServerInfo, ServerStats};
+use crate::measure::ClientCpuUsage;
+use crate::measure::server::ExplainSummary;
+
+/// The schema version this code writes and reads.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The result document of one cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CellResult {
+    /// Always 2 ([`SCHEMA_VERSION`]); see docs/results.md for the version policy.
+    pub schema_version: u32,
+    /// Complete, or incomplete with the reason.
+    #[serde(flatten)]
+    pub status: CellStatus,
+    /// Which cell.
+    pub cell: CellId,
+    /// Server software.
+    pub server: ServerInfo,
+    /// One entry per replica-set member.
+    pub nodes: Vec<NodeInfo>,
+    /// Dataset figures.
+    pub dataset: DatasetInfo,
+    /// The measured phase; absent when the run stopped before it produced anything.
+    pub measured: Option<MeasuredPhase>,
+    /// Server figures over the measured phase.
+    pub server_stats: Option<ServerStats>,
+    /// The client's CPU use over the measured phase.
+    pub client_cpu: Option<ClientCpuUsage>,
+    /// explain() summary per query type.
+    #[serde(default)]
+    pub explain: BTreeMap<String, ExplainSummary>,
+    /// Capabilities the server lacked and what was done without each (`dbHash`,
+    /// `serverStatus.extra_info` …); empty when it had all the runner uses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallbacks: Vec<Fallback>,
+    /// Traffic fingerprint: equal fingerprints mean the same operations were sent.
+    pub fingerprint: String,
+    /// Workload identity: results are comparable only when these are equal.
+    #[serde(default)]
+    pub identity: WorkloadIdentity,
+    /// Why a complete cell is not valid evidence (an election, a restarted member, errors over
+    /// the budget, a duplicate key in flights, a saturated client, replication that did not
+    /// settle): its figures are kept and shown, and left out of statistics.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invalid_reasons: Vec<String>,
+    /// Seconds spent waiting, before the measured phase, until every secondary had applied the
+    /// primary's last write and no index build was running; `null` when not measured.
+    #[serde(default)]
+    pub settle_seconds: Option<f64>,
+    /// Operations each worker generated in the measured phase, in worker order: with the seed,
+    /// all that is needed to regenerate (and re-fingerprint) the traffic.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub worker_operations: Vec<u64>,
+    /// flights: where finds, updates and deletes were aimed and what they found, per label.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub targeting: BTreeMap<String, TargetCounts>,
+    /// When the measured phase started, RFC 3339 in UTC (`2026-05-04T09:30:00Z`): places the
+    /// result in a performance history. Absent when the run stopped before measuring.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// The mongobench release that wrote the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mongobench_version: Option<String>,
+    /// Operations completed in each second of the warm-up (whole seconds of a timed warm-up;
+    /// the data is restored between it and the measured phase). Shows whether the warm-up
+    /// was long enough for the throughput to level off.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warmup_per_second: Vec<u64>,
+    /// With several client processes (`client.pods`): each one's workers, how late it started
+    /// the measured phase and its own CPU use (`client_cpu` is their sum). Absent for one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_pods: Vec<ClientPod>,
+    /// How the workers sent their commands in the measured phase (with several client pods,
+    /// pod 0's; the others choose alike from the same URI). Absent before the measured phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_path: Option<ClientPath>,
+    /// The time slot the cell ran in, when the targets of its run were interleaved: the
+    /// comparison pairs cells of one run, workload, platform, size and slot (docs/results.md,
+    /// "Paired slots"). Absent when its target ran alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<Slot>,
+    /// The noise canary taken just before the cell (docs/results.md, "Noise canaries").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary: Option<crate::measure::canary::CanaryRecord>,
+}
+
+impl CellResult {
+    /// A result of `cell` with nothing measured yet, marked `status`.
+    pub fn empty(cell: CellId, status: CellStatus) -> CellResult {
+        CellResult {
+            schema_version: SCHEMA_VERSION,
+            status,
+            cell,
+            server: ServerInfo::default(),
+            nodes: Vec::new(),
+            dataset: DatasetInfo::default(),
+            measured: None,
+            server_stats: None,
+            client_cpu: None,
+            explain: BTreeMap::new(),
+            fallbacks: Vec::new(),
+            fingerprint: String::new(),
+            identity: WorkloadIdentity::default(),
+            invalid_reasons: Vec::new(),
+            settle_seconds: None,
+            worker_operations: Vec::new(),
+            targeting: BTreeMap::new(),
+            started_at: None,
+            warmup_per_second: Vec::new(),
+            client_pods: Vec::new(),
+            client_path: None,
+            mongobench_version: None,
+            slot: None,
+            canary: None,
+        }
+    }
+
+    /// Whether the result is complete.
+    pub fn is_complete(&self) -> bool {
+        self.status == CellStatus::Complete
+    }
+
+    /// Whether the result is complete and passed every validity gate: only such results
+    /// enter statistics.
+    pub fn is_valid(&self) -> bool {
+        self.is_complete() && self.invalid_reasons.is_empty()
+    }
+
+    /// Why the result is left out of statistics: the incomplete reason, or the validity
+    /// gates it failed; `None` for a valid result.
+    pub fn exclusion(&self) -> Option<String> {
+        match &self.status {
+            CellStatus::Incomplete { reason } => Some(format!("incomplete: {reason}")),
+            CellStatus::Complete if self.invalid_reasons.is_empty() => None,
+            CellStatus::Complete => Some(format!("invalid: {}", self.invalid_reasons.join("; "))),
+        }
+    }
+}
