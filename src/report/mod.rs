@@ -10,6 +10,7 @@
 
 mod compare;
 mod csv;
+mod error;
 mod estimate;
 mod groups;
 mod history;
@@ -29,6 +30,7 @@ pub use compare::{
     Verdict, compare, compare_options, headline, render_comparison,
 };
 pub use csv::{CSV_COLUMNS, OVERALL, render_csv};
+pub use error::ReportError;
 pub use estimate::{Estimate, MAX_SLOTS, estimate, render_estimate};
 pub use history::{HISTORY_COLUMNS, render_history_csv};
 pub use html::render_html;
@@ -36,27 +38,3 @@ pub use json::render_json;
 pub use markdown::render_markdown;
 pub use table::render_table;
 pub use ycsb_text::{YcsbOptions, render_ycsb};
-
-use crate::result::ResultError;
-
-/// Why a report could not be rendered.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    /// The result cannot be rendered in this format (for instance, it is incomplete).
-    #[error("cannot render: {0}")]
-    Invalid(#[from] ResultError),
-    /// JSON serialization failed.
-    #[error("cannot render JSON: {0}")]
-    Json(#[from] serde_json::Error),
-    /// The results cannot be placed in a performance history (a run without a start time).
-    #[error("cannot export a history: {0}")]
-    History(String),
-    /// A plot could not be drawn.
-    #[error("cannot draw the plot {plot}: {reason}")]
-    Plot {
-        /// The plot's title.
-        plot: String,
-        /// What the plotting library said.
-        reason: String,
-    },
-}

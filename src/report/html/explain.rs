@@ -4,7 +4,7 @@
 use crate::measure::server::ExplainSummary;
 use crate::report::groups::{Group, TargetCells};
 
-use super::{escape, note, section};
+use super::markup::{escape, note, section};
 
 /// The parts of a plan that make it the same plan: its stages and the indexes it reads.
 type PlanKey<'r> = (&'r [String], &'r [String]);

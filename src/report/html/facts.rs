@@ -3,7 +3,7 @@
 
 use crate::result::{CellResult, CellStatus};
 
-use super::{escape, note, or_dash, section, table};
+use super::markup::{escape, note, or_dash, section, table};
 
 fn cell_columns(r: &CellResult) -> [String; 4] {
     let c = &r.cell;

@@ -7,7 +7,7 @@ use crate::report::groups::{Group, TargetCells};
 use crate::report::plots::{self, Bar, Curve, Plot, Stack};
 use crate::result::CellResult;
 
-use super::{escape, note, section, table};
+use super::markup::{escape, note, section, table};
 
 /// Targets in the order they first appear anywhere, so a target keeps its colour.
 fn palette<'r>(groups: &[Group<'r>]) -> Vec<&'r str> {

@@ -1,133 +1,19 @@
 //! One self-contained HTML page: the verdicts, plots (inline SVG) and the facts behind them.
 //! Nothing is fetched: no script, font, image or style sheet outside the page, and a
 //! Content-Security-Policy that forbids them. Every text taken from a result is escaped.
+//!
+//! Uses the report's `groups`, `plots` and `ReportError`, the verdicts, and the results.
+//! `markup` holds the shared elements; each other file draws one kind of section, and `page`
+//! puts them together.
 
 mod explain;
 mod facts;
 mod figures;
+mod markup;
+mod page;
 mod verdicts;
 
-use super::ReportError;
-use super::compare::{CompareOptions, compare};
-use super::groups::{groups, sort_like_groups};
-use crate::result::CellResult;
-
-const STYLE: &str = "\
-body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;color:#222}
-h1{font-size:1.5rem}h2{font-size:1.2rem;border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem}
-h3{font-size:1rem}
-.headline{font-size:1.15rem;font-weight:600;background:#f3f6fa;padding:.6rem .8rem;border-left:4px solid #0072b2}
-table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}
-th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-th{background:#f6f6f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
-figure{margin:1rem 0}figcaption{font-weight:600;margin-bottom:.3rem}
-svg{max-width:100%;height:auto}
-.plan-differs{color:#fff;background:#c0392b;padding:0 .4rem;border-radius:.2rem;font-weight:600}
-.excluded{color:#8a4b00}.note{color:#555;font-size:.85rem}
-code{font-size:.85em;word-break:break-all}
-";
-
-/// The HTML page of `results` compared as `options` say.
-///
-/// # Errors
-/// [`ReportError::Plot`] when a plot cannot be drawn.
-pub fn render_html(
-    results: &[CellResult],
-    options: &CompareOptions,
-) -> Result<String, ReportError> {
-    let groups = groups(results);
-    let mut comparison = compare(results, options);
-    if let Ok(c) = &mut comparison {
-        sort_like_groups(c, results);
-    }
-    let mut runs: Vec<String> = Vec::new();
-    for r in results {
-        let run = format!("{} run {}", r.cell.benchmark, r.cell.run_id);
-        if !runs.contains(&run) {
-            runs.push(run);
-        }
-    }
-    let title = format!("mongobench report: {}", runs.join(", "));
-    let mut body = format!("<h1>{}</h1>\n", escape(&title));
-    body.push_str(&verdicts::headline_and_verdicts(&comparison));
-    body.push_str(&figures::throughput(&groups)?);
-    body.push_str(&figures::latency(&groups)?);
-    body.push_str(&figures::per_second(&groups)?);
-    body.push_str(&figures::cpu(&groups)?);
-    body.push_str(&figures::canary(results)?);
-    body.push_str(&verdicts::cost(&comparison));
-    body.push_str(&facts::regimes(results));
-    body.push_str(&explain::plans_section(&groups));
-    body.push_str(&facts::excluded(results));
-    body.push_str(&facts::identity(results));
-    body.push_str(&facts::hardware(results));
-    Ok(format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
-         style-src 'unsafe-inline'\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
-        escape(&title)
-    ))
-}
-
-/// `text` with the characters HTML gives meaning to replaced by references; safe in element
-/// content and in quoted attribute values.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// A section with an id, a heading and its content.
-fn section(id: &str, heading: &str, content: &str) -> String {
-    format!(
-        "<section id=\"{id}\">\n<h2>{}</h2>\n{content}</section>\n",
-        escape(heading)
-    )
-}
-
-/// A table of plain-text cells (escaped here). Columns named in `numeric` align right.
-fn table(headers: &[&str], numeric: &[&str], rows: &[Vec<String>]) -> String {
-    let mut out = String::from("<table>\n<tr>");
-    for h in headers {
-        out.push_str(&format!("<th>{}</th>", escape(h)));
-    }
-    out.push_str("</tr>\n");
-    for row in rows {
-        out.push_str("<tr>");
-        for (h, cell) in headers.iter().zip(row) {
-            let class = if numeric.contains(h) {
-                " class=\"num\""
-            } else {
-                ""
-            };
-            out.push_str(&format!("<td{class}>{}</td>", escape(cell)));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</table>\n");
-    out
-}
-
-/// A paragraph of plain text.
-fn note(text: &str) -> String {
-    format!("<p class=\"note\">{}</p>\n", escape(text))
-}
-
-/// `-` for an unknown value.
-fn or_dash(value: Option<String>) -> String {
-    value.unwrap_or_else(|| "-".to_string())
-}
+pub use page::render_html;
 
 #[cfg(test)]
 mod tests;

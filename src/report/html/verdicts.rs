@@ -1,7 +1,7 @@
 //! The headline, the comparison with the baseline per group, and the cost per million
 //! operations.
 
-use super::{escape, note, or_dash, section, table};
+use super::markup::{escape, note, or_dash, section, table};
 use crate::report::compare::{CompareError, Comparison, headline, p_value};
 
 const HEADERS: [&str; 11] = [
