@@ -12,11 +12,11 @@
 use std::time::Duration;
 
 use mongobench::api::{CanaryPolicy, DEFAULT_OPERATION_TIMEOUT, DatasetSize, RunLength};
-use mongobench::measure::stats::{Delta, Summary};
 use mongobench::result::{CellResult, slot_pairs};
 use mongobench::runner::benchmark::{self, Benchmark, Connected, Events};
 use mongobench::runner::cell::{CellProgress, RunSettings, WorkloadPlan};
 use mongobench::runner::dataset::Seeded;
+use mongobench::verdict::stats::{Delta, Summary};
 use mongobench::workload::ycsb::RawProperties;
 
 struct Args {

@@ -7,4 +7,5 @@ pub mod plan;
 pub mod report;
 pub mod result;
 pub mod runner;
+pub mod verdict;
 pub mod workload;

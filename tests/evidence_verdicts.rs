@@ -15,10 +15,10 @@ mod support;
 use std::time::Duration;
 
 use mongobench::api::RunLength;
-use mongobench::report::{CompareOptions, Comparison, Verdict, compare, headline};
 use mongobench::result::CellResult;
 use mongobench::runner::cell::{RunSettings, WorkloadPlan};
 use mongobench::runner::slots::PrecisionGoal;
+use mongobench::verdict::{CompareOptions, Comparison, Verdict, compare, headline};
 use support::proxy::{DelayProxy, ProportionalProxy};
 use support::runs;
 
@@ -85,7 +85,7 @@ async fn run_and_compare(
     (results, comparison)
 }
 
-fn row<'c>(c: &'c Comparison, target: &str) -> &'c mongobench::report::ComparisonRow {
+fn row<'c>(c: &'c Comparison, target: &str) -> &'c mongobench::verdict::ComparisonRow {
     c.groups[0]
         .rows
         .iter()

@@ -15,11 +15,12 @@ use super::validate::EXIT_INVALID;
 use crate::api::MongoBenchmark;
 use crate::plan::sanitize;
 use crate::report::{
-    CompareOptions, compare, compare_options, render_comparison, render_csv, render_history_csv,
-    render_html, render_json, render_markdown, render_table, render_ycsb,
+    render_comparison, render_csv, render_history_csv, render_html, render_json, render_markdown,
+    render_table, render_ycsb,
 };
 use crate::result::CellResult;
 use crate::runner::sink::{BENCHMARK_LABEL, RESULT_KEY};
+use crate::verdict::{CompareOptions, compare, compare_options};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

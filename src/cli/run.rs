@@ -21,7 +21,7 @@ use super::plan_file::read_plan;
 use super::validate::check_text;
 use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec, RunLength};
 use crate::plan::{self, CONNECT_TIMEOUT, Cell, JobPlan, LOCAL_PLATFORM};
-use crate::report::{CompareOptions, render_csv};
+use crate::report::render_csv;
 use crate::result::{CellResult, CellStatus};
 use crate::runner::activity::{self, Activity};
 use crate::runner::benchmark::{self, Benchmark, Connected, Events};
@@ -33,6 +33,7 @@ use crate::runner::follower::Follower;
 use crate::runner::slots::PrecisionGoal;
 use crate::runner::split::ClientSlice;
 use crate::runner::{rs_init, sink};
+use crate::verdict::CompareOptions;
 
 /// Arguments of `mongobench run`.
 #[derive(Debug, clap::Args)]

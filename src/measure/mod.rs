@@ -1,4 +1,7 @@
-//! Measurement: what one cell's run is reduced to, and how repetitions are compared.
+//! Measurement: what one cell's run is reduced to. No network or file I/O (the runner feeds
+//! it times and server replies; it reads only the clock and this process's CPU time), and it
+//! uses only `workload::rng` (the canary's probe). `result` builds on it; comparing
+//! repetitions is `verdict`'s business.
 //!
 //! - [`Recorder`]: per worker, one HdrHistogram per operation label (µs, 3 significant digits,
 //!   auto-resizing), failures counted by [`ErrorKind`], completions per wall-clock second.
@@ -7,8 +10,6 @@
 //!   must end in `success()`, `failure(kind)` or `discard()`.
 //! - [`latency`]: percentile, mean, min and max by the same rules as YCSB 0.17.0.
 //! - [`client_cpu`]: the load generator's own CPU use and the `clientSaturated` flag.
-//! - [`stats`]: mean, standard deviation, t-based confidence intervals and Welch deltas across
-//!   repetitions.
 //! - [`canary`]: the noise canary, a fixed probe of the client machine taken before each cell.
 //! - [`server`]: pure readers of `serverStatus` and `hostInfo` replies, server CPU per
 //!   operation and the cache regime.
@@ -41,7 +42,6 @@ mod error_kind;
 pub mod latency;
 mod recorder;
 pub mod server;
-pub mod stats;
 
 pub use client_cpu::{ClientCpuMeter, ClientCpuUsage, SATURATION_THRESHOLD};
 pub use error_kind::{ErrorCounts, ErrorKind};

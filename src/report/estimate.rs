@@ -3,10 +3,10 @@
 //! (or, without slots, the two targets' CVs), the MDE now, the slots the goal needs and the
 //! time they take at the measured cells' own lengths. `mongobench plan` prints it.
 
-use crate::measure::stats::{MIN_REPETITIONS, Summary, pairs_for_mde};
 use crate::result::{CellResult, slot_pairs};
+use crate::verdict::stats::{MIN_REPETITIONS, Summary, pairs_for_mde};
+use crate::verdict::{CompareError, CompareOptions, Verdict, compare};
 
-use super::compare::{CompareError, CompareOptions, Verdict, compare};
 use super::layout::fixed_width;
 
 /// Most slots an estimate looks for: `spec.precision.maxRepetitions` goes no higher.

@@ -5,9 +5,9 @@
 
 use hdrhistogram::Histogram;
 
-use super::compare::Comparison;
-use crate::measure::stats::Summary;
 use crate::result::{CellResult, OperationResult};
+use crate::verdict::Comparison;
+use crate::verdict::stats::Summary;
 
 /// The cells of one (benchmark, run, workload, platform, size).
 pub(super) struct Group<'r> {
@@ -234,11 +234,11 @@ mod tests {
         assert_eq!(a.labels(), ["find"]);
 
         // A comparison lists groups as the results came (4M first); sorted, 10k comes first.
-        let options = crate::report::CompareOptions {
+        let options = crate::verdict::CompareOptions {
             baseline: "a".into(),
             ..Default::default()
         };
-        let mut c = crate::report::compare(&results, &options).unwrap();
+        let mut c = crate::verdict::compare(&results, &options).unwrap();
         let sizes = |c: &Comparison| c.groups.iter().map(|g| g.size.clone()).collect::<Vec<_>>();
         assert_eq!(sizes(&c), ["4M", "10k"]);
         sort_like_groups(&mut c, &results);

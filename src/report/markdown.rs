@@ -3,10 +3,11 @@
 
 use std::collections::BTreeSet;
 
-use super::compare::{CompareOptions, Comparison, MIN_REPETITIONS, compare, headline, p_value};
+use super::comparison::p_value;
 use super::groups::{groups, sort_like_groups};
-use crate::measure::stats::ALPHA;
 use crate::result::CellResult;
+use crate::verdict::stats::ALPHA;
+use crate::verdict::{CompareOptions, Comparison, MIN_REPETITIONS, compare, headline};
 
 /// The Markdown text of `results` compared as `options` say, `\n` line ends.
 pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> String {

@@ -6,9 +6,13 @@
 //! No renderer passes an incomplete result off as valid: the table and CSV mark it (NOTE
 //! `INCOMPLETE`, `status` column), JSON keeps its `status`, and the YCSB text and the
 //! comparison refuse it, because their readers could not see a mark.
+//!
+//! Renderers only: what a comparison concludes comes from `verdict`, the figures from
+//! `result` and `measure`. Files that render one format sit on `layout` (fixed-width
+//! columns), `groups` (cells by target), `plots` and `error`.
 #![deny(missing_docs)]
 
-mod compare;
+mod comparison;
 mod csv;
 mod error;
 mod estimate;
@@ -25,10 +29,7 @@ mod study;
 mod table;
 mod ycsb_text;
 
-pub use compare::{
-    CompareError, CompareOptions, Comparison, ComparisonGroup, ComparisonRow, MIN_REPETITIONS,
-    Verdict, compare, compare_options, headline, render_comparison,
-};
+pub use comparison::render_comparison;
 pub use csv::{CSV_COLUMNS, OVERALL, render_csv};
 pub use error::ReportError;
 pub use estimate::{Estimate, MAX_SLOTS, estimate, render_estimate};

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use crate::api::MongoBenchmarkSpec;
 use crate::api::units::UnitsError;
-use crate::measure::stats::{Delta, MIN_REPETITIONS};
 use crate::result::{CellResult, slot_pairs};
+use crate::verdict::stats::{Delta, MIN_REPETITIONS};
 use crate::workload::rng::{Stream, key};
 
 /// Stream tag of the slot orders (apart from every workload stream's tag).

@@ -4,9 +4,9 @@
 use super::markup::escape;
 use super::{explain, facts, figures, verdicts};
 use crate::report::ReportError;
-use crate::report::compare::{CompareOptions, compare};
 use crate::report::groups::{groups, sort_like_groups};
 use crate::result::CellResult;
+use crate::verdict::{CompareOptions, compare};
 
 const STYLE: &str = "\
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;color:#222}

@@ -7,12 +7,11 @@ use std::collections::BTreeMap;
 use resvg::{tiny_skia, usvg};
 use scraper::{ElementRef, Html, Selector};
 
-use super::markup::escape;
 use super::render_html;
-use crate::report::compare::CompareOptions;
 use crate::report::plots::{HEIGHT, WHISKER, WIDTH};
 use crate::report::study::study;
 use crate::result::CellResult;
+use crate::verdict::CompareOptions;
 
 fn options(price: Option<f64>) -> CompareOptions {
     CompareOptions {

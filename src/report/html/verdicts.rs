@@ -2,7 +2,8 @@
 //! operations.
 
 use super::markup::{escape, note, or_dash, section, table};
-use crate::report::compare::{CompareError, Comparison, headline, p_value};
+use crate::report::comparison::p_value;
+use crate::verdict::{CompareError, Comparison, headline};
 
 const HEADERS: [&str; 11] = [
     "target",
