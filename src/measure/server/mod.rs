@@ -5,6 +5,9 @@
 //! Every figure is optional. A server that does not report a section (FerretDB has no
 //! `extra_info`, `opcounters` or `wiredTiger`) yields `None`, never zero, and everything derived
 //! from it (CPU per operation, regime) is `None` too rather than a made-up number.
+//!
+//! Depends on nothing else in the crate: `fields` reads typed fields out of a reply, each
+//! other file reads one kind of reply, and `regime` sits on `host_info` and `server_status`.
 
 mod coll_stats;
 mod explain;
