@@ -138,7 +138,13 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
         finds.found >= never_deleted,
         "{finds:?}: {never_deleted} finds aimed at documents no delete touched"
     );
-    assert_eq!(result.fingerprint.len(), 64);
+    // Fingerprint v2: `v2:` and 32 hex characters (specs/flights.md §8).
+    assert!(
+        result.fingerprint.starts_with("v2:"),
+        "{}",
+        result.fingerprint
+    );
+    assert_eq!(result.fingerprint.len(), 35);
     assert!(!result.explain.is_empty(), "explain samples were taken");
     // FerretDB has none of these: the result names each, with what was done instead.
     let fallbacks: Vec<&str> = result

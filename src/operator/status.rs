@@ -125,10 +125,16 @@ pub fn cell_status(cell: &Cell, outcome: CellOutcome<'_>) -> CellStatus {
                     crate::measure::server::Regime::IoBound => Regime::IoBound,
                 })
             };
-            status.fingerprint = Some(result.fingerprint.chars().take(16).collect());
+            status.fingerprint = Some(short_fingerprint(&result.fingerprint));
         }
     }
     status
+}
+
+/// A fingerprint's version prefix (flights' `v2:`), if any, and its first 16 hex characters.
+fn short_fingerprint(fingerprint: &str) -> String {
+    let hex_start = fingerprint.find(':').map_or(0, |i| i + 1);
+    fingerprint.chars().take(hex_start + 16).collect()
 }
 
 /// The comparison of `results` (complete ones; invalid ones are left out and counted there),
@@ -377,6 +383,11 @@ mod tests {
         assert_eq!(s.server_cpu_micros_per_op, Some(20.0));
         // The first 16 of the fingerprint's 20 characters.
         assert_eq!(s.fingerprint.as_deref(), Some("0123456789abcdef"));
+        // A versioned one keeps its version.
+        assert_eq!(
+            short_fingerprint("v2:0123456789abcdef0123456789abcdef"),
+            "v2:0123456789abcdef"
+        );
         assert_eq!(
             s.result_ref,
             Some(ResultRef {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::api::RunLength;
 use crate::result::{CellResult, WorkloadIdentity};
+use crate::workload::flights::fingerprint::FingerprintVersion;
 use crate::workload::flights::{self, DatasetInfo, Params};
 use crate::workload::ycsb::{self, RawProperties, SharedState};
 
@@ -185,7 +186,8 @@ fn parameter<T: std::str::FromStr>(
 }
 
 /// Regenerates the measured traffic of `result` from its identity and per-worker operation
-/// counts and compares the fingerprints.
+/// counts and compares the fingerprints: a flights result's in the version it records (v1
+/// results written before v2 are checked with v1).
 pub fn verify(result: &CellResult) -> Result<Verification, VerifyError> {
     let identity = &result.identity;
     if identity.is_empty() {
@@ -247,12 +249,18 @@ pub fn verify(result: &CellResult) -> Result<Verification, VerifyError> {
             documents,
             insert_base: parameter(identity, "insertBase")?,
         };
+        let version = FingerprintVersion::of(&result.fingerprint);
         let mut sources = Vec::new();
         for (w, &count) in counts.iter().enumerate() {
             let worker =
                 flights::Worker::new(&params, &dataset, w as u32, flights::Phase::Measured)
                     .map_err(|e| workload_error(e.to_string()))?;
-            sources.push(Source::flights(worker, Some(count), Default::default()));
+            sources.push(Source::flights_as(
+                version,
+                worker,
+                Some(count),
+                Default::default(),
+            ));
         }
         sources
     } else {
@@ -297,4 +305,58 @@ pub fn verify(result: &CellResult) -> Result<Verification, VerifyError> {
             recorded: result.fingerprint.clone(),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::DEFAULT_OPERATION_TIMEOUT;
+    use crate::result::testing::sample_result;
+
+    /// A flights result of the default mix: 2 workers, 5 and 4 operations, 1,000 documents.
+    fn flights_result(fingerprint: &str) -> CellResult {
+        let params = Params {
+            workers: 2,
+            documents: Some(1000),
+            ..Params::default()
+        };
+        let settings = RunSettings {
+            workers: 2,
+            measured: RunLength::Operations(9),
+            warmup: RunLength::Operations(0),
+            target_ops_per_sec: None,
+            write_concern: None,
+            read_preference: None,
+            operation_timeout: DEFAULT_OPERATION_TIMEOUT,
+        };
+        let mut r = sample_result("t", 1, 10.0);
+        r.identity = identity(&WorkloadPlan::Flights(Box::new(params)), &settings, 1000);
+        r.worker_operations = vec![5, 4];
+        r.fingerprint = fingerprint.to_owned();
+        r
+    }
+
+    // The traffic's fingerprints in either version (workload/flights/fingerprint's tests).
+    const V1: &str = "b51595b4eecc8981055169077b2af5a07fb24cfebc1008189afe7c13a280f49e";
+    const V2: &str = "v2:df54b7c3a8d09abf0b59fe5e228e1f7b";
+
+    #[test]
+    fn a_result_is_checked_in_the_fingerprint_version_it_records() {
+        assert_eq!(verify(&flights_result(V1)), Ok(Verification::Verified));
+        assert_eq!(verify(&flights_result(V2)), Ok(Verification::Verified));
+        let wrong_v1 = V1.replace('b', "c");
+        assert_eq!(
+            verify(&flights_result(&wrong_v1)),
+            Ok(Verification::Mismatch {
+                expected: V1.to_owned(),
+                recorded: wrong_v1,
+            })
+        );
+        let mut one_more = flights_result(V2);
+        one_more.worker_operations = vec![5, 5];
+        let Ok(Verification::Mismatch { expected, .. }) = verify(&one_more) else {
+            panic!("a count that was not sent verified");
+        };
+        assert!(expected.starts_with("v2:") && expected != V2, "{expected}");
+    }
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::measure::ClientCpuUsage;
 use crate::result::{ClientPod, MeasuredPhase, TargetCounts};
 
-use super::source::{WorkerShare, fingerprint_of};
+use super::source::{WorkerShare, check_shares, fingerprint_of};
 
 /// What one process measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,7 +50,7 @@ pub struct Merged {
 ///
 /// # Errors
 /// A message naming what is wrong: a process missing or twice, workers that do not tile
-/// `[0, workers)`, or phases that cannot be merged.
+/// `[0, workers)`, phases that cannot be merged, or fingerprint shares of different versions.
 pub fn merge(
     workload: &str,
     workers: u32,
@@ -102,6 +102,7 @@ pub fn merge(
         }
     }
     let shares: Vec<WorkerShare> = parts.iter().flat_map(|p| p.shares.clone()).collect();
+    check_shares(workload, &shares)?;
     Ok(Merged {
         measured,
         cpu,
@@ -274,6 +275,23 @@ mod tests {
                 .fatal
                 .as_deref(),
             Some("client process 1 of 2: server unreachable")
+        );
+    }
+
+    #[test]
+    fn shares_travel_as_hex_and_must_share_a_version() {
+        let mut parts = split(6, 2, |r| flights_sources(r, 6, 3));
+        // A flights v2 share: a 16-byte XXH3-128 digest, 32 hex characters in JSON.
+        let json = serde_json::to_value(&parts[0].shares[0]).unwrap();
+        assert_eq!(json["digest"].as_str().unwrap().len(), 32);
+        let back: WorkerShare = serde_json::from_value(json).unwrap();
+        assert_eq!(back, parts[0].shares[0]);
+        // A v1 digest among v2 ones cannot be combined.
+        parts[1].shares[0].digest = vec![0; 32];
+        assert_eq!(
+            merge(flights::VERSION, 6, 2, parts).unwrap_err(),
+            "worker 3's fingerprint share has a 32-byte digest, which does not fit the other \
+             workers' flights/v1 shares"
         );
     }
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::measure::ErrorKind;
 use crate::workload::Operation;
 use crate::workload::flights;
+use crate::workload::flights::fingerprint::FingerprintVersion;
 use crate::workload::ycsb::{self, Call};
 
 use super::execute::Reply;
@@ -42,15 +43,27 @@ pub enum Source {
 }
 
 impl Source {
-    /// A flights worker's source; `changes` is shared by the workers of its phase.
+    /// A flights worker's source, fingerprinted with the current version; `changes` is shared
+    /// by the workers of its phase.
     pub fn flights(
         worker: flights::Worker,
         remaining: Option<u64>,
         changes: Arc<Changes>,
     ) -> Source {
+        Source::flights_as(FingerprintVersion::CURRENT, worker, remaining, changes)
+    }
+
+    /// A flights worker's source fingerprinted with `version` (a recorded v1 fingerprint is
+    /// checked with v1).
+    pub fn flights_as(
+        version: FingerprintVersion,
+        worker: flights::Worker,
+        remaining: Option<u64>,
+        changes: Arc<Changes>,
+    ) -> Source {
         Source::Flights {
+            fingerprint: flights::Fingerprint::new(version, worker.dataset()),
             worker: Box::new(worker),
-            fingerprint: flights::Fingerprint::new(),
             remaining,
             changes,
         }
@@ -137,11 +150,13 @@ impl Source {
 
 /// One worker's part of a run fingerprint: the operations it generated and the digest of
 /// their records; what a client process hands over so another can combine the fingerprint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// The digest's length tells its version: 32 bytes (SHA-256: YCSB, flights v1) or 16
+/// (XXH3-128: flights v2); [`check_shares`] refuses others.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WorkerShare {
     pub operations: u64,
     #[serde(with = "hex::serde")]
-    pub digest: [u8; 32],
+    pub digest: Vec<u8>,
 }
 
 impl Source {
@@ -159,31 +174,68 @@ impl Source {
                 let d = fingerprint.finish();
                 WorkerShare {
                     operations: d.count,
-                    digest: d.digest,
+                    digest: d.digest.to_vec(),
                 }
             }
         }
     }
 }
 
+/// Whether `shares` of `workload` can be combined: digests of one version that `workload`
+/// has (flights v1 or v2, YCSB's one).
+///
+/// # Errors
+/// A message naming the first share that does not fit.
+pub fn check_shares(workload: &str, shares: &[WorkerShare]) -> Result<(), String> {
+    let Some(first) = shares.first() else {
+        return Ok(());
+    };
+    let fits = |s: &WorkerShare| {
+        if workload == flights::VERSION {
+            FingerprintVersion::of_digest(&s.digest).is_some()
+                && s.digest.len() == first.digest.len()
+        } else {
+            s.digest.len() == 32
+        }
+    };
+    match shares.iter().position(|s| !fits(s)) {
+        None => Ok(()),
+        Some(w) => Err(format!(
+            "worker {w}'s fingerprint share has a {}-byte digest, which does not fit the other \
+             workers' {workload} shares",
+            shares[w].digest.len()
+        )),
+    }
+}
+
 /// The traffic fingerprint of a phase of `workload` (`flights/v1`, `ycsb/...`) from every
-/// worker's share, in global worker order.
+/// worker's share, in global worker order; flights' in the version of the shares' digests.
+///
+/// # Panics
+/// Shares that [`check_shares`] refuses.
 pub fn fingerprint_of(workload: &str, shares: &[WorkerShare]) -> String {
+    if let Err(e) = check_shares(workload, shares) {
+        panic!("{e}");
+    }
     if workload == flights::VERSION {
+        let version = shares
+            .first()
+            .and_then(|s| FingerprintVersion::of_digest(&s.digest))
+            .unwrap_or(FingerprintVersion::CURRENT);
         let workers = shares
             .iter()
             .map(|s| flights::WorkerDigest {
                 operations: s.operations,
-                digest: s.digest,
+                digest: s.digest.clone(),
             })
             .collect();
-        flights::RunFingerprint::from_workers(workers).hex()
+        flights::RunFingerprint::from_workers(version, workers).hex()
     } else {
         let workers: Vec<ycsb::WorkerFingerprint> = shares
             .iter()
             .map(|s| ycsb::WorkerFingerprint {
                 count: s.operations,
-                digest: s.digest,
+                digest: s.digest.as_slice().try_into().expect("checked: 32 bytes"),
             })
             .collect();
         ycsb::fingerprint::to_hex(&ycsb::fingerprint::run_fingerprint(workload, &workers))

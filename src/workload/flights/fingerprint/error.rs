@@ -25,6 +25,15 @@ pub enum RecordError {
         "command {0:?} is not a flights/v1 command (expected find, update, delete, insert or aggregate)"
     )]
     UnknownCommand(String),
+    /// A known command whose filter, update or pipeline is none of §5's shapes (v2 records the
+    /// values of a known shape).
+    #[error("{command} command with {found} is none of the flights/v1 shapes")]
+    UnknownShape {
+        /// The command name (`transaction` for the statements of one).
+        command: &'static str,
+        /// What was found instead.
+        found: String,
+    },
     /// A known command without a field its record needs.
     #[error("{command} command lacks {field:?} or it has the wrong type")]
     MissingField {

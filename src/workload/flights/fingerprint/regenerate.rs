@@ -1,7 +1,7 @@
 //! `fingerprint-only` mode (specs/flights.md §8): a run's measured traffic generated again from
 //! its parameters, dataset and per-worker counts, without a server, and fingerprinted.
 
-use super::digest::{Fingerprint, RunFingerprint};
+use super::digest::{Fingerprint, FingerprintVersion, RunFingerprint};
 use super::error::FingerprintError;
 use crate::workload::flights::{DatasetInfo, Params, Phase, Worker};
 
@@ -14,11 +14,12 @@ pub fn operations_per_worker(total: u64, workers: u32) -> Vec<u64> {
 }
 
 /// Regenerates the measured traffic of `counts[w]` operations per worker without a server and
-/// returns its fingerprint (`fingerprint-only` mode).
+/// returns its fingerprint of `version` (`fingerprint-only` mode).
 ///
 /// # Errors
 /// `counts.len() != params.workers`, or the parameters or dataset do not allow a worker.
 pub fn fingerprint_only(
+    version: FingerprintVersion,
     params: &Params,
     dataset: &DatasetInfo,
     counts: &[u64],
@@ -32,11 +33,11 @@ pub fn fingerprint_only(
     let mut digests = Vec::with_capacity(counts.len());
     for (w, &count) in counts.iter().enumerate() {
         let mut worker = Worker::new(params, dataset, w as u32, Phase::Measured)?;
-        let mut fp = Fingerprint::new();
+        let mut fp = Fingerprint::new(version, dataset);
         for _ in 0..count {
             fp.record(&worker.next_op())?;
         }
         digests.push(fp.finish());
     }
-    Ok(RunFingerprint::from_workers(digests))
+    Ok(RunFingerprint::from_workers(version, digests))
 }

@@ -3,12 +3,20 @@
 
 It produces the exact expected values pinned by the Rust unit tests of src/workload/rng.rs and
 src/workload/flights/. It shares no code with the Rust implementation: only the data table files.
-Run it from this directory: `python3 reference.py` (about a minute; prints every value).
+Fingerprint v2 (spec section 8) needs XXH3-128 from PyPI's `xxhash` (the binding of the xxHash
+C library; 3.x and 4.x give the same values). Run it from this directory:
+
+    python3 -m venv /tmp/reference-env && /tmp/reference-env/bin/pip install xxhash
+    /tmp/reference-env/bin/python reference.py
+
+(about a minute; prints every value).
 """
 
 import hashlib
 import os
 import struct
+
+import xxhash
 
 M64 = (1 << 64) - 1
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -137,6 +145,24 @@ def bson_doc(d):
     return struct.pack("<i", len(body) + 5) + body + b"\x00"
 
 
+# ---------------------------------------------------------------- fingerprint v2 fields (spec section 8)
+def i32(v):
+    return struct.pack("<i", v)
+
+
+def u32(v):
+    return struct.pack("<I", v)
+
+
+def u64(v):
+    return struct.pack("<Q", v)
+
+
+def v2_str(v):
+    b = v.encode()
+    return u32(len(b)) + b
+
+
 # ---------------------------------------------------------------- ids (spec section 3)
 def oid(seq):
     return Oid(struct.pack(">I", T0) + struct.pack(">Q", seq))
@@ -229,6 +255,8 @@ class Worker:
         self.w, self.workers, self.phase = w, workers, phase
         self.dataset_seed, self.n0, self.insert_base = dataset_seed, n0, insert_base
         self.next_k = 0
+        # Inserted documents are built only for v1 records (v2 records only their seqs).
+        self.build_documents = True
 
     def target(self, miss_kind):
         """Returns ("hit", t) or ("miss", value) per section 3."""
@@ -238,7 +266,7 @@ class Worker:
         if miss_kind == "flight_id":
             return "miss", r.u(1, 99999)
         if miss_kind == "id":
-            return "miss", oid((1 << 63) + r.u(0, (1 << 32) - 1))
+            return "miss", (1 << 63) + r.u(0, (1 << 32) - 1)
         if miss_kind == "route":
             c = r.choice(CITIES)
             return "miss", (c, c)
@@ -251,66 +279,80 @@ class Worker:
         return {"flight_id": seeded_flight_id(v) if kind == "hit" else v}, kind
 
     def id_filter(self):
+        """Returns the filter, hit or miss, and the seq of the _id (t, or the planned miss)."""
         kind, v = self.target("id")
-        return {"_id": oid(v) if kind == "hit" else v}, kind
+        return {"_id": oid(v)}, kind, v
 
     def set_update(self):
+        """Returns the update document and its v2 fields (d, S)."""
         d = -1 if self.r.u(0, 1) == 0 else 1
         s = self.r.choice(STATUSES)
-        return {"$inc": {"seats_available": d}, "$set": {"status": s}}
+        return {"$inc": {"seats_available": d}, "$set": {"status": s}}, i32(d) + v2_str(s)
 
     def next(self):
-        """Returns (kind byte, record body dict, variant name, hit-or-miss)."""
+        """Returns (kind byte, v1 record body dict, variant name, hit-or-miss, v2 record)."""
         r, k = self.r, self.k
         t = pick(r.u(0, 99), k["mix"])
         if t == 0:  # find
             v = pick(r.u(0, 99), k["find_split"])
             if v == 0:
                 f, hm = self.fid_filter()
-                return "F", {"filter": f, "projection": F1_PROJECTION, "limit": k["find_limit"]}, "F1", hm
+                return "F", {"filter": f, "projection": F1_PROJECTION, "limit": k["find_limit"]}, "F1", hm, \
+                    b"F1" + i32(f["flight_id"]) + i32(k["find_limit"])
             if v == 1:
                 hm, x = self.target("route")
                 if hm == "hit":
                     doc, _ = seeded(self.dataset_seed, x)
                     x = (doc["origin"], doc["destination"])
                 return "F", {"filter": {"origin": x[0], "destination": x[1]},
-                             "sort": {"flight_date": -1}, "limit": 20}, "F2", hm
+                             "sort": {"flight_date": -1}, "limit": 20}, "F2", hm, \
+                    b"F2" + v2_str(x[0]) + v2_str(x[1])
             hm, x = self.target("status")
             if hm == "hit":
                 x = seeded(self.dataset_seed, x)[0]["status"]
-            return "F", {"filter": {"status": x}, "limit": 20}, "F3", hm
+            return "F", {"filter": {"status": x}, "limit": 20}, "F3", hm, b"F3" + v2_str(x)
         if t == 1:  # update
             v = pick(r.u(0, 99), k["update_split"])
             if v == 0:
                 f, hm = self.fid_filter()
-                return "u", {"q": f, "u": self.set_update()}, "U1", hm
+                u, fields = self.set_update()
+                return "u", {"q": f, "u": u}, "U1", hm, b"U1" + i32(f["flight_id"]) + fields
             if v == 1:
-                f, hm = self.id_filter()
-                return "u", {"q": f, "u": self.set_update()}, "U2", hm
+                f, hm, seq = self.id_filter()
+                u, fields = self.set_update()
+                return "u", {"q": f, "u": u}, "U2", hm, b"U2" + u64(seq) + fields
             f, hm = self.fid_filter()
             if r.u(0, 1) == 0:
                 sign = -1 if r.u(0, 1) == 0 else 1
-                u = {"$inc": {"seats_available": sign * r.u(1, 5)}}
+                amount = sign * r.u(1, 5)
+                u = {"$inc": {"seats_available": amount}}
+                fields = b"\x00" + i32(amount)
             else:
-                u = {"$set": {"duration_minutes": r.u(30, 900)}}
-            return "U", {"q": f, "u": u}, "U3", hm
+                minutes = r.u(30, 900)
+                u = {"$set": {"duration_minutes": minutes}}
+                fields = b"\x01" + i32(minutes)
+            return "U", {"q": f, "u": u}, "U3", hm, b"U3" + i32(f["flight_id"]) + fields
         if t == 2:  # delete
             v = pick(r.u(0, 99), k["delete_split"])
             if v == 0:
                 f, hm = self.fid_filter()
-                return "d", {"q": f}, "D1", hm
+                return "d", {"q": f}, "D1", hm, b"D1" + i32(f["flight_id"])
             if v == 1:
-                f, hm = self.id_filter()
-                return "d", {"q": f}, "D2", hm
+                f, hm, seq = self.id_filter()
+                return "d", {"q": f}, "D2", hm, b"D2" + u64(seq)
             f, hm = self.fid_filter()
-            return "D", {"q": f}, "D3", hm
+            return "D", {"q": f}, "D3", hm, b"D3" + i32(f["flight_id"])
         if t == 3:  # insert: no draw from the worker stream
-            docs = []
+            seqs = []
             for _ in range(k["insert_batch"]):
-                seq = self.insert_base + self.phase * (1 << 40) + self.next_k * self.workers + self.w
+                seqs.append(self.insert_base + self.phase * (1 << 40) + self.next_k * self.workers + self.w)
                 self.next_k += 1
-                docs.append(flight(self.dataset_seed, seq, inserted_flight_id(seq, self.insert_base))[0])
-            return "I", {"documents": docs}, "I", None
+            record = b"I" + u32(len(seqs)) + b"".join(u64(seq) for seq in seqs)
+            if not self.build_documents:
+                return "I", None, "I", None, record
+            docs = [flight(self.dataset_seed, seq, inserted_flight_id(seq, self.insert_base))[0]
+                    for seq in seqs]
+            return "I", {"documents": docs}, "I", None, record
         if t == 4:  # aggregate
             v = pick(r.u(0, 99), k["agg_split"])
             tgt = r.u(0, self.n0 - 1)
@@ -322,7 +364,7 @@ class Worker:
                                 "avg_duration": {"$avg": "$duration_minutes"},
                                 "avg_seats_available": {"$avg": "$seats_available"}}},
                     {"$sort": {"flights": -1}}]
-                return "A", {"pipeline": pipeline}, "A1", "hit"
+                return "A", {"pipeline": pipeline}, "A1", "hit", b"A1" + i32(f) + i32(k["agg_window"])
             doc, _ = seeded(self.dataset_seed, tgt)
             pipeline = [
                 {"$match": {"origin": doc["origin"], "destination": doc["destination"]}},
@@ -330,7 +372,8 @@ class Worker:
                             "avg_duration": {"$avg": "$duration_minutes"}}},
                 {"$sort": {"flights": -1}},
                 {"$limit": 10}]
-            return "A", {"pipeline": pipeline}, "A2", "hit"
+            return "A", {"pipeline": pipeline}, "A2", "hit", \
+                b"A2" + v2_str(doc["origin"]) + v2_str(doc["destination"])
         # transaction
         a = r.u(0, self.n0 - 1)
         b = r.u(0, self.n0 - 2)
@@ -354,14 +397,14 @@ class Worker:
                                                                   "$slice": 25}},
                                          "$inc": {"seats_available": -1}}}},
         ]
-        return "T", {"stmts": stmts}, "T", None
+        return "T", {"stmts": stmts}, "T", None, b"T" + u64(a) + u64(b) + i32(p)
 
 
 def worker_digest(seed, w, workers, count, **kw):
     wk = Worker(seed, w, workers, **kw)
     h = hashlib.sha256()
     for _ in range(count):
-        kind, body, _, _ = wk.next()
+        kind, body, _, _, _ = wk.next()
         h.update(kind.encode() + bson_doc(body))
     return h.digest()
 
@@ -374,6 +417,24 @@ def run_fingerprint(seed, counts, **kw):
         h.update(struct.pack(">Q", c))
         h.update(worker_digest(seed, w, len(counts), c, **kw))
     return h.hexdigest()
+
+
+def worker_digest_v2(seed, w, workers, count, **kw):
+    wk = Worker(seed, w, workers, **kw)
+    wk.build_documents = False
+    h = xxhash.xxh3_128()
+    h.update(u64(wk.dataset_seed) + u64(wk.n0) + u64(wk.insert_base))
+    for _ in range(count):
+        h.update(wk.next()[4])
+    return h.digest()
+
+
+def run_fingerprint_v2(seed, counts, **kw):
+    h = xxhash.xxh3_128()
+    h.update(b"flights/v1" + u32(len(counts)))
+    for w, c in enumerate(counts):
+        h.update(u64(c) + worker_digest_v2(seed, w, len(counts), c, **kw))
+    return "v2:" + h.hexdigest()
 
 
 def per_worker(total, workers):
@@ -431,7 +492,7 @@ def main():
     counts = {}
     hits = {"hit": 0, "miss": 0}
     for _ in range(100000):
-        kind, body, var, hm = wk.next()
+        kind, body, var, hm, _ = wk.next()
         counts[var] = counts.get(var, 0) + 1
         if var == "F1":
             hits[hm] += 1
@@ -447,6 +508,23 @@ def main():
           run_fingerprint(7, [40, 40, 39], **all_kw))
     wk = Worker(7, 0, 3, **all_kw)
     print("all-shapes first 40 ops seed7 w0 =", [wk.next()[2] for _ in range(40)])
+
+    print("xxh3_128(b'flights/v1') =", xxhash.xxh3_128(b"flights/v1").hexdigest())
+    print("fingerprint v2 default seed1 W2 [5,4] n0=1000 =",
+          run_fingerprint_v2(1, [5, 4], dataset_seed=1, n0=1000, insert_base=1 << 48))
+    print("fingerprint v2 all-shapes seed7 W3 [40,40,39] n0=1000 =",
+          run_fingerprint_v2(7, [40, 40, 39], **all_kw))
+    print("fingerprint v2 all-shapes seed7 W3 [40,40,39] n0=1000 datasetSeed 2 =",
+          run_fingerprint_v2(7, [40, 40, 39], **dict(all_kw, dataset_seed=2)))
+    wk = Worker(7, 0, 3, **all_kw)
+    wk.build_documents = False
+    first = {}
+    for _ in range(200):
+        _, _, var, _, record = wk.next()
+        first.setdefault(var, record.hex())
+    print("v2 record of each variant's first operation, all-shapes seed7 w0:")
+    for var in sorted(first):
+        print(f"  {var} {first[var]}")
 
     total = 0
     for seq in range(100000):

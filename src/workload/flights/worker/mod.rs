@@ -219,6 +219,11 @@ impl Worker {
         self.lane.allocated()
     }
 
+    /// The dataset this worker generates against (its fingerprint covers it).
+    pub fn dataset(&self) -> &DatasetInfo {
+        &self.dataset
+    }
+
     /// `P(hitRate)` then, on a hit, `t = U[0, N0 − 1]`.
     fn aim(&mut self) -> Option<u64> {
         if self.stream.event(self.hit_threshold) {
