@@ -10,7 +10,6 @@ pub mod dataset;
 pub mod flights;
 pub mod precision;
 pub mod replica_set;
-mod schema_check;
 pub mod spec;
 pub mod status;
 pub mod targets;

@@ -9,14 +9,14 @@
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use super::replica_set::QUANTITY_PATTERN;
-use super::targets::NAME_PATTERN;
-use super::units::{
+use super::Violation;
+use crate::api::replica_set::QUANTITY_PATTERN;
+use crate::api::targets::NAME_PATTERN;
+use crate::api::units::{
     DATASET_SIZE_FORM, DATASET_SIZE_PATTERN, DURATION_FORM, DURATION_PATTERN, parse_dataset_size,
     parse_duration,
 };
-use super::validate::Violation;
-use super::workload::WRITE_CONCERN_PATTERN;
+use crate::api::workload::WRITE_CONCERN_PATTERN;
 
 /// Appends a violation for every place where `value` does not satisfy `schema`; `path` is the
 /// field path of `value` (e.g. `spec.workload`).

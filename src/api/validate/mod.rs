@@ -2,7 +2,7 @@
 //! admission, without a cluster, and every violation at once.
 //!
 //! Two layers, as on the API server: the OpenAPI schema of the generated CRD (types, required
-//! and unknown fields, bounds, patterns; see `schema_check`), then the cross-field rules, which
+//! and unknown fields, bounds, patterns; see `schema.rs`), then the cross-field rules, which
 //! restate the CEL rules of the CRD with precise field paths and the offending values. Keep the
 //! rules below and the `x_kube` CEL rules in `spec.rs` / `workload.rs` in step.
 
@@ -12,13 +12,14 @@ use std::sync::LazyLock;
 use serde_json::Value;
 
 use super::flights::Flights;
-use super::schema_check;
 use super::spec::MongoBenchmarkSpec;
 use super::targets::Arch;
 use super::units::{DatasetSize, parse_dataset_size, parse_duration};
 use super::workload::{Workload, WorkloadType};
 use super::ycsb::Ycsb;
 use super::{API_VERSION, KIND, openapi_schema};
+
+mod schema;
 
 /// One broken rule: where (a field path such as `spec.workload.flights.findPercent` or
 /// `spec.targets[1].name`) and what is wrong, naming the value and what is expected.
@@ -77,7 +78,7 @@ pub fn validate_document(doc: &Value) -> Vec<Violation> {
     for owned in ["apiVersion", "kind", "metadata"] {
         rest.remove(owned);
     }
-    schema_check::check(&Value::Object(rest), &SCHEMA, "", &mut out);
+    schema::check(&Value::Object(rest), &SCHEMA, "", &mut out);
     if let Some(spec) = object.get("spec").filter(|s| s.is_object()) {
         match serde_json::from_value::<MongoBenchmarkSpec>(spec.clone()) {
             Ok(spec) => check_rules(&spec, &mut out),
@@ -95,7 +96,7 @@ pub fn validate_document(doc: &Value) -> Vec<Violation> {
 pub fn validate(spec: &MongoBenchmarkSpec) -> Vec<Violation> {
     let mut out = Vec::new();
     let value = serde_json::to_value(spec).expect("a spec serializes to JSON");
-    schema_check::check(&value, spec_schema(), "spec", &mut out);
+    schema::check(&value, spec_schema(), "spec", &mut out);
     check_rules(spec, &mut out);
     out
 }
@@ -107,7 +108,7 @@ pub fn validate_update(old: &MongoBenchmarkSpec, new: &MongoBenchmarkSpec) -> Ve
     let schema = spec_schema();
     let defaulted = |spec: &MongoBenchmarkSpec| {
         let mut value = serde_json::to_value(spec).expect("a spec serializes to JSON");
-        schema_check::apply_defaults(&mut value, schema);
+        schema::apply_defaults(&mut value, schema);
         value
     };
     let (old, new) = (defaulted(old), defaulted(new));
