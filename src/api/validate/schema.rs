@@ -9,7 +9,7 @@
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use super::Violation;
+use super::violation::Violation;
 use crate::api::replica_set::QUANTITY_PATTERN;
 use crate::api::targets::NAME_PATTERN;
 use crate::api::units::{
