@@ -168,7 +168,7 @@ async fn deleting_a_benchmark_mid_run_leaves_no_object_behind() {
     .await;
     // The running Job's plan now lists the cell, so a retried runner pod would skip it.
     let cms: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.namespace);
-    let plan_cm = mongobench::operator::names::plan_name(bench, "mongodb-8.0", "c3");
+    let plan_cm = mongobench::operator::build::names::plan_name(bench, "mongodb-8.0", "c3");
     wait::until(
         Duration::from_secs(30),
         "the plan to list the finished cell",
@@ -178,7 +178,8 @@ async fn deleting_a_benchmark_mid_run_leaves_no_object_behind() {
             async move {
                 let cm = cms.get(&plan_cm).await.ok()?;
                 let plan: mongobench::plan::JobPlan =
-                    serde_yaml::from_str(&cm.data?[mongobench::operator::names::PLAN_KEY]).ok()?;
+                    serde_yaml::from_str(&cm.data?[mongobench::operator::build::names::PLAN_KEY])
+                        .ok()?;
                 (plan.completed_cells == ["mongodb-8.0.c3.1k.r1"]).then_some(())
             }
         },
@@ -292,7 +293,7 @@ async fn a_completed_benchmark_makes_no_writes() {
         .await
         .unwrap();
     let cms: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.namespace);
-    let result_cm = mongobench::operator::names::result_name("idle", "ferret.local.10k.r1");
+    let result_cm = mongobench::operator::build::names::result_name("idle", "ferret.local.10k.r1");
     cms.patch(
         &result_cm,
         &PatchParams::apply("idle-test-poke"),

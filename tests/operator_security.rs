@@ -21,7 +21,7 @@ use k8s_openapi::api::core::v1::{
 use kube::ResourceExt;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use mongobench::api::{MongoBenchmark, MongoBenchmarkSpec, Phase};
-use mongobench::operator::{jobs, servers};
+use mongobench::operator::build::{jobs, servers};
 use operator_common as common;
 use serde::Deserialize;
 use serde_json::{Value, json};

@@ -14,10 +14,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
+use super::build::{jobs, names, secrets, servers};
 use super::context::Context;
-use super::events::{EventSpec, Related};
-use super::reconcile::Action;
-use super::{Error, FIELD_MANAGER, facts, jobs, names, secrets, servers};
+use super::decide::Action;
+use super::observe::facts;
+use super::status::events::{EventSpec, Related};
+use super::{Error, FIELD_MANAGER};
 use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
 
 async fn apply<K>(ctx: &Context, ns: &str, obj: &K) -> Result<(), Error>

@@ -5,15 +5,15 @@
 //! 1. [`observe`] reads what the cluster holds for the benchmark: its StatefulSets, server pods,
 //!    runner Jobs and their pods, the result ConfigMaps the runners wrote and, for platforms
 //!    whose runners have not started, their Nodes.
-//! 2. [`reconcile::decide`] (pure) turns the MongoBenchmark and those observations into the
+//! 2. [`decide::decide`] (pure) turns the MongoBenchmark and those observations into the
 //!    next actions (create servers, start a runner, delete servers) and the desired status
 //!    ([`status`] folds the results into cells, progress, conditions and comparisons).
-//! 3. [`apply`] renders the objects of each action ([`servers`], [`jobs`]) and writes them by
+//! 3. [`apply`] renders the objects of each action ([`build::servers`], [`build::jobs`]) and writes them by
 //!    server-side apply; the status is applied only when it differs from the stored one, and
-//!    [`events`] are published only for transitions, so an idle benchmark makes no API writes.
+//!    [`status::events`] are published only for transitions, so an idle benchmark makes no API writes.
 //!
 //! Work is split in *runners*, each one Job on one platform: every target of the platform,
-//! interleaved, when its nodes hold all its replica sets at once ([`placement`]), else one
+//! interleaved, when its nodes hold all its replica sets at once ([`decide::placement`]), else one
 //! target per runner, one after another. A provisioned target first gets a replica set
 //! (StatefulSet + headless Service + NetworkPolicy); a runner of external targets goes
 //! straight to its Job. Everything created is owned by the MongoBenchmark, so deleting it
@@ -24,21 +24,15 @@
 //! told which cells already have results).
 
 pub mod apply;
+pub mod build;
 pub mod context;
-pub mod events;
-pub mod facts;
+pub mod decide;
 pub mod http;
-pub mod jobs;
 pub mod leader;
 pub mod metrics;
-pub mod names;
 pub mod observe;
-pub mod placement;
-pub mod reconcile;
 pub mod result_gauges;
 pub mod run;
-pub mod secrets;
-pub mod servers;
 pub mod status;
 pub mod testing;
 

@@ -20,10 +20,12 @@ use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
+use super::build::{jobs, names};
 use super::context::Context;
+use super::decide::{self, Settings};
 use super::metrics::Metrics;
-use super::reconcile::{self, Settings};
-use super::{Error, OperatorOptions, apply, events, jobs, leader, names, observe};
+use super::status::events;
+use super::{Error, OperatorOptions, apply, leader, observe};
 use crate::api::MongoBenchmark;
 
 /// A configured operator, not yet running. Keep [`Operator::metrics`] to watch it work.
@@ -231,7 +233,7 @@ async fn reconcile_pass(cached: Arc<MongoBenchmark>, ctx: Arc<Context>) -> Resul
         stall_deadline: ctx.options.stall_deadline,
         resync: ctx.options.resync,
     };
-    let decision = reconcile::decide(&bench, &observed, &settings)?;
+    let decision = decide::decide(&bench, &observed, &settings)?;
     let mut to_publish = Vec::new();
     for action in &decision.actions {
         tracing::info!(benchmark = %name, namespace = %ns, ?action, "acting");

@@ -14,8 +14,9 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
 use mongobench::api::{self, MongoBenchmark, MongoBenchmarkStatus};
+use mongobench::operator::build::names;
 use mongobench::operator::metrics::Metrics;
-use mongobench::operator::{Operator, OperatorOptions, names};
+use mongobench::operator::{Operator, OperatorOptions};
 use mongobench::plan::JobPlan;
 use mongobench::result::CellResult;
 use serde_json::{Value, json};

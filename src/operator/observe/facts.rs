@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::Api;
 
-use super::{Error, names};
 use crate::api::{MongoBenchmark, Platform, Target};
+use crate::operator::Error;
+use crate::operator::build::names;
 use crate::plan::{MemberFacts, ServerFacts};
 
 /// Node labels the facts come from.

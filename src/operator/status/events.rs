@@ -4,8 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use super::names;
 use crate::api::{CellPhase, MongoBenchmarkStatus, Phase, condition_types as ct};
+use crate::operator::build::names;
 
 /// An event to publish on the benchmark.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use crate::plan::Cell;
 use crate::result::CellResult;
 use crate::verdict;
 
-use super::names::RESULT_KEY;
+use crate::operator::build::names::RESULT_KEY;
 
 /// What is known of one cell.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -28,10 +28,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::{Resource, ResourceExt};
 
-use super::Error;
 use super::names::{self, Component, MONGOD_PORT};
 use super::secrets;
 use crate::api::{AntiAffinity, Distribution, MongoBenchmark, Platform, Target};
+use crate::operator::Error;
 
 /// The three objects of one replica set.
 #[derive(Debug, Clone, PartialEq)]

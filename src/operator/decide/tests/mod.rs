@@ -1,8 +1,8 @@
 //! Tests of the pure decision: every step, order, failure and restart case.
 use super::*;
 use crate::api::CellPhase;
+use crate::operator::build::servers::tests::bench;
 use crate::operator::observe::ServerPod;
-use crate::operator::servers::tests::bench;
 use crate::operator::testing;
 
 const SPEC: &str = "\
@@ -757,7 +757,7 @@ fn deciding_again_on_the_written_status_changes_nothing() {
 fn nodes(n: usize) -> PlatformNodes {
     PlatformNodes::Listed(
         (0..n)
-            .map(|i| crate::operator::placement::NodeCapacity {
+            .map(|i| crate::operator::decide::placement::NodeCapacity {
                 name: format!("node-{i}"),
                 ready: true,
                 schedulable: true,
@@ -1019,7 +1019,7 @@ fn a_platform_that_holds_one_replica_set_runs_its_targets_one_after_another() {
     assert_eq!(p.jobs, ["bench-run-a-p", "bench-run-b-p"]);
     let q = runner_status(&d, "q");
     assert_eq!((q.interleaved, q.reason.as_str()), (true, "Fits"));
-    let events = crate::operator::events::transitions("bench", None, &d.status);
+    let events = crate::operator::status::events::transitions("bench", None, &d.status);
     let warned: Vec<(&str, &str)> = events
         .iter()
         .filter(|e| e.warning)

@@ -5,7 +5,7 @@
 //! hold all its targets at once ([`RunnerStatus`] in `status.runners` says which and why):
 //! - yes when it has one target, when its targets are all external (they take no room), when
 //!   only one of them is provisioned, or when its nodes hold every replica set at once
-//!   ([`placement`](super::placement)): then ONE runner runs every target of the platform,
+//!   ([`placement`]): then ONE runner runs every target of the platform,
 //!   repetitions interleaved (A B C A B C), once all their replica sets are ready;
 //! - no when they do not, or when the nodes cannot be read: one runner per target, one after
 //!   another.
@@ -41,13 +41,14 @@ use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
 
+use self::placement::MemberRequests;
+use super::Error;
+use super::build::names;
 use super::observe::{
     Creator, JobState, Observed, ObservedResult, PlatformNodes, PodProblem, RunnerKey, ServerPod,
     Slot,
 };
-use super::placement::{self, MemberRequests};
 use super::status::{self, CellOutcome, condition};
-use super::{Error, names};
 use crate::api::{
     CellCounts, CleanupPolicy, MongoBenchmark, MongoBenchmarkStatus, NodeInfo, Parallelism, Phase,
     Platform, RunnerStatus, TargetStatus, condition_types as ct,
@@ -56,6 +57,8 @@ use crate::plan::{self, Cell};
 use crate::result::CellResult;
 use crate::runner::activity::Activity;
 use crate::runner::slots;
+
+pub mod placement;
 
 /// Something to change in the cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1165,7 +1168,7 @@ fn build_status(
         }),
         started_at,
         completed_at,
-        run_id: Some(super::jobs::run_id(bench)),
+        run_id: Some(super::build::jobs::run_id(bench)),
         baseline: Some(spec.baseline().to_owned()),
         target_names: Some(spec.target_names()),
         platform_names: Some(spec.platform_names()),

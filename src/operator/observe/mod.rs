@@ -15,12 +15,14 @@ use kube::api::{Api, ListParams};
 use kube::{Client, ResourceExt};
 
 use super::Error;
-use super::names::{self, Component};
-pub use super::placement::{NodeCapacity, PlatformNodes};
+use super::build::names::{self, Component};
+pub use super::decide::placement::{NodeCapacity, PlatformNodes};
 use crate::api::units::{parse_quantity_bytes, parse_quantity_millis};
 use crate::api::{MongoBenchmark, Platform};
 use crate::result::CellResult;
 use crate::runner::activity::{self, Activity};
+
+pub mod facts;
 
 /// One target on one platform: `(target name, platform name)` as the spec writes them.
 pub type Slot = (String, String);
@@ -904,8 +906,10 @@ mod tests {
 
     #[test]
     fn runner_labels_map_back_to_their_runner() {
-        let b =
-            crate::operator::servers::tests::bench("study", crate::operator::servers::tests::STUDY);
+        let b = crate::operator::build::servers::tests::bench(
+            "study",
+            crate::operator::build::servers::tests::STUDY,
+        );
         let slot = names::runner_labels("study", "x86", &["psmdb-8.0"]);
         assert_eq!(
             runner_of(&b, &slot),

@@ -18,13 +18,13 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::ResourceExt;
 
-use super::Error;
 use super::names::{self, Component, PLAN_DIR, PLAN_KEY};
 use super::secrets;
 use super::servers::{
     RunAs, child_meta as meta, container_security, non_empty, pod_security, secret_env,
 };
 use crate::api::{MongoBenchmark, Platform, RunLength, Target};
+use crate::operator::Error;
 use crate::plan::{JobPlan, JobTarget, ServerFacts};
 use crate::runner::cell::WorkloadPlan;
 use crate::runner::{activity, sink};
@@ -532,7 +532,7 @@ pub fn runner_access(bench: &MongoBenchmark) -> Result<RunnerAccess, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operator::servers::tests::{STUDY, bench};
+    use crate::operator::build::servers::tests::{STUDY, bench};
     use serde_json::json;
 
     fn value<T: serde::Serialize>(t: &T) -> serde_json::Value {
