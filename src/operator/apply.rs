@@ -17,10 +17,13 @@ use serde_json::json;
 use super::build::{jobs, names, secrets, servers};
 use super::context::Context;
 use super::decide::Action;
+use super::error::Error;
 use super::observe::facts;
 use super::status::events::{EventSpec, Related};
-use super::{Error, FIELD_MANAGER};
 use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
+
+/// Field manager of every server-side apply the operator makes.
+pub const FIELD_MANAGER: &str = "mongobench";
 
 async fn apply<K>(ctx: &Context, ns: &str, obj: &K) -> Result<(), Error>
 where

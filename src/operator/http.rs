@@ -11,7 +11,7 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
 
-use super::Error;
+use super::error::Error;
 use super::metrics::Metrics;
 
 #[derive(Clone)]

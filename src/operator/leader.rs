@@ -13,7 +13,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::Client;
 use kube::api::{Api, PostParams};
 
-use super::Error;
+use super::error::Error;
 
 /// Where and how to elect.
 #[derive(Debug, Clone, PartialEq)]

@@ -20,12 +20,14 @@ use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
+use super::apply;
 use super::build::{jobs, names};
-use super::context::Context;
+use super::context::{Context, OperatorOptions};
 use super::decide::{self, Settings};
+use super::error::Error;
 use super::metrics::Metrics;
 use super::status::events;
-use super::{Error, OperatorOptions, apply, leader, observe};
+use super::{leader, observe};
 use crate::api::MongoBenchmark;
 
 /// A configured operator, not yet running. Keep [`Operator::metrics`] to watch it work.

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use base64::Engine;
 use k8s_openapi::api::core::v1::Secret;
 
+use super::meta::child_meta;
 use super::names::{self, Component};
-use super::servers::child_meta;
 use crate::api::MongoBenchmark;
 use crate::operator::Error;
 
@@ -89,7 +89,7 @@ fn random_password() -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operator::build::servers::tests::{STUDY, bench};
+    use crate::operator::fixtures::{STUDY, bench};
 
     #[test]
     fn secrets_are_owned_random_and_shaped_for_mongod() {

@@ -1,6 +1,6 @@
 //! Whether a platform holds all its replica sets at once, so that one runner can run its
 //! targets interleaved (specs: docs/operator.md, "Order"). Pure functions over what a pass
-//! read of the platform's Nodes.
+//! read of the platform's Nodes (`NodeCapacity`, from `observe/nodes.rs`).
 //!
 //! The rule is a capacity count, not a scheduler simulation, and errs on the side of running
 //! one target after another:
@@ -22,32 +22,7 @@
 
 use crate::api::ReplicaSet;
 use crate::api::units::{UnitsError, parse_quantity_bytes, parse_quantity_millis};
-
-/// What a pass read of one node of a platform.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct NodeCapacity {
-    /// Node name.
-    pub name: String,
-    /// Its `Ready` condition is `True`.
-    pub ready: bool,
-    /// Not cordoned (`spec.unschedulable` unset or false).
-    pub schedulable: bool,
-    /// Allocatable CPU, millicores.
-    pub cpu_millis: Option<u64>,
-    /// Allocatable memory, bytes.
-    pub memory_bytes: Option<u64>,
-    /// Allocatable pods.
-    pub pods: Option<u64>,
-}
-
-/// The nodes of one platform, as a pass could read them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlatformNodes {
-    /// The nodes matching the platform's effective node selector.
-    Listed(Vec<NodeCapacity>),
-    /// The list failed (RBAC without `nodes: list`, for one); the message says why.
-    Unreadable(String),
-}
+use crate::operator::observe::NodeCapacity;
 
 /// What one replica-set member asks of a node.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -1,10 +1,17 @@
-//! The status of a benchmark, pure: each cell's entry, the comparisons against the baseline
-//! and the headline, conditions that keep their transition time (`cells.rs`), and the Events
-//! of the transitions between two statuses (`events.rs`).
+//! The status of a benchmark, pure: each cell's entry (`cells.rs`), the comparisons against the
+//! baseline and the headline (`comparisons.rs`), conditions that keep their transition time
+//! (`conditions.rs`), and the Events of the transitions between two statuses (`events.rs`).
+//! The same inputs always give the same status, so a pass that observed nothing new writes
+//! nothing. Uses `api/`, `plan/`, `result/`, `report/` and the names of `build/`.
 
 mod cells;
+mod comparisons;
+mod conditions;
 pub mod events;
 
-pub use cells::{
-    CellOutcome, cell_status, compare, comparisons, condition, headline, now_seconds, precision,
-};
+pub use cells::{CellOutcome, cell_status};
+pub use comparisons::{compare, comparisons, headline, precision};
+pub use conditions::{condition, now_seconds};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,68 @@
+//! Why a reconcile pass or the operator fails.
+
+use std::net::SocketAddr;
+
+/// Why a reconcile pass or the operator failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The CRD is missing from the cluster.
+    #[error(
+        "the MongoBenchmark CRD (mongobenchmarks.mongobench.io) is not installed: run \
+         `mongobench crd | kubectl apply --server-side -f -` (or install the Helm chart) and \
+         start the operator again"
+    )]
+    CrdNotInstalled,
+    /// A call to the API server failed.
+    #[error("{action}: {source}")]
+    Kube {
+        /// What was being done, e.g. `applying StatefulSet ns/name`.
+        action: String,
+        /// The API error.
+        #[source]
+        source: kube::Error,
+    },
+    /// The spec cannot be turned into objects (should have been refused at admission).
+    #[error("invalid spec: {0}")]
+    Spec(String),
+    /// The MongoBenchmark has no namespace or uid (not read from the API server).
+    #[error("MongoBenchmark {0} has no namespace or uid")]
+    Incomplete(String),
+    /// Leadership was lost or could not be kept.
+    #[error("leader election: {0}")]
+    Leader(String),
+    /// The operating system gave no random bytes for a generated Secret.
+    #[error("generating a Secret: no random bytes from the operating system: {0}")]
+    Random(String),
+    /// The HTTP server could not start.
+    #[error("HTTP server on {addr}: {source}")]
+    Http {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// Wraps a kube error with what was being done.
+    pub fn kube(action: impl Into<String>, source: kube::Error) -> Error {
+        Error::Kube {
+            action: action.into(),
+            source,
+        }
+    }
+
+    /// Short label for metrics and event reasons.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Error::CrdNotInstalled => "crd_not_installed",
+            Error::Kube { .. } => "api",
+            Error::Spec(_) => "spec",
+            Error::Incomplete(_) => "incomplete",
+            Error::Leader(_) => "leader",
+            Error::Random(_) => "random",
+            Error::Http { .. } => "http",
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Every target against the baseline in status: the comparison of the complete results, its
+//! rows as [`Comparison`] entries, the Precision condition's verdict and the headline line.
+
+use super::cells::round3;
+use crate::api::{CellPhase, CellStatus, Comparison, MongoBenchmarkSpec, Verdict};
+use crate::report;
+use crate::result::CellResult;
+
+/// The comparison of `results` (complete ones; invalid ones are left out and counted there),
+/// or `None` when there is nothing to compare yet.
+pub fn compare(spec: &MongoBenchmarkSpec, results: &[&CellResult]) -> Option<report::Comparison> {
+    let owned: Vec<CellResult> = results.iter().map(|r| (*r).clone()).collect();
+    report::compare(&owned, &report::compare_options(spec)).ok()
+}
+
+/// Every target against the baseline per platform and size, in plan order.
+pub fn comparisons(comparison: Option<&report::Comparison>) -> Vec<Comparison> {
+    let Some(comparison) = comparison else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for group in &comparison.groups {
+        let baseline_row = group
+            .rows
+            .first()
+            .filter(|r| r.verdict == report::Verdict::Baseline);
+        let baseline_repetitions = baseline_row.map_or(0, |r| r.repetitions as u32);
+        let cv_percent = |r: &report::ComparisonRow| {
+            r.ops_per_sec
+                .and_then(|s| s.cv)
+                .map(|cv| round3(cv * 100.0))
+        };
+        for row in &group.rows {
+            let verdict = match row.verdict {
+                report::Verdict::Baseline | report::Verdict::NoBaseline => continue,
+                report::Verdict::Faster => Verdict::Faster,
+                report::Verdict::Slower => Verdict::Slower,
+                report::Verdict::NoSignificantDifference => Verdict::NoSignificantDifference,
+                report::Verdict::Inconclusive => Verdict::Inconclusive,
+                report::Verdict::NotComparable => Verdict::NotComparable,
+            };
+            let delta = row.throughput_delta;
+            let interval = delta.and_then(|d| d.ci95_percent);
+            out.push(Comparison {
+                platform: group.platform.clone(),
+                size: group.size.clone(),
+                target: row.target.clone(),
+                baseline: comparison.baseline.clone(),
+                repetitions: row.repetitions as u32,
+                baseline_repetitions,
+                throughput_delta_percent: delta.map(|d| round3(d.percent)),
+                throughput_ci95_low_percent: interval.map(|(low, _)| round3(low)),
+                throughput_ci95_high_percent: interval.map(|(_, high)| round3(high)),
+                adjusted_p_value: row.adjusted_p_value.map(|p| (p * 1e6).round() / 1e6),
+                minimum_detectable_effect_percent: delta.and_then(|d| d.mde_percent).map(round3),
+                paired_slots: delta.and_then(|d| d.pairs).map(|n| n as u32),
+                cv_percent: cv_percent(row),
+                baseline_cv_percent: baseline_row.and_then(cv_percent),
+                paired_ratio_cv_percent: delta
+                    .and_then(|d| d.ratio_cv)
+                    .map(|cv| round3(cv * 100.0)),
+                cpu_per_op_delta_percent: row.cpu_delta.map(|d| round3(d.percent)),
+                p99_delta_percent: row.p99_delta.map(|d| round3(d.percent)),
+                cost_per_million_ops: row.cost_per_million_ops.map(round3),
+                verdict: Some(verdict),
+                reason: row.reason.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// The Precision condition's `(status, reason, message)` for a goal of `goal_percent` over
+/// `comparisons`: reached when every comparison states an MDE at most the goal.
+pub fn precision(goal_percent: f64, comparisons: &[Comparison]) -> (bool, &'static str, String) {
+    let place = |c: &Comparison| {
+        format!(
+            "{} vs {} at {} on {}",
+            c.target, c.baseline, c.size, c.platform
+        )
+    };
+    let reps = |c: &Comparison| c.repetitions.min(c.baseline_repetitions);
+    // The worst: no MDE yet, else the widest.
+    let worst = comparisons.iter().max_by(|a, b| {
+        let key = |c: &Comparison| c.minimum_detectable_effect_percent.unwrap_or(f64::INFINITY);
+        key(a).total_cmp(&key(b))
+    });
+    match worst {
+        None => (false, "PrecisionNotReached", "no comparison yet".to_owned()),
+        Some(c) => match c.minimum_detectable_effect_percent {
+            Some(m) if m <= goal_percent => (
+                true,
+                "PrecisionReached",
+                format!(
+                    "MDE {m:.1}% after {} reps ({}), the widest; goal {goal_percent}%",
+                    reps(c),
+                    place(c)
+                ),
+            ),
+            Some(m) => (
+                false,
+                "PrecisionNotReached",
+                format!(
+                    "MDE {m:.1}% after {} reps ({}); goal {goal_percent}%",
+                    reps(c),
+                    place(c)
+                ),
+            ),
+            None => (
+                false,
+                "PrecisionNotReached",
+                format!(
+                    "no MDE after {} reps ({}: {}); goal {goal_percent}%",
+                    reps(c),
+                    place(c),
+                    c.reason.as_deref().unwrap_or("not tested")
+                ),
+            ),
+        },
+    }
+}
+
+/// The main finding in one line: the comparison's headline (docs/results.md, "Headline");
+/// with a single target, its mean ops/s per platform at the largest size measured so far.
+pub fn headline(comparison: Option<&report::Comparison>, cells: &[CellStatus]) -> Option<String> {
+    if let Some(line) = comparison.and_then(report::headline) {
+        return Some(line);
+    }
+    // One target (or no baseline result yet): mean ops/s per platform at the last size
+    // that has results.
+    let done: Vec<&CellStatus> = cells
+        .iter()
+        .filter(|c| c.phase == CellPhase::Completed && c.ops_per_second.is_some())
+        .collect();
+    let last = done.last()?;
+    let mut parts: Vec<String> = Vec::new();
+    let mut platforms: Vec<&str> = Vec::new();
+    for c in &done {
+        if c.size == last.size
+            && c.target == last.target
+            && !platforms.contains(&c.platform.as_str())
+        {
+            platforms.push(&c.platform);
+        }
+    }
+    for p in platforms {
+        let ops: Vec<f64> = done
+            .iter()
+            .filter(|c| c.size == last.size && c.target == last.target && c.platform == p)
+            .filter_map(|c| c.ops_per_second)
+            .collect();
+        let mean = ops.iter().sum::<f64>() / ops.len() as f64;
+        parts.push(format!("{p} {mean:.0} ops/s"));
+    }
+    Some(format!(
+        "{} at {}: {}",
+        last.target,
+        last.size,
+        parts.join(", ")
+    ))
+}
