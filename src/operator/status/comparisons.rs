@@ -3,18 +3,18 @@
 
 use super::cells::round3;
 use crate::api::{CellPhase, CellStatus, Comparison, MongoBenchmarkSpec, Verdict};
-use crate::report;
+use crate::verdict;
 use crate::result::CellResult;
 
 /// The comparison of `results` (complete ones; invalid ones are left out and counted there),
 /// or `None` when there is nothing to compare yet.
-pub fn compare(spec: &MongoBenchmarkSpec, results: &[&CellResult]) -> Option<report::Comparison> {
+pub fn compare(spec: &MongoBenchmarkSpec, results: &[&CellResult]) -> Option<verdict::Comparison> {
     let owned: Vec<CellResult> = results.iter().map(|r| (*r).clone()).collect();
-    report::compare(&owned, &report::compare_options(spec)).ok()
+    verdict::compare(&owned, &verdict::compare_options(spec)).ok()
 }
 
 /// Every target against the baseline per platform and size, in plan order.
-pub fn comparisons(comparison: Option<&report::Comparison>) -> Vec<Comparison> {
+pub fn comparisons(comparison: Option<&verdict::Comparison>) -> Vec<Comparison> {
     let Some(comparison) = comparison else {
         return Vec::new();
     };
@@ -23,21 +23,21 @@ pub fn comparisons(comparison: Option<&report::Comparison>) -> Vec<Comparison> {
         let baseline_row = group
             .rows
             .first()
-            .filter(|r| r.verdict == report::Verdict::Baseline);
+            .filter(|r| r.verdict == verdict::Verdict::Baseline);
         let baseline_repetitions = baseline_row.map_or(0, |r| r.repetitions as u32);
-        let cv_percent = |r: &report::ComparisonRow| {
+        let cv_percent = |r: &verdict::ComparisonRow| {
             r.ops_per_sec
                 .and_then(|s| s.cv)
                 .map(|cv| round3(cv * 100.0))
         };
         for row in &group.rows {
             let verdict = match row.verdict {
-                report::Verdict::Baseline | report::Verdict::NoBaseline => continue,
-                report::Verdict::Faster => Verdict::Faster,
-                report::Verdict::Slower => Verdict::Slower,
-                report::Verdict::NoSignificantDifference => Verdict::NoSignificantDifference,
-                report::Verdict::Inconclusive => Verdict::Inconclusive,
-                report::Verdict::NotComparable => Verdict::NotComparable,
+                verdict::Verdict::Baseline | verdict::Verdict::NoBaseline => continue,
+                verdict::Verdict::Faster => Verdict::Faster,
+                verdict::Verdict::Slower => Verdict::Slower,
+                verdict::Verdict::NoSignificantDifference => Verdict::NoSignificantDifference,
+                verdict::Verdict::Inconclusive => Verdict::Inconclusive,
+                verdict::Verdict::NotComparable => Verdict::NotComparable,
             };
             let delta = row.throughput_delta;
             let interval = delta.and_then(|d| d.ci95_percent);
@@ -122,8 +122,8 @@ pub fn precision(goal_percent: f64, comparisons: &[Comparison]) -> (bool, &'stat
 
 /// The main finding in one line: the comparison's headline (docs/results.md, "Headline");
 /// with a single target, its mean ops/s per platform at the largest size measured so far.
-pub fn headline(comparison: Option<&report::Comparison>, cells: &[CellStatus]) -> Option<String> {
-    if let Some(line) = comparison.and_then(report::headline) {
+pub fn headline(comparison: Option<&verdict::Comparison>, cells: &[CellStatus]) -> Option<String> {
+    if let Some(line) = comparison.and_then(verdict::headline) {
         return Some(line);
     }
     // One target (or no baseline result yet): mean ops/s per platform at the last size
