@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use mongobench::measure::ErrorKind;
 use mongobench::runner::connect::{client_options, connect_with};
-use mongobench::runner::execute::{ExecOptions, Failure, Sender};
+use mongobench::runner::execute::{ExecOptions, Sender};
+use mongobench::runner::outcome::Failure;
 use mongobench::runner::wire::{Route, WirePath};
 use mongobench::workload::ycsb::commands;
 use mongobench::workload::{Command, Operation};

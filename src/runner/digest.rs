@@ -68,7 +68,7 @@ pub async fn digest(
                 });
             }
         }
-        Err(e) if super::execute::driver_code(&e).is_some_and(|c| NOT_SUPPORTED.contains(&c)) => {}
+        Err(e) if super::outcome::driver_code(&e).is_some_and(|c| NOT_SUPPORTED.contains(&c)) => {}
         Err(e) => return Err(failed(e)),
     }
     // A server may read the whole collection for the first batch (or any): each batch gets

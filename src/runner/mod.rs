@@ -15,6 +15,7 @@ pub mod execute;
 pub mod explain;
 pub mod follower;
 pub mod identity;
+pub mod outcome;
 pub mod partial;
 pub mod phase;
 pub mod replication;

@@ -25,7 +25,8 @@ use crate::workload::flights;
 use mongodb::bson::doc;
 
 use super::connect::Target;
-use super::execute::{ExecOptions, Failure, Reply, Sender};
+use super::execute::{ExecOptions, Sender};
+use super::outcome::{Failure, Reply};
 use super::source::{Source, Step, judge};
 use super::wire::WirePath;
 

@@ -9,7 +9,7 @@ use mongodb::bson::{Document, doc};
 use mongodb::options::{ClientOptions, ServerAddress};
 
 use super::deadline::within;
-use super::execute::driver_code;
+use super::outcome::driver_code;
 
 /// Server code of `replSetInitiate` on a member that already has a configuration.
 const ALREADY_INITIALIZED: i32 = 23;

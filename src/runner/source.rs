@@ -10,7 +10,7 @@ use crate::workload::flights;
 use crate::workload::flights::fingerprint::FingerprintVersion;
 use crate::workload::ycsb::{self, Call};
 
-use super::execute::Reply;
+use super::outcome::Reply;
 use super::restore::Changes;
 
 /// The next operation of a worker.

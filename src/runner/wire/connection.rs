@@ -8,7 +8,7 @@ use mongodb::bson::{Binary, RawBsonRef, RawDocument, rawdoc};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use super::Route;
+use super::route::{Route, WirePath};
 use super::frame::{self, Extra};
 use super::scram::{self, Conversation, Credential};
 
@@ -65,7 +65,7 @@ impl Connection {
             },
         };
         let reply = conn.command(&hello, &[Extra::Str("$db", "admin")]).await?;
-        if !super::reply_ok(reply) {
+        if !frame::reply_ok(reply) {
             return Err(io::Error::other(format!(
                 "{} refused hello: {}",
                 route.address,
@@ -170,10 +170,23 @@ impl Connection {
     }
 }
 
+/// `path`, once one connection of its own has been opened (and logged in): a deployment it
+/// cannot speak to after all (a user with SCRAM-SHA-1 only, a proxy in the way) keeps the
+/// driver, which says why.
+pub async fn probe(path: WirePath) -> WirePath {
+    let WirePath::Direct(route) = &path else {
+        return path;
+    };
+    match Connection::open(route).await {
+        Ok(_) => path,
+        Err(e) => WirePath::Driver(format!("an own connection failed: {e}")),
+    }
+}
+
 /// A SASL reply's conversation id, payload and `done`.
 fn sasl_reply(reply: io::Result<&RawDocument>) -> Result<(i32, String, bool), String> {
     let reply = reply.map_err(|e| e.to_string())?;
-    if !super::reply_ok(reply) {
+    if !frame::reply_ok(reply) {
         return Err(reply.get_str("errmsg").unwrap_or("refused").to_owned());
     }
     let id = match reply.get("conversationId") {

@@ -4,7 +4,7 @@
 
 use std::io;
 
-use mongodb::bson::RawDocument;
+use mongodb::bson::{RawBsonRef, RawDocument};
 
 pub const OP_MSG: i32 = 2013;
 /// OP_MSG flag: a CRC-32C follows the sections.
@@ -126,6 +126,17 @@ pub fn reply_body(msg: &[u8], id: i32) -> io::Result<&RawDocument> {
     RawDocument::from_bytes(&msg[BODY_AT..BODY_AT + len]).map_err(|e| invalid(e.to_string()))
 }
 
+/// Whether a reply says `ok: 1` (as a double, an integer or a boolean).
+pub fn reply_ok(reply: &RawDocument) -> bool {
+    match reply.get("ok") {
+        Ok(Some(RawBsonRef::Double(v))) => v == 1.0,
+        Ok(Some(RawBsonRef::Int32(v))) => v == 1,
+        Ok(Some(RawBsonRef::Int64(v))) => v == 1,
+        Ok(Some(RawBsonRef::Boolean(v))) => v,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +227,15 @@ mod tests {
             let e = message_length(&bad.to_le_bytes()).unwrap_err();
             assert_eq!(e.to_string(), format!("reply message length {bad}"));
         }
+    }
+
+    #[test]
+    fn ok_is_read_in_each_type_a_server_uses() {
+        assert!(reply_ok(&rawdoc! {"ok": 1.0}));
+        assert!(reply_ok(&rawdoc! {"ok": 1}));
+        assert!(reply_ok(&rawdoc! {"ok": 1i64}));
+        assert!(reply_ok(&rawdoc! {"ok": true}));
+        assert!(!reply_ok(&rawdoc! {"ok": 0.0, "errmsg": "no"}));
+        assert!(!reply_ok(&rawdoc! {"n": 1}));
     }
 }

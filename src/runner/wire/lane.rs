@@ -9,9 +9,9 @@ use mongodb::bson::spec::BinarySubtype;
 use mongodb::bson::{Binary, RawBsonRef, RawDocument, RawDocumentBuf, rawdoc};
 
 use super::connection::Connection;
-use super::frame::Extra;
-use super::{Route, reply_ok};
-use crate::runner::execute::{Failure, Reply, add};
+use super::frame::{Extra, reply_ok};
+use super::route::Route;
+use crate::runner::outcome::{Failure, Reply, add};
 use crate::workload::Command;
 
 /// Error codes a server without error labels (before 4.4) answers when a write may be sent
