@@ -24,7 +24,8 @@ use std::time::Duration;
 
 use mongobench::api::{DEFAULT_OPERATION_TIMEOUT, RunLength};
 use mongobench::result::{CellId, CellResult};
-use mongobench::runner::cell::{CellProgress, RunSettings, WorkloadPlan, run_cell};
+use mongobench::runner::cell::{CellProgress, run_cell};
+use mongobench::plan::{RunSettings, WorkloadPlan};
 use mongobench::runner::connect::{Target, connect};
 use mongobench::runner::{dataset, seed_flights, seed_ycsb};
 use mongobench::workload::flights::Params;

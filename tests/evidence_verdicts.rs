@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use mongobench::api::RunLength;
 use mongobench::result::CellResult;
-use mongobench::runner::cell::{RunSettings, WorkloadPlan};
+use mongobench::plan::{RunSettings, WorkloadPlan};
 use mongobench::runner::slots::PrecisionGoal;
 use mongobench::verdict::{CompareOptions, Comparison, Verdict, compare, headline};
 use support::proxy::{DelayProxy, ProportionalProxy};

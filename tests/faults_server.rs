@@ -7,10 +7,10 @@ mod support;
 use std::time::{Duration, Instant};
 
 use mongobench::api::RunLength;
-use mongobench::plan::Cell;
+use mongobench::plan::{Cell, RunSettings};
 use mongobench::result::{CellResult, CellStatus};
 use mongobench::runner::benchmark::{Events, run};
-use mongobench::runner::cell::{CellProgress, RunSettings, run_cell};
+use mongobench::runner::cell::{CellProgress, run_cell};
 use mongobench::runner::connect::connect;
 use mongobench::runner::dataset::Seeded;
 use support::runs;

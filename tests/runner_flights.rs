@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mongobench::result::{CellId, CellStatus};
-use mongobench::runner::cell::{CellProgress, RunLength, RunSettings, WorkloadPlan, run_cell};
+use mongobench::runner::cell::{CellProgress, run_cell};
+use mongobench::api::RunLength;
+use mongobench::plan::{RunSettings, WorkloadPlan};
 use mongobench::runner::connect::connect;
 use mongobench::workload::flights::{self, Params};
 

@@ -25,10 +25,12 @@ use crate::report::render_csv;
 use crate::result::{CellResult, CellStatus};
 use crate::runner::activity::{self, Activity};
 use crate::runner::benchmark::{self, Benchmark, Connected, Events};
-use crate::runner::cell::{CellProgress, RunSettings};
+use crate::plan::RunSettings;
+use crate::runner::cell::CellProgress;
 use crate::runner::connect::connect_with;
 use crate::runner::crew::{Board, COMPLETION_INDEX_ENV, ConfigMapBoard, Crew, JOB_UID_ENV, Member};
 use crate::runner::dataset::Seeded;
+use crate::runner::execute::ExecOptions;
 use crate::runner::follower::Follower;
 use crate::runner::slots::PrecisionGoal;
 use crate::runner::split::ClientSlice;
@@ -171,9 +173,7 @@ fn benchmark(
 ) -> anyhow::Result<Benchmark> {
     let plan = plan::workload_plan(spec).map_err(|e| invalid(e.to_string()))?;
     let settings = plan::run_settings(spec).map_err(|e| invalid(e.to_string()))?;
-    settings
-        .exec_options()
-        .map_err(|e| invalid(e.to_string()))?;
+    ExecOptions::from_settings(&settings).map_err(|e| invalid(e.to_string()))?;
     let sizes = spec
         .dataset
         .parsed_sizes()

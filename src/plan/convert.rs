@@ -6,9 +6,10 @@ use crate::api::{
     DatasetSize, IndexBuild, IndexSet, MongoBenchmarkSpec, ReadPreference, UnitsError,
     WorkloadType, WriteConcern,
 };
-use crate::runner::cell::{RunSettings, WorkloadPlan};
 use crate::workload::flights::{self, AggregateSplit, FindSplit, Params, WriteSplit};
 use crate::workload::ycsb::RawProperties;
+
+use super::workload::{RunSettings, WorkloadPlan};
 
 /// Why a spec cannot be turned into a run.
 #[derive(Debug, thiserror::Error)]

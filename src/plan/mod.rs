@@ -4,11 +4,13 @@
 
 mod convert;
 mod job;
+mod workload;
 
 pub use convert::{CONNECT_TIMEOUT, PlanError, documents, run_settings, workload_plan};
 pub use job::{
     JobPlan, JobTarget, LOCAL_PLATFORM, MemberFacts, PLAN_VERSION, PLAN_VERSION_KEY, ServerFacts,
 };
+pub use workload::{RunSettings, SettingsError, WorkloadPlan};
 
 use crate::api::{DatasetSize, MongoBenchmarkSpec, UnitsError};
 

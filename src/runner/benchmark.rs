@@ -13,10 +13,10 @@ use std::time::Instant;
 
 use crate::api::{CanaryPolicy, DatasetSize};
 use crate::measure::canary::{self, CanaryDeviation, CanaryFigures, CanaryRecord};
-use crate::plan::{self, Cell};
+use crate::plan::{self, Cell, RunSettings, WorkloadPlan};
 use crate::result::{CellId, CellResult, CellStatus, Slot};
 
-use super::cell::{CellProgress, RunSettings, WorkloadPlan, run_cell_with};
+use super::cell::{CellProgress, run_cell_with};
 use super::connect::Target;
 use super::crew::{Crew, Helpers};
 use super::dataset::{self, Seeded};

@@ -8,16 +8,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mongodb::options::{Acknowledgment, ReadPreference, WriteConcern};
-
-pub use crate::api::RunLength;
+use crate::api::RunLength;
 use crate::measure::ClientCpuMeter;
+use crate::plan::{RunSettings, WorkloadPlan};
 use crate::result::{
     self, CellId, CellResult, CellStatus, ClientPath, LoopMode, MeasuredPhase, RestoreRecord,
     add_series,
 };
 use crate::workload::flights::{self, Params};
-use crate::workload::ycsb::{self, RawProperties, SharedState};
+use crate::workload::ycsb::{self, SharedState};
 
 use super::connect::Target;
 use super::crew::{Helpers, Issued, Task, grace, skew_ms};
@@ -30,7 +29,8 @@ use super::identity::{identity, measured_properties};
 use super::partial::{self, Partial};
 use super::phase::{PhaseConfig, PhaseOutcome, Progress, Stop, run_phase};
 use super::replication::{SETTLE_TIMEOUT, settle};
-use super::restore::{Changes, Restored, restore};
+use super::changes::Changes;
+use super::restore::{Restored, restore};
 use super::server_stats::{Members, coll_stats};
 use super::source::Source;
 use super::split::ClientSlice;
@@ -38,90 +38,6 @@ use super::split::ClientSlice;
 /// Share of failed operations above which a cell is invalid: a server that fails this often
 /// is not measured doing the workload.
 pub const ERROR_BUDGET: f64 = 0.01;
-
-/// The workload of a run, in the generators' own terms.
-#[derive(Debug, Clone)]
-pub enum WorkloadPlan {
-    Flights(Box<Params>),
-    Ycsb { raw: RawProperties, seed: u64 },
-}
-
-impl WorkloadPlan {
-    /// The run seed (`spec.workload.seed`).
-    pub fn seed(&self) -> u64 {
-        match self {
-            WorkloadPlan::Flights(p) => p.seed,
-            WorkloadPlan::Ycsb { seed, .. } => *seed,
-        }
-    }
-
-    /// `flights/v1` or `ycsb/workloada` (the preset's file name).
-    pub fn name(&self) -> String {
-        match self {
-            WorkloadPlan::Flights(_) => flights::VERSION.to_owned(),
-            WorkloadPlan::Ycsb { raw, .. } => {
-                format!("ycsb/{}", raw.preset_name().unwrap_or("custom"))
-            }
-        }
-    }
-}
-
-/// Settings of the warm-up and measured phases.
-#[derive(Debug, Clone)]
-pub struct RunSettings {
-    pub workers: u32,
-    pub measured: RunLength,
-    pub warmup: RunLength,
-    /// Open loop at this total rate; `None` is a closed loop.
-    pub target_ops_per_sec: Option<f64>,
-    /// `default` (server default), `majority`, or a number of members.
-    pub write_concern: Option<String>,
-    /// `primary` (default), `primaryPreferred`, `secondary`, `secondaryPreferred`, `nearest`.
-    pub read_preference: Option<String>,
-    /// Longest wait for one database operation (`workload.operationTimeout`).
-    pub operation_timeout: Duration,
-}
-
-/// Why the settings cannot be used (checked before anything is sent).
-#[derive(Debug, thiserror::Error)]
-pub enum SettingsError {
-    #[error("workload.writeConcern: {0:?} is not `default`, `majority` or a member count")]
-    WriteConcern(String),
-    #[error(
-        "workload.readPreference: {0:?} is not one of primary, primaryPreferred, secondary, secondaryPreferred, nearest"
-    )]
-    ReadPreference(String),
-}
-
-impl RunSettings {
-    pub fn exec_options(&self) -> Result<ExecOptions, SettingsError> {
-        let write_concern = match self.write_concern.as_deref() {
-            None | Some("default") => None,
-            Some("majority") => Some(WriteConcern::builder().w(Acknowledgment::Majority).build()),
-            Some(n) => {
-                let n: u32 = n
-                    .parse()
-                    .map_err(|_| SettingsError::WriteConcern(n.to_owned()))?;
-                Some(WriteConcern::builder().w(Acknowledgment::Nodes(n)).build())
-            }
-        };
-        let read_preference = match self.read_preference.as_deref() {
-            None | Some("primary") => None,
-            Some("primaryPreferred") => Some(ReadPreference::PrimaryPreferred { options: None }),
-            Some("secondary") => Some(ReadPreference::Secondary { options: None }),
-            Some("secondaryPreferred") => {
-                Some(ReadPreference::SecondaryPreferred { options: None })
-            }
-            Some("nearest") => Some(ReadPreference::Nearest { options: None }),
-            Some(other) => return Err(SettingsError::ReadPreference(other.to_owned())),
-        };
-        Ok(ExecOptions {
-            read_preference,
-            write_concern,
-            timeout: Some(self.operation_timeout),
-        })
-    }
-}
 
 /// What a caller watches while a cell runs.
 #[derive(Debug, Default)]
@@ -240,10 +156,8 @@ impl<'a> CellInputs<'a> {
         start_at: Option<Instant>,
         progress: &CellProgress,
     ) -> Result<PhaseOutcome, (&'static str, String)> {
-        let exec = self
-            .settings
-            .exec_options()
-            .map_err(|e| ("settings", e.to_string()))?;
+        let exec =
+            ExecOptions::from_settings(self.settings).map_err(|e| ("settings", e.to_string()))?;
         let shared = SharedState::new(self.records);
         let (src, think) = self
             .sources(&shared, length, name == "warmup")

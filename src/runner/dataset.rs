@@ -13,11 +13,11 @@ use mongodb::Client;
 use mongodb::bson::{Document, doc};
 use serde::{Deserialize, Serialize};
 
+use crate::plan::WorkloadPlan;
 use crate::result::DatasetDigest;
 use crate::workload::flights;
 use crate::workload::ycsb::Properties;
 
-use super::cell::WorkloadPlan;
 use super::connect::Target;
 use super::crew::Helpers;
 use super::deadline::{describe, whole_collection, within};

@@ -18,12 +18,15 @@
 //! rest through the driver as above.
 
 use mongodb::bson::{Bson, Document, RawBsonRef, RawDocument, RawDocumentBuf, doc};
-use mongodb::options::{CollectionOptions, ReadPreference, SelectionCriteria, WriteConcern};
+use mongodb::options::{
+    Acknowledgment, CollectionOptions, ReadPreference, SelectionCriteria, WriteConcern,
+};
 use mongodb::{Client, ClientSession};
 
 use super::outcome::{Failure, Reply, add};
 use super::wire::WirePath;
 use super::wire::lane::Lane;
+use crate::plan::{RunSettings, SettingsError};
 use crate::workload::{Command, Operation};
 
 /// Settings applied to every command of a run.
@@ -37,6 +40,41 @@ pub struct ExecOptions {
     /// Longest wait for one operation (all its commands); `None` waits as long as it takes.
     pub timeout: Option<std::time::Duration>,
 }
+
+impl ExecOptions {
+    /// The options of a run with `settings`.
+    ///
+    /// # Errors
+    /// A write concern or read preference the driver has no value for.
+    pub fn from_settings(settings: &RunSettings) -> Result<ExecOptions, SettingsError> {
+        let write_concern = match settings.write_concern.as_deref() {
+            None | Some("default") => None,
+            Some("majority") => Some(WriteConcern::builder().w(Acknowledgment::Majority).build()),
+            Some(n) => {
+                let n: u32 = n
+                    .parse()
+                    .map_err(|_| SettingsError::WriteConcern(n.to_owned()))?;
+                Some(WriteConcern::builder().w(Acknowledgment::Nodes(n)).build())
+            }
+        };
+        let read_preference = match settings.read_preference.as_deref() {
+            None | Some("primary") => None,
+            Some("primaryPreferred") => Some(ReadPreference::PrimaryPreferred { options: None }),
+            Some("secondary") => Some(ReadPreference::Secondary { options: None }),
+            Some("secondaryPreferred") => {
+                Some(ReadPreference::SecondaryPreferred { options: None })
+            }
+            Some("nearest") => Some(ReadPreference::Nearest { options: None }),
+            Some(other) => return Err(SettingsError::ReadPreference(other.to_owned())),
+        };
+        Ok(ExecOptions {
+            read_preference,
+            write_concern,
+            timeout: Some(settings.operation_timeout),
+        })
+    }
+}
+
 
 /// Runs `op` on `client`, abandoning it after `opts.timeout`.
 pub async fn execute(

@@ -9,12 +9,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::api::WireCompressor;
-use crate::runner::cell::{CellInputs, CellProgress, WorkloadPlan, changes_of, measure};
+use crate::plan::WorkloadPlan;
 
 use super::benchmark::Benchmark;
+use super::cell::{CellInputs, CellProgress, changes_of, measure};
+use super::changes::Changes;
 use super::connect::{Target, connect_with};
 use super::crew::{Issued, Member, Order, Task, instant_of};
-use super::restore::{Changes, Restored, restore};
+use super::restore::{Restored, restore};
 use super::{seed_flights, seed_ycsb};
 
 /// The targets a follower may be sent to: name and URI, in the runner's order.

@@ -5,12 +5,12 @@
 use std::collections::BTreeMap;
 
 use crate::api::RunLength;
+use crate::plan::{RunSettings, WorkloadPlan};
 use crate::result::{CellResult, WorkloadIdentity};
 use crate::workload::flights::fingerprint::FingerprintVersion;
 use crate::workload::flights::{self, DatasetInfo, Params};
 use crate::workload::ycsb::{self, RawProperties, SharedState};
 
-use super::cell::{RunSettings, WorkloadPlan};
 use super::source::{Source, fingerprint};
 
 /// Prefix of the YCSB properties in an identity.

@@ -6,6 +6,7 @@
 pub mod activity;
 pub mod benchmark;
 pub mod cell;
+pub mod changes;
 pub mod connect;
 pub mod crew;
 pub mod dataset;

@@ -11,7 +11,7 @@ use crate::workload::flights::fingerprint::FingerprintVersion;
 use crate::workload::ycsb::{self, Call};
 
 use super::outcome::Reply;
-use super::restore::Changes;
+use super::changes::Changes;
 
 /// The next operation of a worker.
 pub struct Step {

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use mongobench::api::RunLength;
 use mongobench::result::CellId;
-use mongobench::runner::cell::{RunSettings, WorkloadPlan};
+use mongobench::plan::{RunSettings, WorkloadPlan};
 use mongobench::runner::connect::Target;
 use mongobench::runner::dataset::{Seeded, prepare};
 use mongobench::workload::ycsb::RawProperties;

@@ -8,7 +8,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use crate::api::{MongoBenchmark, MongoBenchmarkSpec, Platform, RunLength, Target};
 use crate::operator::Error;
-use crate::runner::cell::WorkloadPlan;
+use crate::plan::WorkloadPlan;
 
 /// Client CPU microseconds per operation a runner needs at most (BENCHMARKS.md measures about
 /// 250 for flights, 65 for YCSB reads and updates and 330 for YCSB scans), with a margin.
