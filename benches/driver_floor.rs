@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use mongobench::api::DEFAULT_OPERATION_TIMEOUT;
-use mongobench::runner::connect::connect;
-use mongobench::runner::seed_ycsb;
+use mongobench::runner::dataset::seed_ycsb;
+use mongobench::runner::server::connect;
 use mongobench::workload::Command;
 use mongobench::workload::ycsb::{self, Phase, Properties, RawProperties, SharedState};
 

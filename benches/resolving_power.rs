@@ -12,10 +12,10 @@
 use std::time::Duration;
 
 use mongobench::api::{CanaryPolicy, DEFAULT_OPERATION_TIMEOUT, DatasetSize, RunLength};
+use mongobench::plan::{RunSettings, WorkloadPlan};
 use mongobench::result::{CellResult, slot_pairs};
 use mongobench::runner::benchmark::{self, Benchmark, Connected, Events};
 use mongobench::runner::cell::CellProgress;
-use mongobench::plan::{RunSettings, WorkloadPlan};
 use mongobench::runner::dataset::Seeded;
 use mongobench::verdict::stats::{Delta, Summary};
 use mongobench::workload::ycsb::RawProperties;
@@ -98,7 +98,7 @@ async fn main() {
     let mut connected = Vec::new();
     for (name, uri) in &args.targets {
         let target =
-            mongobench::runner::connect::connect(name, uri, args.workers, Duration::from_secs(10))
+            mongobench::runner::server::connect(name, uri, args.workers, Duration::from_secs(10))
                 .await
                 .unwrap_or_else(|e| panic!("connecting to {name} at {uri}: {e}"));
         connected.push(Connected {

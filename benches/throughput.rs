@@ -23,11 +23,11 @@
 use std::time::Duration;
 
 use mongobench::api::{DEFAULT_OPERATION_TIMEOUT, RunLength};
+use mongobench::plan::{RunSettings, WorkloadPlan};
 use mongobench::result::{CellId, CellResult};
 use mongobench::runner::cell::{CellProgress, run_cell};
-use mongobench::plan::{RunSettings, WorkloadPlan};
-use mongobench::runner::connect::{Target, connect};
-use mongobench::runner::{dataset, seed_flights, seed_ycsb};
+use mongobench::runner::dataset::{self, seed_flights, seed_ycsb};
+use mongobench::runner::server::{Target, connect};
 use mongobench::workload::flights::Params;
 use mongobench::workload::ycsb::RawProperties;
 

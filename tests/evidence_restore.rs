@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use futures::TryStreamExt;
 use mongobench::api::RunLength;
-use mongobench::result::{CellResult, CellStatus};
-use mongobench::runner::cell::{CellProgress, run_cell};
 use mongobench::plan::{RunSettings, WorkloadPlan};
-use mongobench::runner::connect::connect;
-use mongobench::runner::digest::digest;
-use mongobench::runner::identity::{Verification, verify};
+use mongobench::result::{CellResult, CellStatus};
+use mongobench::runner::cell::identity::{Verification, verify};
+use mongobench::runner::cell::{CellProgress, run_cell};
+use mongobench::runner::dataset::digest;
+use mongobench::runner::server::connect;
 use mongobench::workload::flights::{self, Flight, Params};
 use mongobench::workload::ycsb::{self, Properties};
 use mongodb::bson::{Document, doc};

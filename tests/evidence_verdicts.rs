@@ -15,8 +15,8 @@ mod support;
 use std::time::Duration;
 
 use mongobench::api::RunLength;
-use mongobench::result::CellResult;
 use mongobench::plan::{RunSettings, WorkloadPlan};
+use mongobench::result::CellResult;
 use mongobench::runner::slots::PrecisionGoal;
 use mongobench::verdict::{CompareOptions, Comparison, Verdict, compare, headline};
 use support::proxy::{DelayProxy, ProportionalProxy};

@@ -11,8 +11,8 @@ use mongobench::plan::{Cell, RunSettings};
 use mongobench::result::{CellResult, CellStatus};
 use mongobench::runner::benchmark::{Events, run};
 use mongobench::runner::cell::{CellProgress, run_cell};
-use mongobench::runner::connect::connect;
 use mongobench::runner::dataset::Seeded;
+use mongobench::runner::server::connect;
 use support::runs;
 
 /// The operation timeout of these tests: short, so a stall is over in seconds.

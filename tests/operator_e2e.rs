@@ -147,7 +147,7 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
 
     // The runner really ran against the server: it holds the grown dataset.
     let client = server.client().await;
-    let record = mongobench::runner::seed_flights::dataset_record(&client)
+    let record = mongobench::runner::dataset::seed_flights::dataset_record(&client)
         .await
         .unwrap()
         .unwrap();

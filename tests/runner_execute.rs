@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mongobench::api::WireCompressor;
-use mongobench::runner::connect::{client_options, connect_with};
-use mongobench::runner::execute::{ExecOptions, execute};
+use mongobench::runner::send::{ExecOptions, execute};
+use mongobench::runner::server::{client_options, connect_with};
 use mongobench::workload::Operation;
 use mongobench::workload::ycsb::commands;
 use mongodb::bson::{Bson, Document, doc};

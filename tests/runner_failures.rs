@@ -9,7 +9,7 @@ use std::time::Duration;
 use mongobench::api::RunLength;
 use mongobench::result::CellStatus;
 use mongobench::runner::cell::{CellProgress, run_cell};
-use mongobench::runner::connect::connect;
+use mongobench::runner::server::connect;
 use support::runs;
 
 #[tokio::test]

@@ -5,11 +5,11 @@ mod support;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mongobench::result::{CellId, CellStatus};
-use mongobench::runner::cell::{CellProgress, run_cell};
 use mongobench::api::RunLength;
 use mongobench::plan::{RunSettings, WorkloadPlan};
-use mongobench::runner::connect::connect;
+use mongobench::result::{CellId, CellStatus};
+use mongobench::runner::cell::{CellProgress, run_cell};
+use mongobench::runner::server::connect;
 use mongobench::workload::flights::{self, Params};
 
 fn cell(name: &str) -> CellId {

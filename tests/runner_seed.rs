@@ -3,7 +3,7 @@
 mod support;
 use support::runs;
 
-use mongobench::runner::seed_flights::{dataset_record, seed};
+use mongobench::runner::dataset::seed_flights::{dataset_record, seed};
 use mongobench::workload::flights::{self, IndexSet, Params};
 use mongodb::bson::{Document, doc};
 

@@ -9,7 +9,7 @@ use mongobench::api::RunLength;
 use mongobench::result::OperationResult;
 use mongobench::result::{CellResult, CellStatus};
 use mongobench::runner::cell::{CellProgress, run_cell};
-use mongobench::runner::connect::connect;
+use mongobench::runner::server::connect;
 use support::runs;
 
 const WORKERS: u32 = 4;

@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mongobench::measure::ErrorKind;
-use mongobench::runner::connect::{client_options, connect_with};
-use mongobench::runner::execute::{ExecOptions, Sender};
 use mongobench::runner::outcome::Failure;
+use mongobench::runner::send::{ExecOptions, Sender};
+use mongobench::runner::server::{client_options, connect_with};
 use mongobench::runner::wire::{Route, WirePath};
 use mongobench::workload::ycsb::commands;
 use mongobench::workload::{Command, Operation};
@@ -133,7 +133,7 @@ async fn counting(uri: &str) -> (mongodb::Client, Arc<Mutex<Vec<String>>>) {
 }
 
 /// The testenv's server for `test`, connected as a run connects a target.
-async fn connected(test: &str) -> (support::MongoEnv, mongobench::runner::connect::Target) {
+async fn connected(test: &str) -> (support::MongoEnv, mongobench::runner::server::Target) {
     let env = support::mongo(test).await;
     let target = connect_with("ferretdb", &env.uri, 4, Duration::from_secs(10), &[])
         .await

@@ -10,13 +10,13 @@ use std::time::{Duration, Instant};
 
 use mongobench::api::RunLength;
 use mongobench::api::WireCompressor;
+use mongobench::plan::WorkloadPlan;
 use mongobench::result::{CellResult, CellStatus, ClientPath};
 use mongobench::runner::cell::{CellProgress, run_cell};
-use mongobench::plan::WorkloadPlan;
-use mongobench::runner::connect::{Target, connect, connect_with};
 use mongobench::runner::dataset::Seeded;
-use mongobench::runner::seed_flights::{META_COLLECTION, META_DATABASE};
-use mongobench::runner::seed_ycsb::{LoadError, LoadRecord, load};
+use mongobench::runner::dataset::seed_flights::{META_COLLECTION, META_DATABASE};
+use mongobench::runner::dataset::seed_ycsb::{LoadError, LoadRecord, load};
+use mongobench::runner::server::{Target, connect, connect_with};
 use mongobench::workload::ycsb::{Properties, RawProperties, RecordBuilder};
 use mongodb::bson::{Document, doc};
 use support::runs;

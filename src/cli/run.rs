@@ -20,21 +20,22 @@ use super::input::{MAX_MANIFEST_BYTES, invalid, label, read_text};
 use super::plan_file::read_plan;
 use super::validate::check_text;
 use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec, RunLength};
+use crate::plan::RunSettings;
 use crate::plan::{self, CONNECT_TIMEOUT, Cell, JobPlan, LOCAL_PLATFORM};
 use crate::report::render_csv;
 use crate::result::{CellResult, CellStatus};
 use crate::runner::activity::{self, Activity};
 use crate::runner::benchmark::{self, Benchmark, Connected, Events};
-use crate::plan::RunSettings;
 use crate::runner::cell::CellProgress;
-use crate::runner::connect::connect_with;
-use crate::runner::crew::{Board, COMPLETION_INDEX_ENV, ConfigMapBoard, Crew, JOB_UID_ENV, Member};
+use crate::runner::crew::{
+    Board, COMPLETION_INDEX_ENV, ClientSlice, ConfigMapBoard, Crew, JOB_UID_ENV, Member,
+};
 use crate::runner::dataset::Seeded;
-use crate::runner::execute::ExecOptions;
 use crate::runner::follower::Follower;
+use crate::runner::send::ExecOptions;
+use crate::runner::server::{connect_with, rs_init};
+use crate::runner::sink;
 use crate::runner::slots::PrecisionGoal;
-use crate::runner::split::ClientSlice;
-use crate::runner::{rs_init, sink};
 use crate::verdict::CompareOptions;
 
 /// Arguments of `mongobench run`.

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::runner::identity::{Verification, verify};
+use crate::runner::cell::identity::{Verification, verify};
 
 /// Arguments of `mongobench verify`.
 #[derive(Debug, clap::Args)]

@@ -5,7 +5,7 @@
 //! target, in a seeded random order: A B, B A, …), so slow drift of the machines favours
 //! none of them and the comparison can pair the cells of a slot (`slots.rs`); with a
 //! precision goal, slots are added until it is reached or a limit is. Each cell warms up,
-//! restores, settles, measures and restores again (`cell.rs`). The caller shows progress and
+//! restores, settles, measures and restores again (`cell/`). The caller shows progress and
 //! keeps the results through [`Events`].
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,9 +17,9 @@ use crate::plan::{self, Cell, RunSettings, WorkloadPlan};
 use crate::result::{CellId, CellResult, CellStatus, Slot};
 
 use super::cell::{CellProgress, run_cell_with};
-use super::connect::Target;
 use super::crew::{Crew, Helpers};
 use super::dataset::{self, Seeded};
+use super::server::Target;
 use super::slots::{self, PrecisionGoal, Standing};
 
 /// What one runner executes.

@@ -1,4 +1,4 @@
-//! A client process other than the coordinator (`crew.rs`): it follows the coordinator's
+//! A client process other than the coordinator (`crew/`): it follows the coordinator's
 //! orders on the board — load its share of the documents, run its workers' warm-up or
 //! measured phase from the common start time, restore what its workers changed — and replies
 //! to each order meant for it, until told to finish. It writes no result of its own: the coordinator merges its
@@ -13,11 +13,10 @@ use crate::plan::WorkloadPlan;
 
 use super::benchmark::Benchmark;
 use super::cell::{CellInputs, CellProgress, changes_of, measure};
-use super::changes::Changes;
-use super::connect::{Target, connect_with};
 use super::crew::{Issued, Member, Order, Task, instant_of};
-use super::restore::{Restored, restore};
-use super::{seed_flights, seed_ycsb};
+use super::dataset::{Restored, restore, seed_flights, seed_ycsb};
+use super::send::Changes;
+use super::server::{Target, connect_with};
 
 /// The targets a follower may be sent to: name and URI, in the runner's order.
 pub struct Follower<'a> {

@@ -2,10 +2,10 @@
 use std::time::Duration;
 
 use mongobench::api::RunLength;
-use mongobench::result::CellId;
 use mongobench::plan::{RunSettings, WorkloadPlan};
-use mongobench::runner::connect::Target;
+use mongobench::result::CellId;
 use mongobench::runner::dataset::{Seeded, prepare};
+use mongobench::runner::server::Target;
 use mongobench::workload::ycsb::RawProperties;
 
 /// The operation timeout of test runs: the default a user gets.
@@ -114,7 +114,7 @@ pub async fn connect_all(
     let mut out = Vec::new();
     for (name, uri) in targets {
         let target =
-            mongobench::runner::connect::connect(name, uri, workers, Duration::from_secs(10))
+            mongobench::runner::server::connect(name, uri, workers, Duration::from_secs(10))
                 .await
                 .unwrap_or_else(|e| panic!("connecting to {name} at {uri}: {e}"));
         out.push(mongobench::runner::benchmark::Connected {

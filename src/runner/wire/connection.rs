@@ -8,8 +8,8 @@ use mongodb::bson::{Binary, RawBsonRef, RawDocument, rawdoc};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use super::route::{Route, WirePath};
 use super::frame::{self, Extra};
+use super::route::{Route, WirePath};
 use super::scram::{self, Conversation, Credential};
 
 /// Bytes read from the socket at once: a YCSB read's or a flights find's reply fits, so it is

@@ -6,6 +6,9 @@
 
 use std::ops::Range;
 
+/// Environment variable with a pod's index in an Indexed Job (set by Kubernetes).
+pub const COMPLETION_INDEX_ENV: &str = "JOB_COMPLETION_INDEX";
+
 /// Client process `index` of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientSlice {

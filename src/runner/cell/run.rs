@@ -5,189 +5,26 @@
 //! yields a result, marked incomplete with the target, the phase and the error: never a
 //! partial result that passes as valid.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::api::RunLength;
-use crate::measure::ClientCpuMeter;
 use crate::plan::{RunSettings, WorkloadPlan};
-use crate::result::{
-    self, CellId, CellResult, CellStatus, ClientPath, LoopMode, MeasuredPhase, RestoreRecord,
-    add_series,
+use crate::result::{self, CellId, CellResult, CellStatus, RestoreRecord, add_series};
+use crate::runner::crew::{ClientSlice, Helpers, Issued, Task, grace};
+use crate::runner::dataset::{self, Restored, Seeded, digest, restore};
+use crate::runner::deadline::{self, bounded};
+use crate::runner::send::Changes;
+use crate::runner::server::{
+    self, Members, SETTLE_TIMEOUT, Target, coll_stats, explain_all, flights_samples, settle,
+    ycsb_samples,
 };
-use crate::workload::flights::{self, Params};
-use crate::workload::ycsb::{self, SharedState};
+use crate::workload::flights::Params;
+use crate::workload::ycsb::SharedState;
 
-use super::connect::Target;
-use super::crew::{Helpers, Issued, Task, grace, skew_ms};
-use super::dataset::{self, Seeded};
-use super::deadline::bounded;
-use super::digest::digest;
-use super::execute::ExecOptions;
-use super::explain::{explain_all, flights_samples, ycsb_samples};
-use super::identity::{identity, measured_properties};
-use super::partial::{self, Partial};
-use super::phase::{PhaseConfig, PhaseOutcome, Progress, Stop, run_phase};
-use super::replication::{SETTLE_TIMEOUT, settle};
-use super::changes::Changes;
-use super::restore::{Restored, restore};
-use super::server_stats::{Members, coll_stats};
-use super::source::Source;
-use super::split::ClientSlice;
-
-/// Share of failed operations above which a cell is invalid: a server that fails this often
-/// is not measured doing the workload.
-pub const ERROR_BUDGET: f64 = 0.01;
-
-/// What a caller watches while a cell runs.
-#[derive(Debug, Default)]
-pub struct CellProgress {
-    /// `warmup`, `restoring`, `settling`, `measuring`, `explaining`.
-    pub phase: Arc<std::sync::Mutex<&'static str>>,
-    pub ops: Arc<Progress>,
-}
-
-impl CellProgress {
-    fn set(&self, phase: &'static str) {
-        *self.phase.lock().expect("progress lock") = phase;
-    }
-}
-
-/// What every phase of one cell generates against, in this client process.
-pub(crate) struct CellInputs<'a> {
-    pub plan: &'a WorkloadPlan,
-    pub settings: &'a RunSettings,
-    pub dataset: flights::DatasetInfo,
-    pub records: u64,
-    /// The workers of this process.
-    pub slice: ClientSlice,
-}
-
-impl<'a> CellInputs<'a> {
-    /// The generators' view of a collection holding `records` seeded documents.
-    pub fn new(
-        plan: &'a WorkloadPlan,
-        settings: &'a RunSettings,
-        records: u64,
-        slice: ClientSlice,
-    ) -> CellInputs<'a> {
-        let dataset = match plan {
-            WorkloadPlan::Flights(params) => {
-                flights::DatasetInfo::fresh(params.dataset_seed, records)
-            }
-            WorkloadPlan::Ycsb { .. } => flights::DatasetInfo::fresh(0, records),
-        };
-        CellInputs {
-            plan,
-            settings,
-            dataset,
-            records,
-            slice,
-        }
-    }
-
-    /// The source (and flights think time) of each worker of this process for a phase of
-    /// `length`.
-    fn sources(
-        &self,
-        ycsb_shared: &Arc<SharedState>,
-        length: RunLength,
-        warmup: bool,
-    ) -> Result<(Vec<Source>, Vec<Option<flights::ThinkTime>>), String> {
-        let workers = self.settings.workers.max(1);
-        let counts = match length {
-            RunLength::Operations(t) => Some(flights::operations_per_worker(t, workers)),
-            RunLength::Duration(_) => None,
-        };
-        let mut sources = Vec::new();
-        let mut think = Vec::new();
-        let changes = Arc::new(Changes::new(self.records));
-        match self.plan {
-            WorkloadPlan::Flights(params) => {
-                let params = Params {
-                    workers,
-                    ..(**params).clone()
-                };
-                let phase = if warmup {
-                    flights::Phase::Warmup
-                } else {
-                    flights::Phase::Measured
-                };
-                for w in self.slice.workers(workers) {
-                    let worker = flights::Worker::new(&params, &self.dataset, w, phase)
-                        .map_err(|e| e.to_string())?;
-                    sources.push(Source::flights(
-                        worker,
-                        counts.as_ref().map(|c| c[w as usize]),
-                        changes.clone(),
-                    ));
-                    think.push(Some(flights::ThinkTime::new(&params, w)));
-                }
-            }
-            WorkloadPlan::Ycsb { raw, seed } => {
-                let raw = measured_properties(raw, self.records, length);
-                let props = ycsb::Properties::from_raw(&raw).map_err(|e| e.to_string())?;
-                // Warm-up draws from its own stream so it never repeats the measured traffic.
-                let seed = if warmup {
-                    seed ^ 0x5741_524d_5550
-                } else {
-                    *seed
-                };
-                for w in self.slice.workers(workers) {
-                    let worker =
-                        ycsb::Worker::new(&props, seed, w, workers, ycsb::Phase::Run, ycsb_shared)
-                            .map_err(|e| e.to_string())?;
-                    sources.push(Source::ycsb(worker, changes.clone()));
-                    think.push(None);
-                }
-            }
-        }
-        Ok((sources, think))
-    }
-
-    /// Runs this process's workers of one phase of `length` (`warmup` or the measured phase)
-    /// from `start_at` (now if `None`). YCSB run-phase inserts start at the record count: the
-    /// collection holds exactly the seeded records.
-    pub async fn phase(
-        &self,
-        name: &'static str,
-        target: &Target,
-        length: RunLength,
-        start_at: Option<Instant>,
-        progress: &CellProgress,
-    ) -> Result<PhaseOutcome, (&'static str, String)> {
-        let exec =
-            ExecOptions::from_settings(self.settings).map_err(|e| ("settings", e.to_string()))?;
-        let shared = SharedState::new(self.records);
-        let (src, think) = self
-            .sources(&shared, length, name == "warmup")
-            .map_err(|e| (name, e))?;
-        let workers = self.settings.workers.max(1);
-        let config = PhaseConfig {
-            stop: stop(length),
-            target_ops_per_sec: self.settings.target_ops_per_sec,
-            exec,
-            first_worker: self.slice.workers(workers).start,
-            total_workers: workers,
-            start_at,
-        };
-        Ok(run_phase(target, src, think, &config, progress.ops.clone()).await)
-    }
-}
-
-fn stop(length: RunLength) -> Stop {
-    match length {
-        RunLength::Duration(d) => Stop::After(d),
-        RunLength::Operations(_) => Stop::Exhausted,
-    }
-}
-
-/// Everything the workers of a phase may have changed (they note it together).
-pub(crate) fn changes_of(sources: &[Source]) -> Arc<Changes> {
-    sources
-        .first()
-        .map_or_else(Default::default, |s| s.changes().clone())
-}
+use super::identity::identity;
+use super::inputs::{CellInputs, CellProgress, changes_of};
+use super::measure::{measure, validity_gates};
+use super::partial;
 
 /// Runs one cell on `target`, whose collection is in the seeded state `seeded`; leaves it in
 /// that state (updating `seeded` when it had to be seeded again).
@@ -250,14 +87,6 @@ struct Cell<'a> {
     settings: &'a RunSettings,
     progress: &'a CellProgress,
     crew: Option<Helpers<'a>>,
-}
-
-/// This process's measured phase and its share of the figures.
-pub(crate) struct Measured {
-    pub partial: Partial,
-    pub changes: Arc<Changes>,
-    pub wall: Duration,
-    pub path: ClientPath,
 }
 
 impl Cell<'_> {
@@ -430,7 +259,7 @@ impl Cell<'_> {
             .map_err(|e| (measuring, e.to_string()))?;
         stats.primary = settled.state.as_ref().and_then(|s| s.primary.clone());
         result.server_stats = Some(stats);
-        let replica_state = super::replication::state(&target.client);
+        let replica_state = server::replication::state(&target.client);
         let replica_after = bounded(limit, "replSetGetStatus", replica_state)
             .await
             .map_err(|e| (measuring, e))?;
@@ -438,7 +267,7 @@ impl Cell<'_> {
             result.invalid_reasons.extend(before.changes(after));
         }
         let sizes = coll_stats(target, &database, &collection);
-        let whole = super::deadline::whole_collection(limit);
+        let whole = deadline::whole_collection(limit);
         result.dataset.coll_stats = bounded(whole, "collStats", sizes)
             .await
             .map_err(|e| ("collecting statistics", e))?;
@@ -522,7 +351,7 @@ impl Cell<'_> {
                         Some(other.index),
                     )
                     .await?;
-                let wait = grace(super::deadline::whole_collection(limit));
+                let wait = grace(deadline::whole_collection(limit));
                 for reply in h.crew.collect(&issued, wait).await? {
                     let theirs: Restored = serde_json::from_value(reply)
                         .map_err(|e| format!("{other}'s restore: {e}"))?;
@@ -540,98 +369,6 @@ impl Cell<'_> {
             reseeded,
         })
     }
-}
-
-/// Runs this process's workers of the measured phase (from the common start time of `issued`)
-/// and returns its share of the figures.
-pub(crate) async fn measure(
-    inputs: &CellInputs<'_>,
-    target: &Target,
-    issued: Option<&Issued>,
-    progress: &CellProgress,
-) -> Result<Measured, String> {
-    // Waiting for the common start is not part of the CPU measured.
-    if let Some(start) = issued.and_then(|i| i.start) {
-        tokio::time::sleep_until(start.into()).await;
-    }
-    let skew = issued.map_or(0.0, |i| skew_ms(i.start_at_ms));
-    let cpu = ClientCpuMeter::start().map_err(|e| e.to_string())?;
-    let PhaseOutcome {
-        recorder,
-        sources: used,
-        wall,
-        targeting,
-        fatal,
-        path,
-    } = inputs
-        .phase(
-            "measured phase",
-            target,
-            inputs.settings.measured,
-            None,
-            progress,
-        )
-        .await
-        .map_err(|(_, e)| e)?;
-    let cpu = cpu.finish().map_err(|e| e.to_string())?;
-    let loop_mode = if inputs.settings.target_ops_per_sec.is_some() {
-        LoopMode::Open
-    } else {
-        LoopMode::Closed
-    };
-    let changes = changes_of(&used);
-    Ok(Measured {
-        partial: Partial {
-            index: inputs.slice.index,
-            first_worker: inputs.slice.workers(inputs.settings.workers.max(1)).start,
-            start_skew_ms: skew,
-            measured: MeasuredPhase::from_recorder(
-                &recorder,
-                wall,
-                loop_mode,
-                inputs.settings.target_ops_per_sec,
-            ),
-            cpu,
-            shares: used.into_iter().map(Source::share).collect(),
-            targeting,
-            fatal,
-        },
-        changes,
-        wall,
-        path,
-    })
-}
-
-/// The gates a measured result must pass besides replication (docs/results.md, "Validity").
-fn validity_gates(result: &CellResult, plan: &WorkloadPlan) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(m) = &result.measured {
-        let overall = &m.overall;
-        if overall.error_rate > ERROR_BUDGET {
-            out.push(format!(
-                "errors: {:.2}% of {} operations failed (budget {:.0}%)",
-                overall.error_rate * 100.0,
-                overall.completed,
-                ERROR_BUDGET * 100.0
-            ));
-        }
-        if matches!(plan, WorkloadPlan::Flights(_)) && overall.errors.duplicate_key > 0 {
-            out.push(format!(
-                "duplicate key: {} inserts collided, which flights never generates (specs/flights.md §6)",
-                overall.errors.duplicate_key
-            ));
-        }
-    }
-    if let Some(cpu) = &result.client_cpu
-        && cpu.client_saturated
-    {
-        out.push(format!(
-            "client saturated: it used {:.0}% of its {} cores, so the client was measured",
-            cpu.utilization * 100.0,
-            cpu.cores
-        ));
-    }
-    out
 }
 
 /// Checks the collection against the seeded digest after a restore; seeds the size again
@@ -670,61 +407,4 @@ async fn verify(
     .await
     .map_err(|e| format!("{why}, which failed: {e}"))?;
     Ok(Some(why))
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::*;
-    use crate::measure::{ClientCpuUsage, ErrorKind};
-    use crate::result::testing::{cell, result_from};
-
-    fn flights() -> WorkloadPlan {
-        WorkloadPlan::Flights(Box::default())
-    }
-
-    /// `n` finds of which `failed` failed with `kind`.
-    fn with_failures(n: usize, failed: usize, kind: ErrorKind) -> CellResult {
-        let ops: Vec<_> = (0..n)
-            .map(|i| ("find", 100, if i < failed { Err(kind) } else { Ok(()) }))
-            .collect();
-        result_from(cell("t", "p", "1k", 1), Duration::from_secs(1), &ops, None)
-    }
-
-    #[test]
-    fn errors_over_the_budget_duplicate_keys_and_a_saturated_client_invalidate() {
-        // 1 failure in 100 is within the 1 % budget; 2 are not.
-        assert!(validity_gates(&with_failures(100, 1, ErrorKind::Timeout), &flights()).is_empty());
-        assert_eq!(
-            validity_gates(&with_failures(100, 2, ErrorKind::Timeout), &flights()),
-            ["errors: 2.00% of 100 operations failed (budget 1%)"]
-        );
-        // A single duplicate key is a flights generator violation; YCSB only counts it.
-        let dup = with_failures(1000, 1, ErrorKind::DuplicateKey);
-        assert_eq!(
-            validity_gates(&dup, &flights()),
-            [
-                "duplicate key: 1 inserts collided, which flights never generates (specs/flights.md §6)"
-            ]
-        );
-        let ycsb = WorkloadPlan::Ycsb {
-            raw: ycsb::RawProperties::preset("workloada").unwrap(),
-            seed: 1,
-        };
-        assert!(validity_gates(&dup, &ycsb).is_empty());
-        let mut saturated = with_failures(10, 0, ErrorKind::Other);
-        saturated.client_cpu = Some(ClientCpuUsage {
-            user_us: 1_900_000,
-            system_us: 0,
-            wall_us: 1_000_000,
-            cores: 2,
-            utilization: 0.95,
-            client_saturated: true,
-        });
-        assert_eq!(
-            validity_gates(&saturated, &flights()),
-            ["client saturated: it used 95% of its 2 cores, so the client was measured"]
-        );
-    }
 }

@@ -15,12 +15,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::WorkloadPlan;
 use crate::result::DatasetDigest;
+use crate::runner::crew::Helpers;
+use crate::runner::deadline::{describe, whole_collection, within};
+use crate::runner::server::Target;
 use crate::workload::flights;
 use crate::workload::ycsb::Properties;
 
-use super::connect::Target;
-use super::crew::Helpers;
-use super::deadline::{describe, whole_collection, within};
 use super::digest::{DigestError, digest};
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
 use super::{seed_flights, seed_ycsb};

@@ -203,7 +203,7 @@ pub async fn coll_stats(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::connect::ServerInfo;
+    use crate::runner::server::ServerInfo;
 
     #[tokio::test]
     async fn a_uri_that_does_not_parse_keeps_its_password_out_of_the_message() {

@@ -5,12 +5,12 @@
 use std::sync::Arc;
 
 use crate::measure::ErrorKind;
+use crate::runner::outcome::Reply;
 use crate::workload::Operation;
 use crate::workload::flights;
 use crate::workload::flights::fingerprint::FingerprintVersion;
 use crate::workload::ycsb::{self, Call};
 
-use super::outcome::Reply;
 use super::changes::Changes;
 
 /// The next operation of a worker.

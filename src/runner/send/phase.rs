@@ -19,16 +19,17 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
-use crate::result::{ClientPath, TargetCounts};
-use crate::workload::flights;
 use mongodb::bson::doc;
 
-use super::connect::Target;
+use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
+use crate::result::{ClientPath, TargetCounts};
+use crate::runner::outcome::{Failure, Reply};
+use crate::runner::server::Target;
+use crate::runner::wire::{self, WirePath};
+use crate::workload::flights;
+
 use super::execute::{ExecOptions, Sender};
-use super::outcome::{Failure, Reply};
 use super::source::{Source, Step, judge};
-use super::wire::WirePath;
 
 /// When a phase ends.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -106,7 +107,7 @@ pub async fn run_phase(
         .target_ops_per_sec
         .map(|rate| Duration::from_secs_f64(f64::from(workers) / rate));
     let stop_flag = Arc::new(AtomicBool::new(false));
-    let wire = super::wire::for_phase(&target.wire, &target.client).await;
+    let wire = wire::for_phase(&target.wire, &target.client).await;
     if let Some(at) = config.start_at {
         tokio::time::sleep_until(at.into()).await;
     }

@@ -23,10 +23,10 @@ use mongodb::options::{
 };
 use mongodb::{Client, ClientSession};
 
-use super::outcome::{Failure, Reply, add};
-use super::wire::WirePath;
-use super::wire::lane::Lane;
 use crate::plan::{RunSettings, SettingsError};
+use crate::runner::outcome::{Failure, Reply, add};
+use crate::runner::wire::WirePath;
+use crate::runner::wire::lane::Lane;
 use crate::workload::{Command, Operation};
 
 /// Settings applied to every command of a run.
@@ -74,7 +74,6 @@ impl ExecOptions {
         })
     }
 }
-
 
 /// Runs `op` on `client`, abandoning it after `opts.timeout`.
 pub async fn execute(

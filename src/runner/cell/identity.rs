@@ -7,11 +7,10 @@ use std::collections::BTreeMap;
 use crate::api::RunLength;
 use crate::plan::{RunSettings, WorkloadPlan};
 use crate::result::{CellResult, WorkloadIdentity};
+use crate::runner::send::{Source, fingerprint};
 use crate::workload::flights::fingerprint::FingerprintVersion;
 use crate::workload::flights::{self, DatasetInfo, Params};
 use crate::workload::ycsb::{self, RawProperties, SharedState};
-
-use super::source::{Source, fingerprint};
 
 /// Prefix of the YCSB properties in an identity.
 const YCSB_PREFIX: &str = "ycsb.";

@@ -9,12 +9,12 @@ use std::time::Duration;
 use mongodb::bson::{Document, doc};
 
 use crate::measure::server::ExplainSummary;
+use crate::runner::deadline::whole_collection;
 use crate::workload::Command;
 use crate::workload::flights::{self, DatasetInfo, Params, Phase, Target as Aim, Variant};
 use crate::workload::ycsb::Call;
 
 use super::connect::Target;
-use super::deadline::whole_collection;
 
 /// The first `samples` hit instances of every explainable variant, in worker order.
 pub fn flights_samples(

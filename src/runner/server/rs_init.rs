@@ -8,8 +8,8 @@ use mongodb::Client;
 use mongodb::bson::{Document, doc};
 use mongodb::options::{ClientOptions, ServerAddress};
 
-use super::deadline::within;
-use super::outcome::driver_code;
+use crate::runner::deadline::within;
+use crate::runner::outcome::driver_code;
 
 /// Server code of `replSetInitiate` on a member that already has a configuration.
 const ALREADY_INITIALIZED: i32 = 23;

@@ -11,11 +11,10 @@ use mongodb::bson::{Bson, Document, RawDocumentBuf, doc};
 use mongodb::{Client, Database};
 
 use crate::plan::WorkloadPlan;
+use crate::runner::deadline::whole_collection;
+use crate::runner::send::Changes;
 use crate::workload::flights::{self, Flight, object_id};
 use crate::workload::ycsb::{self, Properties};
-
-use super::changes::Changes;
-use super::deadline::whole_collection;
 
 /// Statements per delete or insert command of a restore: far below the server's batch limits
 /// and small enough that one command never nears 16 MiB (flights documents are ≤ 3.2 KB).
@@ -46,7 +45,7 @@ pub enum RestoreError {
         count: usize,
         first: String,
     },
-    #[error("restoring {namespace}: {}", super::deadline::timed_out(step, *limit))]
+    #[error("restoring {namespace}: {}", crate::runner::deadline::timed_out(step, *limit))]
     TimedOut {
         namespace: String,
         step: &'static str,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use mongodb::Client;
 use mongodb::bson::{Bson, Document, Timestamp, doc};
 
-use super::outcome::driver_code;
+use crate::runner::outcome::driver_code;
 
 /// How long to wait for replication to settle before the cell is marked invalid.
 pub const SETTLE_TIMEOUT: Duration = Duration::from_secs(300);

@@ -10,8 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::ClientCpuUsage;
 use crate::result::{ClientPod, MeasuredPhase, TargetCounts};
-
-use super::source::{WorkerShare, check_shares, fingerprint_of};
+use crate::runner::send::{WorkerShare, check_shares, fingerprint_of};
 
 /// What one process measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -130,8 +129,8 @@ mod tests {
     use super::*;
     use crate::measure::{LatencyMode, Recorder, Timing};
     use crate::result::LoopMode;
-    use crate::runner::source::{Source, fingerprint};
-    use crate::runner::split::ClientSlice;
+    use crate::runner::crew::ClientSlice;
+    use crate::runner::send::{Source, fingerprint};
     use crate::workload::flights::{self, DatasetInfo, Params};
     use crate::workload::ycsb::{self, Properties, RawProperties, SharedState};
 

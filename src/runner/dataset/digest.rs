@@ -9,9 +9,8 @@ use mongodb::bson::{RawDocumentBuf, doc};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
-use super::deadline::{describe, whole_collection, within};
-
 use crate::result::DatasetDigest;
+use crate::runner::deadline::{describe, whole_collection, within};
 
 /// `dbHash`: the server's MD5 over the collection in `_id` order.
 pub const DB_HASH: &str = "dbHash";
@@ -68,7 +67,9 @@ pub async fn digest(
                 });
             }
         }
-        Err(e) if super::outcome::driver_code(&e).is_some_and(|c| NOT_SUPPORTED.contains(&c)) => {}
+        Err(e)
+            if crate::runner::outcome::driver_code(&e)
+                .is_some_and(|c| NOT_SUPPORTED.contains(&c)) => {}
         Err(e) => return Err(failed(e)),
     }
     // A server may read the whole collection for the first batch (or any): each batch gets

@@ -12,9 +12,8 @@ use mongodb::bson::{Bson, Document, doc};
 use mongodb::{Client, Database};
 use serde::{Deserialize, Serialize};
 
-use super::crew::Helpers;
-use super::deadline::{describe, no_reply, whole_collection, within};
-
+use crate::runner::crew::Helpers;
+use crate::runner::deadline::{describe, no_reply, whole_collection, within};
 use crate::workload::flights::{
     self, COLLECTION, DATABASE, DatasetInfo, IndexBuild, IndexSet, Params, seq_of_object_id,
 };

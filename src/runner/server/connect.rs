@@ -8,8 +8,8 @@ use mongodb::bson::{Document, doc};
 use mongodb::options::{ClientOptions, Compressor};
 use serde::{Deserialize, Serialize};
 
-use super::wire::{self, WirePath};
 use crate::api::WireCompressor;
+use crate::runner::wire::{self, WirePath};
 
 /// Why a target could not be used.
 #[derive(Debug, thiserror::Error)]

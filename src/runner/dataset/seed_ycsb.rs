@@ -15,12 +15,12 @@ use mongodb::bson::{Document, doc};
 use serde::{Deserialize, Serialize};
 
 use crate::measure::ErrorKind;
+use crate::runner::crew::Helpers;
+use crate::runner::deadline::{describe, whole_collection, within};
+use crate::runner::send::{ExecOptions, Sender};
+use crate::runner::server::Target;
 use crate::workload::ycsb::{self, Phase, Properties, RawProperties, Rng, SharedState};
 
-use super::connect::Target;
-use super::crew::Helpers;
-use super::deadline::{describe, whole_collection, within};
-use super::execute::{ExecOptions, Sender};
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
 
 /// Why loading failed.

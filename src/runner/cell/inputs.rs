@@ -1,0 +1,168 @@
+//! What every phase of one cell generates against in this client process ([`CellInputs`]):
+//! the plan and settings, the seeded dataset's shape, and this process's workers; and what a
+//! caller watches while a cell runs ([`CellProgress`]).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::api::RunLength;
+use crate::plan::{RunSettings, WorkloadPlan};
+use crate::runner::crew::ClientSlice;
+use crate::runner::send::{
+    Changes, ExecOptions, PhaseConfig, PhaseOutcome, Progress, Source, Stop, run_phase,
+};
+use crate::runner::server::Target;
+use crate::workload::flights::{self, Params};
+use crate::workload::ycsb::{self, SharedState};
+
+use super::identity::measured_properties;
+
+/// What a caller watches while a cell runs.
+#[derive(Debug, Default)]
+pub struct CellProgress {
+    /// `warmup`, `restoring`, `settling`, `measuring`, `explaining`.
+    pub phase: Arc<std::sync::Mutex<&'static str>>,
+    pub ops: Arc<Progress>,
+}
+
+impl CellProgress {
+    pub(super) fn set(&self, phase: &'static str) {
+        *self.phase.lock().expect("progress lock") = phase;
+    }
+}
+
+/// What every phase of one cell generates against, in this client process.
+pub(crate) struct CellInputs<'a> {
+    pub plan: &'a WorkloadPlan,
+    pub settings: &'a RunSettings,
+    pub dataset: flights::DatasetInfo,
+    pub records: u64,
+    /// The workers of this process.
+    pub slice: ClientSlice,
+}
+
+impl<'a> CellInputs<'a> {
+    /// The generators' view of a collection holding `records` seeded documents.
+    pub fn new(
+        plan: &'a WorkloadPlan,
+        settings: &'a RunSettings,
+        records: u64,
+        slice: ClientSlice,
+    ) -> CellInputs<'a> {
+        let dataset = match plan {
+            WorkloadPlan::Flights(params) => {
+                flights::DatasetInfo::fresh(params.dataset_seed, records)
+            }
+            WorkloadPlan::Ycsb { .. } => flights::DatasetInfo::fresh(0, records),
+        };
+        CellInputs {
+            plan,
+            settings,
+            dataset,
+            records,
+            slice,
+        }
+    }
+
+    /// The source (and flights think time) of each worker of this process for a phase of
+    /// `length`.
+    pub(super) fn sources(
+        &self,
+        ycsb_shared: &Arc<SharedState>,
+        length: RunLength,
+        warmup: bool,
+    ) -> Result<(Vec<Source>, Vec<Option<flights::ThinkTime>>), String> {
+        let workers = self.settings.workers.max(1);
+        let counts = match length {
+            RunLength::Operations(t) => Some(flights::operations_per_worker(t, workers)),
+            RunLength::Duration(_) => None,
+        };
+        let mut sources = Vec::new();
+        let mut think = Vec::new();
+        let changes = Arc::new(Changes::new(self.records));
+        match self.plan {
+            WorkloadPlan::Flights(params) => {
+                let params = Params {
+                    workers,
+                    ..(**params).clone()
+                };
+                let phase = if warmup {
+                    flights::Phase::Warmup
+                } else {
+                    flights::Phase::Measured
+                };
+                for w in self.slice.workers(workers) {
+                    let worker = flights::Worker::new(&params, &self.dataset, w, phase)
+                        .map_err(|e| e.to_string())?;
+                    sources.push(Source::flights(
+                        worker,
+                        counts.as_ref().map(|c| c[w as usize]),
+                        changes.clone(),
+                    ));
+                    think.push(Some(flights::ThinkTime::new(&params, w)));
+                }
+            }
+            WorkloadPlan::Ycsb { raw, seed } => {
+                let raw = measured_properties(raw, self.records, length);
+                let props = ycsb::Properties::from_raw(&raw).map_err(|e| e.to_string())?;
+                // Warm-up draws from its own stream so it never repeats the measured traffic.
+                let seed = if warmup {
+                    seed ^ 0x5741_524d_5550
+                } else {
+                    *seed
+                };
+                for w in self.slice.workers(workers) {
+                    let worker =
+                        ycsb::Worker::new(&props, seed, w, workers, ycsb::Phase::Run, ycsb_shared)
+                            .map_err(|e| e.to_string())?;
+                    sources.push(Source::ycsb(worker, changes.clone()));
+                    think.push(None);
+                }
+            }
+        }
+        Ok((sources, think))
+    }
+
+    /// Runs this process's workers of one phase of `length` (`warmup` or the measured phase)
+    /// from `start_at` (now if `None`). YCSB run-phase inserts start at the record count: the
+    /// collection holds exactly the seeded records.
+    pub async fn phase(
+        &self,
+        name: &'static str,
+        target: &Target,
+        length: RunLength,
+        start_at: Option<Instant>,
+        progress: &CellProgress,
+    ) -> Result<PhaseOutcome, (&'static str, String)> {
+        let exec =
+            ExecOptions::from_settings(self.settings).map_err(|e| ("settings", e.to_string()))?;
+        let shared = SharedState::new(self.records);
+        let (src, think) = self
+            .sources(&shared, length, name == "warmup")
+            .map_err(|e| (name, e))?;
+        let workers = self.settings.workers.max(1);
+        let config = PhaseConfig {
+            stop: stop(length),
+            target_ops_per_sec: self.settings.target_ops_per_sec,
+            exec,
+            first_worker: self.slice.workers(workers).start,
+            total_workers: workers,
+            start_at,
+        };
+        Ok(run_phase(target, src, think, &config, progress.ops.clone()).await)
+    }
+}
+
+fn stop(length: RunLength) -> Stop {
+    match length {
+        RunLength::Duration(d) => Stop::After(d),
+        RunLength::Operations(_) => Stop::Exhausted,
+    }
+}
+
+/// Everything the workers of a phase may have changed (they note it together).
+pub(crate) fn changes_of(sources: &[Source]) -> Arc<Changes> {
+    sources
+        .first()
+        .map_or_else(Default::default, |s| s.changes().clone())
+}

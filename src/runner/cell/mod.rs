@@ -1,0 +1,19 @@
+//! One cell of the matrix, run against one connected target whose collection is in its seeded
+//! state: `run.rs` takes it from warm-up to result, `inputs.rs` builds each phase's workers,
+//! `measure.rs` runs this process's measured phase and judges the result, `identity.rs` names
+//! (and checks) the traffic, `partial.rs` merges the shares of several client processes.
+//!
+//! Uses `dataset/`, `send/`, `server/`, `crew/` and the runner's `deadline.rs`; used by
+//! `benchmark.rs` and `follower.rs`.
+
+pub mod identity;
+mod inputs;
+mod measure;
+pub mod partial;
+mod run;
+
+pub use inputs::CellProgress;
+pub(crate) use inputs::{CellInputs, changes_of};
+pub use measure::ERROR_BUDGET;
+pub(crate) use measure::measure;
+pub use run::{run_cell, run_cell_with};

@@ -1,0 +1,21 @@
+//! Reaching and watching a target: connecting and learning what it is (`connect.rs`),
+//! initiating a provisioned replica set (`rs_init.rs`), waiting for replication to settle and
+//! noticing elections (`replication.rs`), the members' server figures (`stats.rs`) and the
+//! query plans of sampled operations (`explain.rs`).
+//!
+//! Uses `wire/` (which path the workers will take) and the runner's `deadline.rs` and
+//! `outcome.rs`.
+
+mod connect;
+mod explain;
+pub mod replication;
+pub mod rs_init;
+mod stats;
+
+pub use connect::{
+    ConnectError, ServerInfo, Target, client_options, compressor, connect, connect_with,
+    journal_option, redact_uri, server_info,
+};
+pub use explain::{explain_all, flights_samples, ycsb_samples};
+pub use replication::{ReplicaState, SETTLE_TIMEOUT, Settled, settle};
+pub use stats::{Members, StatsError, coll_stats};
