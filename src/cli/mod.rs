@@ -1,6 +1,10 @@
 //! Command-line interface of the `mongobench` binary. `main.rs` only parses and dispatches;
 //! each subcommand lives in its own module here with a `run(args, out) -> Result<ExitCode>`
 //! that tests can call directly.
+//!
+//! The top of the crate: it may use every other module (`runner/` for `run`, `operator/` for
+//! `operator`, `report/` and `result/` for `report` and `verify`); outside tests only `main.rs`
+//! uses it.
 
 pub mod crd;
 pub mod get;

@@ -1,0 +1,50 @@
+//! The command line of `mongobench run`.
+
+use std::path::PathBuf;
+
+use crate::plan::CONNECT_TIMEOUT;
+
+/// Arguments of `mongobench run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The MongoBenchmark manifest whose dataset, workload and repetitions to run.
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "FILE",
+        required_unless_present = "plan",
+        conflicts_with = "plan"
+    )]
+    pub file: Option<PathBuf>,
+    /// A deployment to benchmark, as NAME=URI (mongodb://... or mongodb+srv://...); repeat to
+    /// compare several side by side. The first is the baseline unless the spec names one of them.
+    #[arg(long = "target", value_name = "NAME=URI")]
+    pub targets: Vec<String>,
+    /// Write each cell's result as JSON, plus results.csv and report.txt, into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Run the plan file the operator wrote (inside the runner Job); the target's URI comes
+    /// from MONGOBENCH_TARGET_URI and results go to ConfigMaps.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// Seconds to wait for a server to answer before giving up.
+    #[arg(long, value_name = "SECONDS", default_value_t = CONNECT_TIMEOUT.as_secs())]
+    pub connect_timeout: u64,
+    /// Run the workers in N processes of this machine, as `client.pods` runs them in N pods:
+    /// process i runs workers [i·W/N, (i+1)·W/N), seeding is shared, and each cell's result
+    /// merges theirs.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        conflicts_with = "plan",
+        value_parser = clap::value_parser!(u32).range(1..=64)
+    )]
+    pub client_processes: u32,
+    /// (Set by `--client-processes` for the processes it starts.) This process's index.
+    #[arg(long, hide = true, requires = "board")]
+    pub client_index: Option<u32>,
+    /// (Set by `--client-processes`.) The directory the processes coordinate through.
+    #[arg(long, hide = true, value_name = "DIR")]
+    pub board: Option<PathBuf>,
+}

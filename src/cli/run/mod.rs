@@ -1,0 +1,39 @@
+//! `mongobench run`: runs a benchmark without Kubernetes against the deployments given on the
+//! command line (`-f benchmark.yaml --target NAME=URI ...`), side by side, or, inside the
+//! operator's Job, the plan file the operator wrote (`--plan FILE`).
+//!
+//! Bad input (a spec that does not validate, a malformed `--target`, a URI that does not parse,
+//! a server that does not answer) ends with one clear message and exit code 2 before anything
+//! is written. A cell that cannot finish is reported as incomplete, never as a result; the
+//! exit code is then 1.
+//!
+//! `args.rs` holds the command line, `start.rs` what both kinds of run start from, `local.rs`
+//! and `job.rs` the two runs, `follow.rs` the processes that follow a coordinator and
+//! `progress.rs` what is shown. Uses the runner (`runner::benchmark` and below), `plan/`,
+//! `report/` and the CLI's own input readers.
+
+mod args;
+mod follow;
+mod job;
+mod local;
+mod progress;
+mod start;
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+pub use args::RunArgs;
+pub use start::{parse_targets, read_spec};
+
+/// Runs the subcommand; exit 0 when every cell is complete, 1 when any is not; bad input is an
+/// [`Invalid`](crate::cli::input::Invalid) error (exit code 2).
+pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async {
+        match &args.plan {
+            Some(plan) => job::run_plan(plan, args).await,
+            None => local::run_local(args).await,
+        }
+    })
+}

@@ -1,0 +1,191 @@
+//! What a run shows as it goes: one line per seeded size and per finished cell, and on a
+//! terminal a progress bar per running cell with its phase and live ops/s.
+
+use std::io::IsTerminal;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use crate::api::RunLength;
+use crate::plan::{Cell, RunSettings};
+use crate::result::{CellResult, CellStatus};
+use crate::runner::cell::CellProgress;
+use crate::runner::dataset::Seeded;
+
+pub(super) fn seeded_line(target: &str, size: &str, seeded: &Seeded) -> String {
+    let rate = if seeded.inserted > 0 && seeded.insert_seconds > 0.0 {
+        format!(
+            " (inserted {} at {:.0} documents/s)",
+            seeded.inserted,
+            seeded.inserted as f64 / seeded.insert_seconds
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{target}: {} {size} ({} documents) in {:.1} s{rate}, digest {} {}",
+        seeded.action,
+        seeded.documents,
+        seeded.seconds,
+        seeded.digest.method,
+        &seeded.digest.value[..seeded.digest.value.len().min(16)]
+    )
+}
+
+pub(super) fn summary(cell: &Cell, result: &CellResult) -> String {
+    match (&result.status, &result.measured) {
+        (CellStatus::Complete, Some(m)) => {
+            let p99 = m.overall.latency_us.as_ref().map(|l| l.p99).unwrap_or(0);
+            let restore: f64 = result.dataset.restores.iter().map(|r| r.seconds).sum();
+            let invalid = if result.invalid_reasons.is_empty() {
+                String::new()
+            } else {
+                format!(", INVALID: {}", result.invalid_reasons.join("; "))
+            };
+            format!(
+                "{}: {:.0} ops/s, p99 {} µs, {} operations, restored in {restore:.1} s{invalid}",
+                cell.id, m.overall.ops_per_sec, p99, m.overall.completed
+            )
+        }
+        (CellStatus::Incomplete { reason }, _) => format!("{}: INCOMPLETE: {reason}", cell.id),
+        _ => format!("{}: no measurement", cell.id),
+    }
+}
+
+/// Progress output: on a terminal, a progress bar per cell with its phase and live ops/s;
+/// plain log lines otherwise.
+pub(super) struct Display {
+    terminal: bool,
+    planned: Option<Duration>,
+    warmup: Option<Duration>,
+}
+
+/// The bar of a cell of `total_secs` seconds (warm-up and measurement), or a spinner when the
+/// run is bounded by operations.
+fn cell_bar(id: &str, total_secs: Option<u64>) -> indicatif::ProgressBar {
+    let (bar, template) = match total_secs {
+        Some(secs) => (
+            indicatif::ProgressBar::new(secs),
+            "{prefix} [{bar:30}] {pos:>4}/{len}s  {msg}",
+        ),
+        None => (
+            indicatif::ProgressBar::new_spinner(),
+            "{prefix} {spinner} {elapsed}  {msg}",
+        ),
+    };
+    let style = indicatif::ProgressStyle::with_template(template)
+        .expect("a valid template")
+        .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_prefix(id.to_owned());
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+impl Display {
+    pub(super) fn new(settings: &RunSettings) -> Display {
+        let seconds = |l: RunLength| match l {
+            RunLength::Duration(d) => Some(d),
+            RunLength::Operations(_) => None,
+        };
+        Display {
+            terminal: std::io::stderr().is_terminal(),
+            planned: seconds(settings.measured),
+            warmup: seconds(settings.warmup),
+        }
+    }
+
+    pub(super) fn line(&self, text: &str) {
+        eprintln!("{text}");
+    }
+
+    /// Reports the phase, throughput and time left of a running cell until `finish`.
+    pub(super) fn track(&self, cell: &Cell, progress: &CellProgress) -> Ticker {
+        let ops = progress.ops.clone();
+        let phase = progress.phase.clone();
+        let id = cell.id.clone();
+        let total = self.planned.zip(self.warmup).map(|(p, w)| p + w);
+        let bar = self
+            .terminal
+            .then(|| cell_bar(&id, total.map(|t| t.as_secs())));
+        let bar_task = bar.clone();
+        let handle = tokio::spawn(async move {
+            let started = Instant::now();
+            let mut last_ops = 0;
+            let mut last_print = Instant::now();
+            // When warm-up (or measurement, without one) began: what the run length counts.
+            let mut timed: Option<Instant> = None;
+            let mut interval = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                interval.tick().await;
+                let now_ops = ops.completed.load(Ordering::Relaxed);
+                let rate = now_ops.saturating_sub(last_ops);
+                last_ops = now_ops;
+                let phase = match *phase.lock().expect("phase lock") {
+                    "" => "starting",
+                    p => p,
+                };
+                let elapsed = started.elapsed();
+                if matches!(phase, "warmup" | "measuring") && timed.is_none() {
+                    timed = Some(Instant::now());
+                }
+                // Time left is known only while the timed phases run.
+                let in_timed = timed
+                    .filter(|_| matches!(phase, "warmup" | "measuring"))
+                    .map(|t| t.elapsed());
+                let left = total
+                    .zip(in_timed)
+                    .map(|(t, e)| format!(", ~{}s left", t.saturating_sub(e).as_secs()))
+                    .unwrap_or_default();
+                let text = format!(
+                    "{id}: {phase}, {rate} ops/s, {}s elapsed{left}",
+                    elapsed.as_secs()
+                );
+                match &bar_task {
+                    Some(bar) => {
+                        // The bar counts the timed phases; restoring and settling hold it.
+                        if let Some(e) = in_timed {
+                            bar.set_position(e.as_secs());
+                        }
+                        bar.set_message(format!("{phase}, {rate} ops/s"));
+                    }
+                    None if last_print.elapsed() >= Duration::from_secs(10) => {
+                        eprintln!("{text}");
+                        last_print = Instant::now();
+                    }
+                    None => {}
+                }
+            }
+        });
+        Ticker { handle, bar }
+    }
+}
+
+pub(super) struct Ticker {
+    handle: tokio::task::JoinHandle<()>,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Ticker {
+    pub(super) fn finish(self) {
+        self.handle.abort();
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timed_cell_gets_a_bar_of_its_seconds_and_a_bounded_one_a_spinner() {
+        let bar = cell_bar("a.local.1k.r1", Some(15));
+        assert_eq!(bar.length(), Some(15));
+        assert_eq!(bar.prefix(), "a.local.1k.r1");
+        bar.finish_and_clear();
+        let spinner = cell_bar("a.local.1k.r1", None);
+        assert_eq!(spinner.length(), None);
+        spinner.finish_and_clear();
+    }
+}

@@ -1,0 +1,183 @@
+//! What a local run and a Job's run start from: the one MongoBenchmark of a manifest, the
+//! `--target` arguments, the run derived once from the spec, and the targets connected.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec};
+use crate::cli::input::{MAX_MANIFEST_BYTES, invalid, label, read_text};
+use crate::cli::validate::check_text;
+use crate::plan;
+use crate::runner::benchmark::{Benchmark, Connected};
+use crate::runner::send::ExecOptions;
+use crate::runner::server::connect_with;
+use crate::runner::slots::PrecisionGoal;
+
+/// Reads and validates the one MongoBenchmark in `file`.
+///
+/// # Errors
+/// An [`Invalid`](crate::cli::input::Invalid) error naming the file, line and field: the file
+/// cannot be read, a violation, no MongoBenchmark or more than one.
+pub fn read_spec(file: &std::path::Path) -> anyhow::Result<MongoBenchmark> {
+    let label = label(file);
+    let text =
+        read_text(file, MAX_MANIFEST_BYTES, "manifest").map_err(|p| invalid(p.render(&label)))?;
+    let report = check_text(&text);
+    if !report.is_valid() {
+        return Err(invalid(report.render(&label).join("\n")));
+    }
+    if report.benchmarks.len() > 1 {
+        return Err(invalid(format!(
+            "{label}: holds {} {KIND}s ({}): run takes one; put each in a file of its own",
+            report.benchmarks.len(),
+            report.benchmarks.join(", ")
+        )));
+    }
+    for document in serde_yaml::Deserializer::from_str(&text) {
+        let value = serde_json::Value::deserialize(document)
+            .map_err(|e| invalid(format!("{label}: {e}")))?;
+        if value.get("kind").and_then(|k| k.as_str()) == Some(KIND) {
+            return serde_json::from_value(value).map_err(|e| invalid(format!("{label}: {e}")));
+        }
+    }
+    Err(invalid(format!(
+        "{label}: no {KIND} in it: expected a {KIND} (apiVersion {}, kind {KIND})",
+        crate::api::API_VERSION
+    )))
+}
+
+/// Parses `--target NAME=URI` arguments: names unique, URIs with a MongoDB scheme.
+pub fn parse_targets(args: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    if args.is_empty() {
+        return Err(invalid(
+            "no --target given: name at least one deployment as --target NAME=mongodb://HOST:PORT/",
+        ));
+    }
+    let mut out: Vec<(String, String)> = Vec::new();
+    for arg in args {
+        let Some((name, uri)) = arg.split_once('=') else {
+            return Err(invalid(format!(
+                "--target {arg:?}: expected NAME=URI, e.g. mongo-8=mongodb://127.0.0.1:27017/"
+            )));
+        };
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            return Err(invalid(format!(
+                "--target {arg:?}: the name {name:?} must be letters, digits, '-', '_' or '.'"
+            )));
+        }
+        if !(uri.starts_with("mongodb://") || uri.starts_with("mongodb+srv://")) {
+            return Err(invalid(format!(
+                "--target {arg:?}: the URI must start with mongodb:// or mongodb+srv://"
+            )));
+        }
+        if out.iter().any(|(n, _)| n == name) {
+            return Err(invalid(format!("--target {name}: given twice")));
+        }
+        out.push((name.to_owned(), uri.to_owned()));
+    }
+    Ok(out)
+}
+
+/// The run of `spec` on `platform`, everything derived from the spec once.
+pub(super) fn benchmark(
+    spec: &MongoBenchmarkSpec,
+    name: &str,
+    run_id: &str,
+    platform: &str,
+    completed: &[String],
+) -> anyhow::Result<Benchmark> {
+    let plan = plan::workload_plan(spec).map_err(|e| invalid(e.to_string()))?;
+    let settings = plan::run_settings(spec).map_err(|e| invalid(e.to_string()))?;
+    ExecOptions::from_settings(&settings).map_err(|e| invalid(e.to_string()))?;
+    let sizes = spec
+        .dataset
+        .parsed_sizes()
+        .map_err(|e| invalid(e.to_string()))?;
+    Ok(Benchmark {
+        name: name.to_owned(),
+        run_id: run_id.to_owned(),
+        platform: platform.to_owned(),
+        plan,
+        settings,
+        reuse_dataset: spec.dataset.reuse_dataset(),
+        sizes: spec.dataset.sizes.iter().cloned().zip(sizes).collect(),
+        repetitions: spec.repetitions(),
+        precision: PrecisionGoal::of(spec).map_err(|e| invalid(format!("spec.precision: {e}")))?,
+        canary_policy: spec.canary_policy(),
+        baseline: spec.baseline().to_owned(),
+        completed: completed.iter().cloned().collect(),
+    })
+}
+
+pub(super) async fn connect_all(
+    targets: &[(String, String)],
+    spec: &MongoBenchmarkSpec,
+    timeout: Duration,
+) -> anyhow::Result<Vec<Connected>> {
+    let workers = spec.workload.workers();
+    let mut out = Vec::new();
+    for (name, uri) in targets {
+        let target = connect_with(name, uri, workers, timeout, &spec.workload.wire_compressors)
+            .await
+            .map_err(|e| invalid(e.to_string()))?;
+        tracing::info!(target = %name, version = %target.server.version, topology = %target.server.topology, "connected");
+        out.push(Connected {
+            target,
+            uri: uri.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// A default run id: the start time, `YYYYMMDD-HHMMSS` in UTC.
+pub(super) fn new_run_id() -> String {
+    k8s_openapi::jiff::Timestamp::now()
+        .strftime("%Y%m%d-%H%M%S")
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse_and_refuse_bad_forms() {
+        let ok =
+            parse_targets(&["a=mongodb://h:1/".into(), "b.8=mongodb+srv://x/".into()]).unwrap();
+        assert_eq!(
+            ok,
+            [
+                ("a".to_owned(), "mongodb://h:1/".to_owned()),
+                ("b.8".to_owned(), "mongodb+srv://x/".to_owned())
+            ]
+        );
+        for (bad, needle) in [
+            ("noequals", "expected NAME=URI"),
+            ("a=http://h/", "must start with mongodb://"),
+            ("=mongodb://h/", "the name"),
+        ] {
+            let e = parse_targets(&[bad.into()]).unwrap_err().to_string();
+            assert!(e.contains(needle), "{bad}: {e}");
+        }
+        let dup = parse_targets(&["a=mongodb://h/".into(), "a=mongodb://g/".into()]).unwrap_err();
+        assert!(dup.to_string().contains("given twice"));
+        assert!(
+            parse_targets(&[])
+                .unwrap_err()
+                .to_string()
+                .contains("no --target")
+        );
+    }
+
+    #[test]
+    fn run_ids_are_utc_timestamps() {
+        let id = new_run_id();
+        assert_eq!(id.len(), 15, "{id}");
+        assert!(id.starts_with("20") && id.as_bytes()[8] == b'-', "{id}");
+    }
+}
