@@ -11,13 +11,13 @@ use crate::api::MongoBenchmarkSpec;
 use crate::cli::input::invalid;
 use crate::plan::{Cell, LOCAL_PLATFORM};
 use crate::report::render_csv;
-use crate::verdict::CompareOptions;
 use crate::result::{CellResult, CellStatus};
 use crate::runner::benchmark::{self, Connected, Events};
 use crate::runner::cell::CellProgress;
 use crate::runner::crew::{Board, ClientSlice, Crew};
 use crate::runner::dataset::Seeded;
 use crate::runner::sink;
+use crate::verdict::CompareOptions;
 
 use super::args::RunArgs;
 use super::follow::follow;

@@ -3,8 +3,8 @@
 
 use super::cells::round3;
 use crate::api::{CellPhase, CellStatus, Comparison, MongoBenchmarkSpec, Verdict};
-use crate::verdict;
 use crate::result::CellResult;
+use crate::verdict;
 
 /// The comparison of `results` (complete ones; invalid ones are left out and counted there),
 /// or `None` when there is nothing to compare yet.
