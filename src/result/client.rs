@@ -33,6 +33,9 @@ pub struct ClientPod {
     pub start_skew_ms: f64,
     /// Its CPU use over the measured phase.
     pub cpu: ClientCpuUsage,
+    /// How its workers sent their commands. Absent in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_path: Option<ClientPath>,
 }
 
 /// Where a workload's operations of one label were aimed, and how many found a document.

@@ -84,8 +84,9 @@ pub struct CellResult {
     /// the measured phase and its own CPU use (`client_cpu` is their sum). Absent for one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub client_pods: Vec<ClientPod>,
-    /// How the workers sent their commands in the measured phase (with several client pods,
-    /// pod 0's; the others choose alike from the same URI). Absent before the measured phase.
+    /// How the workers sent their commands in the measured phase: with several client pods,
+    /// the path they all took, and absent when they took different ones (each pod's own is in
+    /// `client_pods`). Absent before the measured phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_path: Option<ClientPath>,
     /// The time slot the cell ran in, when the targets of its run were interleaved: the

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::measure::ClientCpuMeter;
 use crate::plan::WorkloadPlan;
-use crate::result::{CellResult, ClientPath, LoopMode, MeasuredPhase};
+use crate::result::{CellResult, LoopMode, MeasuredPhase};
 use crate::runner::crew::{Issued, skew_ms};
 use crate::runner::send::{Changes, PhaseOutcome, Source};
 use crate::runner::server::Target;
@@ -23,7 +23,6 @@ pub(crate) struct Measured {
     pub partial: Partial,
     pub changes: Arc<Changes>,
     pub wall: Duration,
-    pub path: ClientPath,
 }
 
 /// Runs this process's workers of the measured phase (from the common start time of `issued`)
@@ -79,10 +78,10 @@ pub(crate) async fn measure(
             shares: used.into_iter().map(Source::share).collect(),
             targeting,
             fatal,
+            path,
         },
         changes,
         wall,
-        path,
     })
 }
 

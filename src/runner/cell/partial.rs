@@ -2,14 +2,15 @@
 //! every process's share: histograms added without loss, counts and per-second series summed,
 //! client CPU summed with each process's own kept, and the traffic fingerprint combined from
 //! the workers' shares in global worker order — so a run split over processes has the
-//! fingerprint of the same workers in one process.
+//! fingerprint of the same workers in one process. Each process's client path is kept; the
+//! cell's is the one they all took.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::measure::ClientCpuUsage;
-use crate::result::{ClientPod, MeasuredPhase, TargetCounts};
+use crate::result::{ClientPath, ClientPod, MeasuredPhase, TargetCounts};
 use crate::runner::send::{WorkerShare, check_shares, fingerprint_of};
 
 /// What one process measured.
@@ -29,6 +30,8 @@ pub struct Partial {
     pub targeting: BTreeMap<String, TargetCounts>,
     /// Why its phase stopped early (the server could not be reached).
     pub fatal: Option<String>,
+    /// How its workers sent their commands.
+    pub path: ClientPath,
 }
 
 /// The cell's figures from every process.
@@ -43,6 +46,9 @@ pub struct Merged {
     /// Why a process's phase stopped early (the server could not be reached): the figures are
     /// kept, and the cell is not complete.
     pub fatal: Option<String>,
+    /// The path every process's workers took; `None` when they differ (each one's is in
+    /// `pods`).
+    pub path: Option<ClientPath>,
 }
 
 /// Merges the partials of processes `0..count` running `workers` workers of `workload`.
@@ -102,6 +108,10 @@ pub fn merge(
     }
     let shares: Vec<WorkerShare> = parts.iter().flat_map(|p| p.shares.clone()).collect();
     check_shares(workload, &shares)?;
+    let path = parts
+        .iter()
+        .all(|p| p.path == parts[0].path)
+        .then(|| parts[0].path.clone());
     Ok(Merged {
         measured,
         cpu,
@@ -113,12 +123,14 @@ pub fn merge(
                 workers: p.shares.len() as u32,
                 start_skew_ms: p.start_skew_ms,
                 cpu: p.cpu,
+                client_path: Some(p.path.clone()),
             })
             .collect(),
         fingerprint: fingerprint_of(workload, &shares),
         worker_operations: shares.iter().map(|s| s.operations).collect(),
         targeting,
         fatal,
+        path,
     })
 }
 
@@ -208,6 +220,7 @@ mod tests {
             shares: sources.into_iter().map(Source::share).collect(),
             targeting: BTreeMap::new(),
             fatal: None,
+            path: ClientPath::OwnConnections,
         }
     }
 
@@ -292,5 +305,36 @@ mod tests {
             "worker 3's fingerprint share has a 32-byte digest, which does not fit the other \
              workers' flights/v1 shares"
         );
+    }
+
+    #[test]
+    fn the_cell_records_the_path_every_process_took_and_each_pod_its_own() {
+        let own = ClientPath::OwnConnections;
+        let refused = ClientPath::Driver {
+            reason: "an own connection failed: connection refused".into(),
+        };
+        let pod_paths = |m: &Merged| -> Vec<Option<ClientPath>> {
+            m.pods.iter().map(|p| p.client_path.clone()).collect()
+        };
+        // A follower hands its path over with its figures.
+        let parts = split(4, 2, |r| flights_sources(r, 4, 3));
+        let handed = serde_json::to_value(&parts[1]).unwrap();
+        assert_eq!(handed["path"], serde_json::json!({"via": "ownConnections"}));
+        assert_eq!(serde_json::from_value::<Partial>(handed).unwrap(), parts[1]);
+
+        let agree = merge(flights::VERSION, 4, 2, parts.clone()).unwrap();
+        assert_eq!(agree.path, Some(own.clone()));
+        assert_eq!(pod_paths(&agree), [Some(own.clone()), Some(own.clone())]);
+
+        let mut differ = parts;
+        differ[1].path = refused.clone();
+        let differ = merge(flights::VERSION, 4, 2, differ).unwrap();
+        assert_eq!(differ.path, None);
+        assert_eq!(pod_paths(&differ), [Some(own), Some(refused.clone())]);
+
+        let mut alone = split(4, 1, |r| flights_sources(r, 4, 3));
+        alone[0].path = refused.clone();
+        let alone = merge(flights::VERSION, 4, 1, alone).unwrap();
+        assert_eq!(alone.path, Some(refused));
     }
 }

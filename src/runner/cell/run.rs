@@ -223,7 +223,6 @@ impl Cell<'_> {
         let own = measure(&inputs, target, issued.as_ref(), progress)
             .await
             .map_err(|e| (measuring, e))?;
-        result.client_path = Some(own.path);
         let mut parts = vec![own.partial];
         let replies = self
             .replies(issued.as_ref(), settings.measured, own.wall)
@@ -242,6 +241,7 @@ impl Cell<'_> {
         let wall = merged.measured.duration();
         result.measured = Some(merged.measured);
         result.client_cpu = Some(merged.cpu);
+        result.client_path = merged.path;
         if slice.count > 1 {
             result.client_pods = merged.pods;
         }
