@@ -214,12 +214,16 @@ fn the_quickstart_with_its_secret_is_valid() {
             )
         })
         .collect();
-    // The test environment's two servers: FerretDB on PostgreSQL and on SQLite.
+    // The test environment's two engines: FerretDB on PostgreSQL, SecantusDB on WiredTiger.
     assert_eq!(
         names,
         [
             ("Secret", "quickstart-postgres", "mongodb://127.0.0.1:27018"),
-            ("Secret", "quickstart-sqlite", "mongodb://127.0.0.1:27019")
+            (
+                "Secret",
+                "quickstart-wiredtiger",
+                "mongodb://127.0.0.1:27020"
+            )
         ]
     );
 }
@@ -228,7 +232,7 @@ fn the_quickstart_with_its_secret_is_valid() {
 fn one_file_with_several_mistakes_reports_all_of_them_in_line_order() {
     let text = std::fs::read_to_string(repo("examples/quickstart.yaml"))
         .unwrap()
-        .replace("sizes: ['500', 1k]", "sizes: [1k, '500']")
+        .replace("sizes: [1k, 10k]", "sizes: [10k, 1k]")
         .replace("workers: 4", "workers: 0")
         .replace("repetitions: 3", "repetitions: 101");
     let dir = std::env::temp_dir().join(format!("mongobench-corpus-{}", std::process::id()));
