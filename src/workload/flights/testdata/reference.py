@@ -3,8 +3,9 @@
 
 It produces the exact expected values pinned by the Rust unit tests of src/workload/rng.rs and
 src/workload/flights/. It shares no code with the Rust implementation: only the data table files.
-Fingerprint v2 (spec section 8) needs XXH3-128 from PyPI's `xxhash` (the binding of the xxHash
-C library; 3.x and 4.x give the same values). Run it from this directory:
+Fingerprint v2 (spec section 8) needs XXH3-128 from PyPI's `xxhash`, the binding of the xxHash
+C library (its values are stable since xxHash 0.8.0; the pinned ones were made with xxhash 4.1.0,
+which bundles xxHash 0.8.4). Run it from this directory:
 
     python3 -m venv /tmp/reference-env && /tmp/reference-env/bin/pip install xxhash
     /tmp/reference-env/bin/python reference.py
