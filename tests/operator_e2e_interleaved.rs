@@ -192,17 +192,30 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
         c.throughput_ci95_high_percent.unwrap(),
     );
     assert!(low < high && high < 0.0, "interval [{low}, {high}]");
-    // "delayed -X.X% ±Y.Y% ops/s vs direct at 10, 5 reps, MDE Z.Z%"
+    // "delayed -X.X% ±Y.Y% ops/s vs direct at 10, 5 reps, MDE Z.Z%". The headline rounds the
+    // unrounded figures and status keeps them to a few decimals, so each number is compared
+    // within its last printed digit rather than reformatted (55.4497 prints 55.4; 55.45, 55.5).
     let delta = c.throughput_delta_percent.unwrap();
     let headline = status.headline.clone().unwrap();
     let mde = c.minimum_detectable_effect_percent.unwrap();
-    let margin = headline
-        .strip_prefix(&format!("delayed {delta:+.1}% ±"))
-        .and_then(|rest| {
-            rest.strip_suffix(&format!("% ops/s vs direct at 10, 5 reps, MDE {mde:.1}%"))
+    let numbers: Vec<f64> = headline
+        .strip_prefix("delayed ")
+        .and_then(|rest| rest.split_once("% ±"))
+        .and_then(|(d, rest)| {
+            let (margin, rest) = rest.split_once("% ops/s vs direct at 10, 5 reps, MDE ")?;
+            let m = rest.strip_suffix('%')?;
+            [d, margin, m].iter().map(|n| n.parse().ok()).collect()
         })
-        .and_then(|w| w.parse::<f64>().ok())
         .unwrap_or_else(|| panic!("headline {headline:?}"));
+    let (shown_delta, margin, shown_mde) = (numbers[0], numbers[1], numbers[2]);
+    assert!(
+        (shown_delta - delta).abs() < 0.06,
+        "headline {headline:?}, delta {delta}"
+    );
+    assert!(
+        (shown_mde - mde).abs() < 0.06,
+        "headline {headline:?}, MDE {mde}"
+    );
     // The ± is how far the interval reaches from the estimate on its wider side.
     assert!(
         (margin - (delta - low).max(high - delta)).abs() < 0.06,
