@@ -1,15 +1,21 @@
-//! The kubelet of the testenv's client nodes. kwok runs the server pools (pods there start and
-//! Job pods succeed at once, since no container ever runs), but pods bound to `client-0` and
-//! `client-1` are left alone: this harness runs them for real. For each such pod it takes the
-//! container's own command, arguments and environment (Secret and ConfigMap references
-//! resolved), materialises its ConfigMap volumes in a scratch directory, gives the process the
-//! credentials of the pod's ServiceAccount (a token from the TokenRequest API, as the kubelet
-//! would mount), runs the project's binary in place of the image, and writes the pod's status:
-//! Running, then Succeeded or Failed with the exit code and the termination message. The real
-//! Job controller takes it from there.
+//! The kubelet of the testenv's harness nodes. kwok runs the server pools (pods there start
+//! and Job pods succeed at once, since no container ever runs), but pods bound to the client
+//! nodes (`client-0`, `client-1`) and to the `local-wt` nodes are left alone: this harness
+//! runs them for real. For each such pod it takes the container's own command, arguments and
+//! environment (Secret and ConfigMap references resolved), materialises its ConfigMap volumes
+//! in a scratch directory, gives the process the credentials of the pod's ServiceAccount (a
+//! token from the TokenRequest API, as the kubelet would mount), runs the project's binary in
+//! place of the image, and writes the pod's status: Running, then Succeeded or Failed with the
+//! exit code and the termination message. The real Job controller takes it from there.
+//!
+//! A provisioned target's replica-set member (the operator's `mongod` container) is run as
+//! SecantusDB instead, on a loopback address of its own ([`server`]), and the names the
+//! operator gives members are written as those addresses in what later pods are started with
+//! ([`names`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,85 +24,166 @@ use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod, Secret, ServiceAccou
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 
-/// Nodes whose pods this harness runs.
-pub const CLIENT_NODES: [&str; 2] = ["client-0", "client-1"];
+pub mod names;
+pub mod server;
 
-/// A running harness; dropping it stops it (processes already started run to their end).
+pub use server::Member;
+
+/// Client nodes: their pods (runner Jobs) run the project's binary.
+pub const CLIENT_NODES: [&str; 2] = ["client-0", "client-1"];
+/// The `local-wt` pool: its pods run like the client nodes', and `mongod` containers there
+/// run as SecantusDB. Tainted `mongobench.io/testenv-harness=true:NoSchedule`, so only pods
+/// that ask for it land there.
+pub const SERVER_NODES: [&str; 3] = ["local-wt-0", "local-wt-1", "local-wt-2"];
+
+/// A running harness; dropping it stops it (Job processes already started run to their end;
+/// members are killed).
 pub struct Kubelet {
     task: tokio::task::JoinHandle<()>,
     /// Pods started so far (namespace/name), in start order.
     pub started: Arc<Mutex<Vec<String>>>,
+    /// Replica-set members started so far, in start order.
+    pub members: Arc<Mutex<Vec<Member>>>,
+    shared: Arc<Shared>,
 }
 
 impl Drop for Kubelet {
     fn drop(&mut self) {
         self.task.abort();
+        self.shared.closing.store(true, Ordering::SeqCst);
+        server::kill_all(&mut self.shared.running.lock().unwrap());
     }
 }
 
-/// Starts the harness for pods in `namespace`, running `binary` for every container.
+/// What the pods' tasks share.
+#[derive(Default)]
+struct Shared {
+    names: Mutex<names::Names>,
+    running: Mutex<server::Running>,
+    /// The harness is being dropped: a member's end is not reported.
+    closing: AtomicBool,
+}
+
+/// Starts the harness for pods in `namespace`, running `binary` for every container; a
+/// `mongod` member fails to start (there is no server to run it with).
 pub fn start(client: kube::Client, namespace: &str, kubeconfig: &Path, binary: &Path) -> Kubelet {
+    launch(client, namespace, kubeconfig, binary, None)
+}
+
+/// [`start`], running `mongod` members with `secantus` (a `secantusd-rs` binary).
+pub fn start_with_secantus(
+    client: kube::Client,
+    namespace: &str,
+    kubeconfig: &Path,
+    binary: &Path,
+    secantus: &Path,
+) -> Kubelet {
+    launch(client, namespace, kubeconfig, binary, Some(secantus))
+}
+
+fn launch(
+    client: kube::Client,
+    namespace: &str,
+    kubeconfig: &Path,
+    binary: &Path,
+    secantus: Option<&Path>,
+) -> Kubelet {
     let started = Arc::new(Mutex::new(Vec::new()));
-    let seen = started.clone();
-    let (namespace, kubeconfig, binary) = (
-        namespace.to_owned(),
-        kubeconfig.to_owned(),
-        binary.to_owned(),
-    );
+    let members = Arc::new(Mutex::new(Vec::new()));
+    let shared = Arc::new(Shared::default());
+    let ctx = RunContext {
+        client: client.clone(),
+        namespace: namespace.to_owned(),
+        kubeconfig: kubeconfig.to_owned(),
+        binary: binary.to_owned(),
+        secantus: secantus.map(Path::to_owned),
+        shared: shared.clone(),
+        members: members.clone(),
+    };
+    let seen_names = started.clone();
     let task = tokio::spawn(async move {
-        let pods: Api<Pod> = Api::namespaced(client.clone(), &namespace);
+        let pods: Api<Pod> = Api::namespaced(client.clone(), &ctx.namespace);
+        // Pod uids already taken: a StatefulSet's replacement pod has its predecessor's name.
+        let mut seen = std::collections::BTreeSet::new();
         loop {
             if let Ok(list) = pods.list(&ListParams::default()).await {
+                let mut live = std::collections::BTreeSet::new();
                 for pod in list.items {
                     let name = pod.metadata.name.clone().unwrap_or_default();
-                    let key = format!("{namespace}/{name}");
-                    let on_client = pod
+                    let uid = pod.metadata.uid.clone().unwrap_or_default();
+                    let ours = pod
                         .spec
                         .as_ref()
                         .and_then(|s| s.node_name.as_deref())
-                        .is_some_and(|n| CLIENT_NODES.contains(&n));
+                        .is_some_and(|n| CLIENT_NODES.contains(&n) || SERVER_NODES.contains(&n));
                     let pending = pod
                         .status
                         .as_ref()
                         .and_then(|s| s.phase.as_deref())
                         .unwrap_or("Pending")
                         == "Pending";
-                    let deleting = pod.metadata.deletion_timestamp.is_some();
-                    if !on_client || !pending || deleting || seen.lock().unwrap().contains(&key) {
+                    if pod.metadata.deletion_timestamp.is_none() {
+                        live.insert(uid.clone());
+                    }
+                    if !ours || !pending || !live.contains(&uid) || seen.contains(&uid) {
                         continue;
                     }
-                    seen.lock().unwrap().push(key);
-                    let ctx = RunContext {
-                        client: client.clone(),
-                        namespace: namespace.clone(),
-                        kubeconfig: kubeconfig.clone(),
-                        binary: binary.clone(),
-                    };
-                    tokio::spawn(async move { ctx.run_pod(pod).await });
+                    seen.insert(uid);
+                    seen_names
+                        .lock()
+                        .unwrap()
+                        .push(format!("{}/{name}", ctx.namespace));
+                    let ctx = ctx.clone();
+                    if server::is_member(&pod) {
+                        tokio::spawn(async move { ctx.run_member(pod).await });
+                    } else {
+                        tokio::spawn(async move { ctx.run_pod(pod).await });
+                    }
+                }
+                // Members whose pod is gone or being deleted stop.
+                for (uid, handle) in ctx.shared.running.lock().unwrap().iter() {
+                    if !live.contains(uid) {
+                        handle.stop.notify_one();
+                    }
                 }
             }
             tokio::time::sleep(Duration::from_millis(300)).await;
         }
     });
-    Kubelet { task, started }
+    Kubelet {
+        task,
+        started,
+        members,
+        shared,
+    }
 }
 
+#[derive(Clone)]
 struct RunContext {
     client: kube::Client,
     namespace: String,
     kubeconfig: PathBuf,
     binary: PathBuf,
+    secantus: Option<PathBuf>,
+    shared: Arc<Shared>,
+    members: Arc<Mutex<Vec<Member>>>,
 }
 
 impl RunContext {
-    async fn run_pod(self, pod: Pod) {
-        let name = pod.metadata.name.clone().unwrap_or_default();
-        let spec = pod.spec.clone().unwrap_or_default();
-        let container = spec.containers.first().cloned().unwrap_or_default();
+    /// A fresh scratch directory for pod `name` (its process's working directory).
+    fn scratch(&self, name: &str) -> PathBuf {
         let scratch =
             std::env::temp_dir().join(format!("mongobench-kubelet-{}-{name}", self.namespace));
         let _ = std::fs::remove_dir_all(&scratch);
         std::fs::create_dir_all(&scratch).unwrap();
+        scratch
+    }
+
+    async fn run_pod(self, pod: Pod) {
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        let spec = pod.spec.clone().unwrap_or_default();
+        let container = spec.containers.first().cloned().unwrap_or_default();
+        let scratch = self.scratch(&name);
 
         let prepared = self.prepare(&pod, &container, &scratch).await;
         let (args, env) = match prepared {
@@ -121,7 +208,9 @@ impl RunContext {
         }}))
         .await;
 
-        let output = tokio::process::Command::new(&self.binary)
+        // Written as the process goes, so a pod still running can be looked into.
+        let (stdout, stderr) = (scratch.join("stdout.log"), scratch.join("stderr.log"));
+        let status = tokio::process::Command::new(&self.binary)
             .args(&args)
             .env_clear()
             .envs(env)
@@ -129,20 +218,15 @@ impl RunContext {
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("RUST_LOG", "info")
             .current_dir(&scratch)
-            .output()
+            .stdout(std::fs::File::create(&stdout).unwrap())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .status()
             .await;
-        let (code, message) = match output {
-            Ok(out) => {
-                std::fs::write(scratch.join("stdout.log"), &out.stdout).ok();
-                std::fs::write(scratch.join("stderr.log"), &out.stderr).ok();
-                let code = out.status.code().unwrap_or(137);
-                let tail: String = String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .rev()
-                    .take(5)
-                    .collect::<Vec<_>>()
-                    .join(" | ");
-                (code, tail)
+        let (code, message) = match status {
+            Ok(status) => {
+                let text = std::fs::read_to_string(&stderr).unwrap_or_default();
+                let tail: String = text.lines().rev().take(5).collect::<Vec<_>>().join(" | ");
+                (status.code().unwrap_or(137), tail)
             }
             Err(e) => (127, format!("starting {}: {e}", self.binary.display())),
         };
@@ -152,7 +236,8 @@ impl RunContext {
 
     /// The process's arguments and environment, with ConfigMap volumes materialised under
     /// `scratch` (paths in the arguments are rewritten to them) and a kubeconfig holding the
-    /// pod's ServiceAccount token.
+    /// pod's ServiceAccount token. The names of the members this harness runs are written as
+    /// their addresses in all three ([`names`]).
     async fn prepare(
         &self,
         pod: &Pod,
@@ -160,6 +245,7 @@ impl RunContext {
         scratch: &Path,
     ) -> Result<(Vec<String>, BTreeMap<String, String>), String> {
         let spec = pod.spec.clone().unwrap_or_default();
+        let names = self.shared.names.lock().unwrap().clone();
         let mut args: Vec<String> = container
             .command
             .clone()
@@ -185,7 +271,7 @@ impl RunContext {
             let dir = scratch.join(mount.mount_path.trim_start_matches('/'));
             std::fs::create_dir_all(&dir).unwrap();
             for (key, value) in data.data.unwrap_or_default() {
-                std::fs::write(dir.join(&key), value).unwrap();
+                std::fs::write(dir.join(&key), names.rewrite(&value)).unwrap();
             }
             for a in &mut args {
                 if a.starts_with(&mount.mount_path) {
@@ -230,6 +316,9 @@ impl RunContext {
                 _ => String::new(),
             };
             env.insert(e.name, value);
+        }
+        for value in env.values_mut().chain(args.iter_mut()) {
+            *value = names.rewrite(value);
         }
 
         let account = spec
