@@ -256,3 +256,35 @@ fn one_file_with_several_mistakes_reports_all_of_them_in_line_order() {
         "{stdout}"
     );
 }
+
+/// A valid spec whose members would run Burstable is accepted (exit code 0) with a note that
+/// names the field, its line and the fix; the examples, Guaranteed with whole CPUs, get none
+/// (`every_example_is_valid` compares their whole output).
+#[test]
+fn burstable_members_get_a_note_and_exit_code_0() {
+    let original = std::fs::read_to_string(repo("examples/percona-9-vs-8.yaml")).unwrap();
+    let text = original.replace(
+        "requests: {cpu: \"3\", memory: 12Gi}",
+        "requests: {cpu: \"2\", memory: 12Gi}",
+    );
+    assert_ne!(text, original, "the example's requests line moved");
+    let line = 1 + text.lines().position(|l| l.trim() == "resources:").unwrap();
+    let dir = std::env::temp_dir().join(format!("mongobench-advice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("burstable.yaml");
+    std::fs::write(&file, &text).unwrap();
+    let (code, stdout) = run_binary(&[&file]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 0, "{stdout}");
+    let f = file.display();
+    assert_eq!(
+        stdout,
+        format!(
+            "{f}: OK (MongoBenchmark percona-9-vs-8)\n\
+             {f}:{line}: note: spec.replicaSet.resources: cpu request 2 differs from its limit 3: \
+             the members run Burstable and share their nodes' CPU by weight; set requests equal \
+             to limits, CPU in whole cores (e.g. cpu: \"4\", memory: 16Gi), for Guaranteed QoS \
+             and, under the kubelet's static CPU manager policy, cores of their own\n"
+        )
+    );
+}

@@ -9,6 +9,7 @@
 //! The bottom layer of the crate: it uses no other module of it, and does no I/O. This file is
 //! only the face; the CRD itself is built in `crd.rs`.
 
+pub mod advice;
 mod crd;
 pub mod dataset;
 pub mod flights;
@@ -24,6 +25,7 @@ pub mod validate;
 pub mod workload;
 pub mod ycsb;
 
+pub use advice::{Advice, MemberQos, advice};
 pub use crd::{API_VERSION, GROUP, KIND, VERSION, crd, crd_yaml, openapi_schema};
 pub use dataset::{Dataset, IndexBuild};
 pub use flights::{

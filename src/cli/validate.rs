@@ -1,7 +1,8 @@
 //! `mongobench validate -f FILE...`: the offline rules of [`crate::api::validate`] over
 //! manifest files, printing every violation as `FILE:LINE: spec.path: message`.
 //!
-//! Exit code 0 (one `OK` line per file) when every MongoBenchmark in every file is valid, 2 when
+//! Exit code 0 (one `OK` line per file, then its notes: settings that add noise to the figures,
+//! [`crate::api::advice`]) when every MongoBenchmark in every file is valid, 2 when
 //! any file holds a violation, is not YAML or cannot be read, or when no file holds a
 //! MongoBenchmark at all. Documents of other kinds (a Secret, a Namespace) are skipped, and so
 //! is a file of only such documents; an empty file, a file of only comments, a document that is
@@ -37,6 +38,8 @@ pub struct FileReport {
     pub benchmarks: Vec<String>,
     /// Every problem, in file order.
     pub problems: Vec<Problem>,
+    /// Advice on the valid MongoBenchmarks, in file order: printed as notes, not refused.
+    pub advice: Vec<Problem>,
 }
 
 impl FileReport {
@@ -56,18 +59,24 @@ impl FileReport {
             } else {
                 "MongoBenchmarks"
             };
-            return vec![format!(
-                "{file}: OK ({noun} {})",
-                self.benchmarks.join(", ")
-            )];
+            let ok = format!("{file}: OK ({noun} {})", self.benchmarks.join(", "));
+            let notes = self.advice.iter().map(|a| {
+                Problem {
+                    line: a.line,
+                    path: String::new(),
+                    message: format!("note: {}: {}", a.path, a.message),
+                }
+                .render(file)
+            });
+            return std::iter::once(ok).chain(notes).collect();
         }
         self.problems.iter().map(|p| p.render(file)).collect()
     }
 
     fn refuse(problem: Problem) -> FileReport {
         FileReport {
-            benchmarks: Vec::new(),
             problems: vec![problem],
+            ..FileReport::default()
         }
     }
 }
@@ -113,9 +122,10 @@ pub fn check_text(text: &str) -> FileReport {
     // not end.
     let documents = serde_yaml::Deserializer::from_str(text).take(lines.documents());
     for (index, document) in documents.enumerate() {
-        let (benchmark, problems) = check_document(index, document, &lines, &mut names);
-        report.benchmarks.extend(benchmark);
-        report.problems.extend(problems);
+        let checked = check_document(index, document, &lines, &mut names);
+        report.benchmarks.extend(checked.name);
+        report.problems.extend(checked.problems);
+        report.advice.extend(checked.advice);
     }
     report
 }
@@ -123,14 +133,33 @@ pub fn check_text(text: &str) -> FileReport {
 /// The MongoBenchmark's (namespace, name) and document number, of each one so far in a file.
 type Names = Vec<(Option<String>, String, usize)>;
 
-/// Checks document `index` of a file: the name of the MongoBenchmark it holds (none for other
-/// kinds) and its problems, in line order.
+/// What one document of a file holds.
+#[derive(Default)]
+struct Checked {
+    /// The MongoBenchmark's name (none for other kinds).
+    name: Option<String>,
+    /// Its problems, in line order.
+    problems: Vec<Problem>,
+    /// Advice on it, when it has no problem.
+    advice: Vec<Problem>,
+}
+
+impl Checked {
+    fn refused(problems: Vec<Problem>) -> Checked {
+        Checked {
+            problems,
+            ..Checked::default()
+        }
+    }
+}
+
+/// Checks document `index` of a file.
 fn check_document(
     index: usize,
     document: serde_yaml::Deserializer<'_>,
     lines: &LineIndex,
     names: &mut Names,
-) -> (Option<String>, Vec<Problem>) {
+) -> Checked {
     let number = index + 1;
     let prefix = if lines.documents() > 1 {
         format!("document {number}: ")
@@ -159,15 +188,15 @@ fn check_document(
             problem.line = problem.line.or(fallback).or_else(|| lines.line(index, ""));
             problem.message = format!("{prefix}{}", problem.message);
             problems.push(problem);
-            return (None, problems);
+            return Checked::refused(problems);
         }
     };
     if let Some(problem) = not_an_object(&value, &prefix) {
         let line = lines.line(index, &problem.path).or(problem.line);
-        return (None, vec![Problem { line, ..problem }]);
+        return Checked::refused(vec![Problem { line, ..problem }]);
     }
     if !is_mongo_benchmark(&value) {
-        return (None, problems);
+        return Checked::refused(problems);
     }
     let name = value
         .pointer("/metadata/name")
@@ -199,7 +228,22 @@ fn check_document(
         message: v.message,
     }));
     problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
-    (Some(name), problems)
+    let advice = match value.get("spec").cloned().map(serde_json::from_value) {
+        Some(Ok(spec)) if problems.is_empty() => api::advice(&spec)
+            .into_iter()
+            .map(|a| Problem {
+                line: lines.line(index, &a.path),
+                path: a.path,
+                message: a.message,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Checked {
+        name: Some(name),
+        problems,
+        advice,
+    }
 }
 
 /// A document that is not a Kubernetes object: not a mapping, or a mapping without `kind`.
