@@ -38,7 +38,7 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
     let settings = RunSettings {
         workers: 8,
         measured: RunLength::Duration(Duration::from_secs(10)),
-        warmup: RunLength::Duration(Duration::from_secs(1)),
+        warmup: RunLength::Duration(Duration::from_secs(2)),
         ..support::runs::settings(8, RunLength::Operations(0))
     };
     let progress = CellProgress::default();
@@ -53,14 +53,19 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
     )
     .await;
     assert_eq!(result.status, CellStatus::Complete, "{:?}", result.status);
-    // The one-second warm-up's completions are kept for the report.
+    // The two-second warm-up's completions are kept for the report, a count per second (a
+    // first second may hold none on a loaded machine: connections and logins come first).
     assert_eq!(
         result.warmup_per_second.len(),
-        1,
+        2,
         "{:?}",
         result.warmup_per_second
     );
-    assert!(result.warmup_per_second[0] > 0);
+    assert!(
+        result.warmup_per_second.iter().sum::<u64>() > 0,
+        "no warm-up operation completed: {:?}",
+        result.warmup_per_second
+    );
 
     let measured = result.measured.as_ref().unwrap();
     for (label, op) in &measured.operations {
