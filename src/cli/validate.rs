@@ -145,7 +145,8 @@ struct Checked {
 }
 
 impl Checked {
-    fn refused(problems: Vec<Problem>) -> Checked {
+    /// A document that holds no MongoBenchmark: refused, or of another kind (skipped).
+    fn without_benchmark(problems: Vec<Problem>) -> Checked {
         Checked {
             problems,
             ..Checked::default()
@@ -188,15 +189,15 @@ fn check_document(
             problem.line = problem.line.or(fallback).or_else(|| lines.line(index, ""));
             problem.message = format!("{prefix}{}", problem.message);
             problems.push(problem);
-            return Checked::refused(problems);
+            return Checked::without_benchmark(problems);
         }
     };
     if let Some(problem) = not_an_object(&value, &prefix) {
         let line = lines.line(index, &problem.path).or(problem.line);
-        return Checked::refused(vec![Problem { line, ..problem }]);
+        return Checked::without_benchmark(vec![Problem { line, ..problem }]);
     }
     if !is_mongo_benchmark(&value) {
-        return Checked::refused(problems);
+        return Checked::without_benchmark(problems);
     }
     let name = value
         .pointer("/metadata/name")

@@ -24,6 +24,7 @@ mod json;
 pub(crate) mod layout;
 mod markdown;
 mod plots;
+pub mod settle;
 #[cfg(test)]
 mod study;
 mod table;

@@ -5,6 +5,7 @@ use crate::measure::latency::value_at_percentile;
 use crate::report::ReportError;
 use crate::report::groups::{Group, TargetCells};
 use crate::report::plots::{self, Bar, Curve, Plot, Stack};
+use crate::report::settle;
 use crate::result::CellResult;
 
 use super::markup::{escape, note, section, table};
@@ -172,9 +173,35 @@ pub(super) fn per_second(groups: &[Group<'_>]) -> Result<String, ReportError> {
             let title = format!("{}: {}", g.title(), t.target);
             let plot = plots::per_second(&title, &curves)?;
             out.push_str(&figure("per-second", &title, &plot));
+            out.push_str(&unsettled_warmups(&t.cells));
         }
     }
     Ok(section("series", "Per-second throughput", &out))
+}
+
+/// A note naming the repetitions whose warm-up had not levelled off (`report::settle`), empty
+/// when every one had or was too short to judge.
+fn unsettled_warmups(cells: &[&CellResult]) -> String {
+    let drifts: Vec<String> = cells
+        .iter()
+        .filter_map(|c| {
+            let d = settle::unsettled(&c.warmup_per_second)?;
+            Some(format!("repetition {} {d:+.1} %", c.cell.repetition))
+        })
+        .collect();
+    if drifts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<p class=\"note unsettled\">{}</p>\n",
+        escape(&format!(
+            "Warm-up not settled (its last third of seconds against its middle third, beyond \
+             ±{} %): {}. The drift carries on into the measured phase; a longer \
+             workload.warmup keeps it out.",
+            settle::SETTLE_TOLERANCE_PERCENT,
+            drifts.join(", ")
+        ))
+    )
 }
 
 fn repetition_label(c: &CellResult) -> String {

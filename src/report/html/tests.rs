@@ -210,6 +210,43 @@ fn the_warm_up_is_shaded_before_the_measured_seconds_when_results_have_it() {
 }
 
 #[test]
+fn a_warm_up_still_climbing_is_named_with_its_drift_and_a_settled_one_is_not() {
+    let doc = page(&study());
+    assert!(select(&doc, "section#series p.unsettled").is_empty());
+    // The first target's repetition 1 still climbs by 20 % (middle third 100, last 120); its
+    // other repetitions level off.
+    let mut results = study();
+    let first = results[0].cell.target.clone();
+    for r in results.iter_mut().filter(|r| r.cell.target == first) {
+        r.warmup_per_second = if r.cell.repetition == 1 {
+            vec![10, 50, 100, 100, 120, 120]
+        } else {
+            vec![10, 50, 100, 100, 101, 101]
+        };
+    }
+    let doc = page(&results);
+    let notes: Vec<String> = select(&doc, "section#series p.unsettled")
+        .iter()
+        .map(text)
+        .collect();
+    let sizes = results
+        .iter()
+        .filter(|r| r.cell.target == first && r.cell.repetition == 1 && r.measured.is_some())
+        .map(|r| &r.cell.size)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    assert_eq!(notes.len(), sizes, "{notes:?}");
+    for n in &notes {
+        assert_eq!(
+            n,
+            "Warm-up not settled (its last third of seconds against its middle third, beyond \
+             ±5 %): repetition 1 +20.0 %. The drift carries on into the measured phase; a \
+             longer workload.warmup keeps it out."
+        );
+    }
+}
+
+#[test]
 fn plans_that_differ_are_flagged_and_equal_plans_are_not() {
     let doc = page(&study());
     let flags = select(&doc, "section#explain .plan-differs");

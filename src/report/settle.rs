@@ -1,0 +1,66 @@
+//! Whether a warm-up had levelled off: the measured settle criterion the reports apply to a
+//! cell's `warmupPerSecond`. Throughput that still climbs (caches filling, JIT-like warm-up of
+//! a server, connection pools growing) or falls (checkpoints, eviction catching up) at the end
+//! of the warm-up carries on into the measured phase and widens the spread between
+//! repetitions; such a cell is named with its drift so that `workload.warmup` can be set
+//! longer.
+
+/// Largest drift, in percent, of a warm-up that counts as settled.
+pub const SETTLE_TOLERANCE_PERCENT: f64 = 5.0;
+
+/// Fewest whole seconds of warm-up the criterion judges (two thirds of 3 seconds each).
+pub const MIN_SECONDS: usize = 6;
+
+/// The change, in percent, of the mean operations per second of the warm-up's last third over
+/// its middle third (the first third, the ramp from zero, is left out); `None` for a warm-up of
+/// fewer than [`MIN_SECONDS`] seconds or with no operation in its middle third. When the length
+/// is not a multiple of 3, the first third takes the extra seconds.
+pub fn warmup_drift_percent(per_second: &[u64]) -> Option<f64> {
+    if per_second.len() < MIN_SECONDS {
+        return None;
+    }
+    let third = per_second.len() / 3;
+    let last = &per_second[per_second.len() - third..];
+    let middle = &per_second[per_second.len() - 2 * third..per_second.len() - third];
+    let mean = |s: &[u64]| s.iter().sum::<u64>() as f64 / s.len() as f64;
+    let before = mean(middle);
+    (before > 0.0).then(|| (mean(last) / before - 1.0) * 100.0)
+}
+
+/// The drift of a warm-up that had not settled (beyond [`SETTLE_TOLERANCE_PERCENT`] either
+/// way); `None` when it settled or is too short to judge.
+pub fn unsettled(per_second: &[u64]) -> Option<f64> {
+    // The margin keeps a drift of exactly the tolerance (105 / 100 - 1 is 5.000000000000004 %)
+    // settled.
+    warmup_drift_percent(per_second).filter(|d| d.abs() > SETTLE_TOLERANCE_PERCENT + 1e-9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drift_compares_the_last_third_with_the_middle_third() {
+        // Middle [100, 100], last [110, 120]: 115 / 100 - 1.
+        let d = warmup_drift_percent(&[0, 50, 100, 100, 110, 120]).unwrap();
+        assert!((d - 15.0).abs() < 1e-9, "{d}");
+        // 7 seconds: thirds of 2, the first takes 3 ([0, 10, 20]); middle [200, 200], last
+        // [190, 190].
+        let d = warmup_drift_percent(&[0, 10, 20, 200, 200, 190, 190]).unwrap();
+        assert!((d + 5.0).abs() < 1e-9, "{d}");
+        assert_eq!(warmup_drift_percent(&[5; 5]), None);
+        assert_eq!(warmup_drift_percent(&[9, 9, 0, 0, 4, 4]), None);
+        assert_eq!(warmup_drift_percent(&[3; 60]), Some(0.0));
+    }
+
+    #[test]
+    fn only_a_drift_beyond_the_tolerance_is_unsettled() {
+        assert_eq!(unsettled(&[0, 50, 100, 100, 105, 105]), None);
+        assert_eq!(unsettled(&[0, 50, 100, 100, 95, 95]), None);
+        let d = unsettled(&[0, 50, 100, 100, 106, 106]).unwrap();
+        assert!((d - 6.0).abs() < 1e-9, "{d}");
+        let d = unsettled(&[0, 50, 100, 100, 90, 90]).unwrap();
+        assert!((d + 10.0).abs() < 1e-9, "{d}");
+        assert_eq!(unsettled(&[100; 3]), None);
+    }
+}
