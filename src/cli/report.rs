@@ -113,6 +113,7 @@ pub fn render(
     Ok(match format {
         Format::Table => {
             let mut out = render_table(results);
+            out.push_str(&crate::report::settle::render_unsettled(results));
             let targets: std::collections::BTreeSet<&str> =
                 results.iter().map(|r| r.cell.target.as_str()).collect();
             if targets.len() > 1 {

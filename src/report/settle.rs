@@ -5,6 +5,8 @@
 //! repetitions; such a cell is named with its drift so that `workload.warmup` can be set
 //! longer.
 
+use crate::result::CellResult;
+
 /// Largest drift, in percent, of a warm-up that counts as settled.
 pub const SETTLE_TOLERANCE_PERCENT: f64 = 5.0;
 
@@ -35,9 +37,27 @@ pub fn unsettled(per_second: &[u64]) -> Option<f64> {
     warmup_drift_percent(per_second).filter(|d| d.abs() > SETTLE_TOLERANCE_PERCENT + 1e-9)
 }
 
+/// One line per complete cell whose warm-up had not settled, for the text report: empty when
+/// every warm-up settled or was too short to judge.
+pub fn render_unsettled(results: &[CellResult]) -> String {
+    let mut out = String::new();
+    for r in results.iter().filter(|r| r.is_complete()) {
+        if let Some(d) = unsettled(&r.warmup_per_second) {
+            out.push_str(&format!(
+                "{}: warm-up not settled, its last third of seconds {d:+.1}% against its middle \
+                 third (beyond ±{SETTLE_TOLERANCE_PERCENT}%); a longer workload.warmup keeps \
+                 the drift out of the measured phase\n",
+                r.cell
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::study::study;
 
     #[test]
     fn drift_compares_the_last_third_with_the_middle_third() {
@@ -62,5 +82,22 @@ mod tests {
         let d = unsettled(&[0, 50, 100, 100, 90, 90]).unwrap();
         assert!((d + 10.0).abs() < 1e-9, "{d}");
         assert_eq!(unsettled(&[100; 3]), None);
+    }
+
+    #[test]
+    fn the_text_names_each_unsettled_cell_once() {
+        let mut results = study();
+        assert_eq!(render_unsettled(&results), "");
+        results[0].warmup_per_second = vec![10, 50, 100, 100, 90, 90];
+        results[1].warmup_per_second = vec![10, 50, 100, 100, 101, 101];
+        assert_eq!(
+            render_unsettled(&results),
+            format!(
+                "{}: warm-up not settled, its last third of seconds -10.0% against its middle \
+                 third (beyond ±5%); a longer workload.warmup keeps the drift out of the \
+                 measured phase\n",
+                results[0].cell
+            )
+        );
     }
 }
