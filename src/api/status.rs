@@ -29,6 +29,9 @@ pub mod condition_types {
     /// With `spec.precision`: True (reason `PrecisionReached`) when every comparison's minimum
     /// detectable effect is at most the goal, False (`PrecisionNotReached`) otherwise.
     pub const PRECISION: &str = "Precision";
+    /// True (reason `SettingsAddNoise`) while the spec holds settings known to add noise to
+    /// the figures, each named in the message (`crate::api::advice`); absent otherwise.
+    pub const MEASUREMENT_ADVICE: &str = "MeasurementAdvice";
 }
 
 /// Observed state of a MongoBenchmark.

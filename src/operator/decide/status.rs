@@ -285,6 +285,19 @@ pub(super) fn build_status(
         let (reached, reason, message) = status::precision(goal.mde_percent, &comparisons);
         conditions.push(c(ct::PRECISION, reached, reason, message));
     }
+    let advice = crate::api::advice(spec);
+    if !advice.is_empty() {
+        let message: Vec<String> = advice
+            .iter()
+            .map(|a| format!("{}: {}", a.path, a.message))
+            .collect();
+        conditions.push(c(
+            ct::MEASUREMENT_ADVICE,
+            true,
+            "SettingsAddNoise",
+            message.join("; "),
+        ));
+    }
 
     MongoBenchmarkStatus {
         observed_generation: generation,

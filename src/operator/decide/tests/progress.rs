@@ -1,5 +1,5 @@
 //! What runners report while they work: the cell a runner names with its activity, and the
-//! slots a precision goal adds.
+//! slots a precision goal adds; the advice on settings that add noise.
 
 use super::*;
 use crate::runner::activity::Activity;
@@ -203,4 +203,39 @@ fn a_precision_goal_not_reached_says_by_how_much() {
             && message.ends_with("after 3 reps (b vs a at 1k on local); goal 3%"),
         "{message}"
     );
+}
+
+#[test]
+fn members_that_are_not_guaranteed_get_a_measurement_advice_condition() {
+    // SPEC provisions members without resources: BestEffort.
+    let d = decide(&bench("bench", SPEC), &Observed::default(), &settings(0)).unwrap();
+    let (status, reason, message) = cond(&d, "MeasurementAdvice");
+    assert_eq!((status, reason), ("True", "SettingsAddNoise"));
+    assert_eq!(
+        message,
+        "spec.replicaSet.resources: unset: the members run BestEffort, sharing CPU with \
+         whatever else runs on their nodes and evicted first; set requests equal to limits, CPU \
+         in whole cores (e.g. cpu: \"4\", memory: 16Gi), for Guaranteed QoS and, under the \
+         kubelet's static CPU manager policy, cores of their own"
+    );
+    // Guaranteed with whole CPUs, or nothing provisioned: no such condition.
+    let guaranteed = SPEC.replace(
+        "replicaSet: {members: 3, storageSize: 1Gi}",
+        "replicaSet: {members: 3, storageSize: 1Gi, resources: {limits: {cpu: '2', memory: 4Gi}}}",
+    );
+    assert_ne!(guaranteed, SPEC);
+    let d = decide(
+        &bench("bench", &guaranteed),
+        &Observed::default(),
+        &settings(0),
+    )
+    .unwrap();
+    assert!(d.status.condition("MeasurementAdvice").is_none());
+    let d = decide(
+        &bench("bench", EXTERNAL),
+        &Observed::default(),
+        &settings(0),
+    )
+    .unwrap();
+    assert!(d.status.condition("MeasurementAdvice").is_none());
 }
