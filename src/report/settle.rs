@@ -10,14 +10,16 @@ use crate::result::CellResult;
 /// Largest drift, in percent, of a warm-up that counts as settled.
 pub const SETTLE_TOLERANCE_PERCENT: f64 = 5.0;
 
-/// Fewest whole seconds of warm-up the criterion judges (two thirds of 3 seconds each).
+/// Fewest seconds the criterion judges: its middle and last thirds then hold 2 seconds each.
 pub const MIN_SECONDS: usize = 6;
 
 /// The change, in percent, of the mean operations per second of the warm-up's last third over
 /// its middle third (the first third, the ramp from zero, is left out); `None` for a warm-up of
-/// fewer than [`MIN_SECONDS`] seconds or with no operation in its middle third. When the length
-/// is not a multiple of 3, the first third takes the extra seconds.
+/// fewer than [`MIN_SECONDS`] seconds or with no operation in its middle third. The last
+/// second is left out first: after a warm-up of a number of operations it is partial. When the
+/// rest is not a multiple of 3 seconds, the first third takes the extra ones.
 pub fn warmup_drift_percent(per_second: &[u64]) -> Option<f64> {
+    let per_second = per_second.split_last().map_or(&[][..], |(_, rest)| rest);
     if per_second.len() < MIN_SECONDS {
         return None;
     }
@@ -62,24 +64,24 @@ mod tests {
     #[test]
     fn drift_compares_the_last_third_with_the_middle_third() {
         // Middle [100, 100], last [110, 120]: 115 / 100 - 1.
-        let d = warmup_drift_percent(&[0, 50, 100, 100, 110, 120]).unwrap();
+        let d = warmup_drift_percent(&[0, 50, 100, 100, 110, 120, 7]).unwrap();
         assert!((d - 15.0).abs() < 1e-9, "{d}");
-        // 7 seconds: thirds of 2, the first takes 3 ([0, 10, 20]); middle [200, 200], last
+        // 7 whole seconds and a partial one: thirds of 2, the first takes 3 ([0, 10, 20]); middle [200, 200], last
         // [190, 190].
-        let d = warmup_drift_percent(&[0, 10, 20, 200, 200, 190, 190]).unwrap();
+        let d = warmup_drift_percent(&[0, 10, 20, 200, 200, 190, 190, 3]).unwrap();
         assert!((d + 5.0).abs() < 1e-9, "{d}");
-        assert_eq!(warmup_drift_percent(&[5; 5]), None);
-        assert_eq!(warmup_drift_percent(&[9, 9, 0, 0, 4, 4]), None);
+        assert_eq!(warmup_drift_percent(&[5; 6]), None);
+        assert_eq!(warmup_drift_percent(&[9, 9, 0, 0, 4, 4, 4]), None);
         assert_eq!(warmup_drift_percent(&[3; 60]), Some(0.0));
     }
 
     #[test]
     fn only_a_drift_beyond_the_tolerance_is_unsettled() {
-        assert_eq!(unsettled(&[0, 50, 100, 100, 105, 105]), None);
-        assert_eq!(unsettled(&[0, 50, 100, 100, 95, 95]), None);
-        let d = unsettled(&[0, 50, 100, 100, 106, 106]).unwrap();
+        assert_eq!(unsettled(&[0, 50, 100, 100, 105, 105, 1]), None);
+        assert_eq!(unsettled(&[0, 50, 100, 100, 95, 95, 1]), None);
+        let d = unsettled(&[0, 50, 100, 100, 106, 106, 1]).unwrap();
         assert!((d - 6.0).abs() < 1e-9, "{d}");
-        let d = unsettled(&[0, 50, 100, 100, 90, 90]).unwrap();
+        let d = unsettled(&[0, 50, 100, 100, 90, 90, 1]).unwrap();
         assert!((d + 10.0).abs() < 1e-9, "{d}");
         assert_eq!(unsettled(&[100; 3]), None);
     }
@@ -88,8 +90,8 @@ mod tests {
     fn the_text_names_each_unsettled_cell_once() {
         let mut results = study();
         assert_eq!(render_unsettled(&results), "");
-        results[0].warmup_per_second = vec![10, 50, 100, 100, 90, 90];
-        results[1].warmup_per_second = vec![10, 50, 100, 100, 101, 101];
+        results[0].warmup_per_second = vec![10, 50, 100, 100, 90, 90, 40];
+        results[1].warmup_per_second = vec![10, 50, 100, 100, 101, 101, 40];
         assert_eq!(
             render_unsettled(&results),
             format!(

@@ -219,9 +219,9 @@ fn a_warm_up_still_climbing_is_named_with_its_drift_and_a_settled_one_is_not() {
     let first = results[0].cell.target.clone();
     for r in results.iter_mut().filter(|r| r.cell.target == first) {
         r.warmup_per_second = if r.cell.repetition == 1 {
-            vec![10, 50, 100, 100, 120, 120]
+            vec![10, 50, 100, 100, 120, 120, 60]
         } else {
-            vec![10, 50, 100, 100, 101, 101]
+            vec![10, 50, 100, 100, 101, 101, 60]
         };
     }
     let doc = page(&results);
