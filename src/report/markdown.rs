@@ -32,6 +32,13 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
         }
         Err(e) => out.push_str(&format!("No comparison: {}\n", escape(&e.to_string()))),
     }
+    let warmups: Vec<String> = super::settle::render_unsettled(results)
+        .lines()
+        .map(|l| format!("- {}", escape(l)))
+        .collect();
+    if !warmups.is_empty() {
+        out.push_str(&format!("\n{}\n", warmups.join("\n")));
+    }
     out.push_str(&how_measured(results, &options.baseline));
     out
 }
@@ -223,6 +230,21 @@ mod tests {
         }
         let text = render_markdown(&results, &options());
         assert!(text.contains("| mongo\\|9\\_x | 1M |"), "{text}");
+    }
+
+    #[test]
+    fn a_warm_up_that_had_not_settled_is_a_note_before_the_block() {
+        let mut results = study();
+        results[0].warmup_per_second = vec![10, 50, 100, 100, 120, 120, 60];
+        let text = render_markdown(&results, &options());
+        let note = format!(
+            "\n- {}: warm-up not settled, its last third of seconds +20.0% against its middle \
+             third (beyond ±5%); a longer workload.warmup keeps the drift out of the measured \
+             phase\n",
+            escape(&results[0].cell.to_string())
+        );
+        let at = text.find(&note).unwrap_or_else(|| panic!("{text}"));
+        assert!(at < text.find("### How measured").unwrap(), "{text}");
     }
 
     #[test]
