@@ -9,10 +9,8 @@ mod support;
 
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams};
 use mongobench::api::Phase;
-use mongobench::result::CellResult;
 use operator_common as common;
 
 #[tokio::test]
@@ -67,15 +65,7 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
     );
 
     // Every cell in status carries the figures of the result the runner wrote.
-    let results: Vec<CellResult> = Api::<ConfigMap>::namespaced(env.client.clone(), &env.namespace)
-        .list(&ListParams::default().labels("mongobench.io/benchmark=e2e"))
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .filter_map(|cm| cm.data?.remove("result.json"))
-        .map(|json| CellResult::from_json(&json).unwrap())
-        .collect();
+    let results = common::cell_results(&env, "mongobench.io/benchmark=e2e").await;
     assert_eq!(results.len(), 4, "one result per cell");
     let cells = status.cells.clone();
     assert_eq!(cells.len(), 4);

@@ -21,10 +21,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret, Service};
-use kube::api::{Api, DeleteParams, ListParams};
+use k8s_openapi::api::core::v1::{Pod, Secret, Service};
+use kube::api::DeleteParams;
 use mongobench::api::{CellPhase, Phase};
-use mongobench::result::CellResult;
 use operator_common as common;
 use serde_json::json;
 
@@ -152,17 +151,11 @@ async fn a_provisioned_member_runs_for_real_and_the_runner_seeds_and_measures_it
 
     // Every result is of the member the harness ran: SecantusDB's version, the set name it
     // advertises, its address, and the node facts the operator read of its pod.
-    let results: Vec<CellResult> = Api::<ConfigMap>::namespaced(env.client.clone(), &env.namespace)
-        .list(&ListParams::default().labels(&format!(
-            "mongobench.io/cell,mongobench.io/benchmark={BENCH}"
-        )))
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .filter_map(|cm| cm.data?.remove("result.json"))
-        .map(|json| CellResult::from_json(&json).unwrap())
-        .collect();
+    let results = common::cell_results(
+        &env,
+        &format!("mongobench.io/cell,mongobench.io/benchmark={BENCH}"),
+    )
+    .await;
     assert_eq!(results.len(), 2, "one result per cell");
     for r in &results {
         assert!(r.is_complete(), "{}: {:?}", r.cell, r.status);

@@ -301,6 +301,20 @@ pub async fn write_result(
         .unwrap_or_else(|e| panic!("writing result ConfigMap {name}: {e}"));
 }
 
+/// The cell results the runners wrote as ConfigMaps in the test's namespace, selected by
+/// `labels` (e.g. `mongobench.io/benchmark=NAME`).
+pub async fn cell_results(env: &support::KubeEnv, labels: &str) -> Vec<CellResult> {
+    Api::<ConfigMap>::namespaced(env.client.clone(), &env.namespace)
+        .list(&kube::api::ListParams::default().labels(labels))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|cm| cm.data?.remove("result.json"))
+        .map(|json| CellResult::from_json(&json).unwrap())
+        .collect()
+}
+
 /// A complete result for a cell of the first target of `plan`.
 pub fn result_for(plan: &JobPlan, size: &str, repetition: u32, ops: u64) -> CellResult {
     result_of(plan, &plan.targets[0].name, size, repetition, ops)
