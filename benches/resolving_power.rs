@@ -122,6 +122,7 @@ async fn main() {
             write_concern: None,
             read_preference: None,
             operation_timeout: DEFAULT_OPERATION_TIMEOUT,
+            sweep: None,
         },
         reuse_dataset: false,
         sizes: vec![(

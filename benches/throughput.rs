@@ -57,6 +57,7 @@ fn settings(workers: u32, seconds: u64) -> RunSettings {
         write_concern: None,
         read_preference: None,
         operation_timeout: DEFAULT_OPERATION_TIMEOUT,
+        sweep: None,
     }
 }
 

@@ -89,6 +89,7 @@ fn printer_columns() {
         ("Age", ".metadata.creationTimestamp", 0),
         ("Workload", ".spec.workload.type", 1),
         ("Targets", ".status.targetNames", 1),
+        ("Knee", ".status.knees", 1),
         ("Platforms", ".status.platformNames", 1),
     ];
     let expected: Vec<(String, String, i64)> = expected

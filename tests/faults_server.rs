@@ -21,6 +21,7 @@ const LIMIT: Duration = Duration::from_secs(2);
 fn settings(measured: Duration) -> RunSettings {
     RunSettings {
         operation_timeout: LIMIT,
+        sweep: None,
         ..runs::settings(4, RunLength::Duration(measured))
     }
 }

@@ -19,6 +19,7 @@ pub mod replica_set;
 mod schema_transform;
 pub mod spec;
 pub mod status;
+pub mod sweep;
 pub mod targets;
 pub mod units;
 pub mod validate;
@@ -39,10 +40,11 @@ pub use spec::{
     CanaryPolicy, CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism,
 };
 pub use status::{
-    CellCounts, CellPhase, CellStatus, Comparison, MongoBenchmarkStatus, NodeInfo,
+    CellCounts, CellPhase, CellStatus, CellSweep, SweepPoint, Comparison, MongoBenchmarkStatus, NodeInfo,
     OperationLatency, Phase, Regime, ResultRef, RunnerStatus, TargetStatus, Verdict,
     condition_types,
 };
+pub use sweep::{FindMax, LatencyGoal, Percentile, Sweep};
 pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target};
 pub use units::{DatasetSize, UnitsError, parse_dataset_size, parse_duration};
 pub use validate::{Violation, validate, validate_document, validate_update};

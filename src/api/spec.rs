@@ -117,6 +117,13 @@ macro_rules! immutable_message {
         description = "Target names"
     ),
     printcolumn(
+        name = "Knee",
+        type_ = "string",
+        json_path = ".status.knees",
+        priority = 1,
+        description = "With a load sweep: each target's median knee"
+    ),
+    printcolumn(
         name = "Platforms",
         type_ = "string",
         json_path = ".status.platformNames",

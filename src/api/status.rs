@@ -103,6 +103,11 @@ pub struct MongoBenchmarkStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<Comparison>,
 
+    /// With a load sweep, each target's median knee over its valid cells, e.g. `postgres 148,
+    /// wiredtiger 1950 ops/s at p99 ≤ 10ms` (per platform and size when there are several).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knees: Option<String>,
+
     /// The main finding in one line, e.g.
     /// `mongodb-9.0: +6.1% ops/s vs psmdb-8.0 (4M, x86-icelake)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -297,6 +302,48 @@ pub struct CellStatus {
     /// Where the full result is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_ref: Option<ResultRef>,
+    /// A load sweep's curve and knee (`workload.sweep`); `opsPerSecond` and `latencies` are
+    /// then the knee step's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<CellSweep>,
+}
+
+/// The curve and knee of one cell's load sweep.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CellSweep {
+    /// The latency goal, e.g. `p99 ≤ 10ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
+    /// The most operations per second sustained under the goal (the knee step's achieved
+    /// rate); absent when no step sustained its load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knee_ops_per_second: Option<f64>,
+    /// Whether a saturated step lies above the knee (else the knee is a lower bound).
+    pub bounded: bool,
+    /// Every step, in the order they ran.
+    pub steps: Vec<SweepPoint>,
+}
+
+/// One step of a load sweep.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct SweepPoint {
+    /// The rate it was paced to.
+    pub target_ops_per_second: u64,
+    /// The rate it achieved.
+    pub ops_per_second: f64,
+    /// Median latency of all operations, from the intended start (µs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_micros: Option<u64>,
+    /// 99th percentile (µs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_micros: Option<u64>,
+    /// 99.9th percentile (µs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p999_micros: Option<u64>,
+    /// Whether it fell short of its rate, failed over the error budget or broke the goal.
+    pub saturated: bool,
 }
 
 /// State of one cell.

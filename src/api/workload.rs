@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::flights::Flights;
+use super::sweep::Sweep;
 use super::units::{self, UnitsError};
 use super::ycsb::Ycsb;
 
@@ -40,6 +41,12 @@ pub const WRITE_CONCERN_PATTERN: &str = "^(default|majority|[1-9][0-9]?)$";
 #[x_kube(validation = Rule::new("!has(self.warmup) || !has(self.warmupOperations)")
     .message("spec.workload: set warmup or warmupOperations, not both")
     .field_path(".warmupOperations"))]
+#[x_kube(validation = Rule::new("!has(self.sweep) || (!has(self.duration) && !has(self.operations))")
+    .message("spec.workload: a sweep's steps last sweep.stepDuration; set neither duration nor operations")
+    .field_path(".sweep"))]
+#[x_kube(validation = Rule::new("!has(self.sweep) || !has(self.targetOpsPerSecond) || self.targetOpsPerSecond == 0")
+    .message("spec.workload: a sweep sets each step's rate; leave targetOpsPerSecond unset")
+    .field_path(".sweep"))]
 pub struct Workload {
     /// The workload generator: `flights` (plgm-style flights, see `flights`) or `ycsb`
     /// (YCSB core workloads A to F, see `ycsb`).
@@ -141,6 +148,12 @@ pub struct Workload {
     #[x_kube(validation = Rule::new("self.matches('[1-9]')")
         .message("spec.workload.operationTimeout must be longer than 0"))]
     pub operation_timeout: Option<String>,
+
+    /// Measure a series of steps of rising load and report the knee, the most load sustained
+    /// under a latency goal, instead of one measured phase (docs/results.md, "Load sweeps").
+    /// Each step is open-loop at its rate, for `stepDuration`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Sweep>,
 }
 
 /// How long a measured run (or a warm-up) lasts.

@@ -112,5 +112,6 @@ pub fn result(
         mongobench_version: None,
         slot: None,
         canary: None,
+        sweep: None,
     }
 }

@@ -3,12 +3,13 @@
 use std::time::Duration;
 
 use crate::api::{
-    DatasetSize, IndexBuild, IndexSet, MongoBenchmarkSpec, ReadPreference, UnitsError,
+    DatasetSize, IndexBuild, IndexSet, MongoBenchmarkSpec, ReadPreference, RunLength, UnitsError,
     WorkloadType, WriteConcern,
 };
 use crate::workload::flights::{self, AggregateSplit, FindSplit, Params, WriteSplit};
 use crate::workload::ycsb::RawProperties;
 
+use super::sweep::SweepPlan;
 use super::workload::{RunSettings, WorkloadPlan};
 
 /// Why a spec cannot be turned into a run.
@@ -187,11 +188,18 @@ fn json_name<T: serde::Serialize>(v: &T) -> String {
 /// The runner's phase settings from the spec.
 pub fn run_settings(spec: &MongoBenchmarkSpec) -> Result<RunSettings, PlanError> {
     let w = &spec.workload;
+    let sweep = w.sweep.as_ref().map(SweepPlan::of).transpose()?;
     Ok(RunSettings {
         workers: w.workers(),
-        measured: w.run_length()?,
+        measured: match &sweep {
+            Some(s) => RunLength::Duration(s.step),
+            None => w.run_length()?,
+        },
         warmup: w.warmup()?,
-        target_ops_per_sec: w.target_ops_per_second().map(|r| r as f64),
+        target_ops_per_sec: match &sweep {
+            Some(s) => Some(s.first_rate() as f64),
+            None => w.target_ops_per_second().map(|r| r as f64),
+        },
         write_concern: match w.write_concern() {
             WriteConcern::Default => None,
             WriteConcern::Majority => Some("majority".to_owned()),
@@ -202,6 +210,7 @@ pub fn run_settings(spec: &MongoBenchmarkSpec) -> Result<RunSettings, PlanError>
             other => Some(json_name(&other)),
         },
         operation_timeout: w.operation_timeout()?,
+        sweep,
     })
 }
 

@@ -10,6 +10,7 @@
 mod cells;
 mod convert;
 mod job;
+pub mod sweep;
 mod workload;
 
 pub use cells::{Cell, cell_id, cells, cells_of, cells_with_added, possible_cells_of, sanitize};

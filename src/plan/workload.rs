@@ -5,6 +5,8 @@
 use std::time::Duration;
 
 use crate::api::RunLength;
+
+use super::sweep::SweepPlan;
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::RawProperties;
 
@@ -49,6 +51,19 @@ pub struct RunSettings {
     pub read_preference: Option<String>,
     /// Longest wait for one database operation (`workload.operationTimeout`).
     pub operation_timeout: Duration,
+    /// A load sweep: `measured` is then each step's length and `target_ops_per_sec` the first
+    /// step's rate (the warm-up's).
+    pub sweep: Option<SweepPlan>,
+}
+
+impl RunSettings {
+    /// These settings with the measured phase paced to `rate` in all (a sweep step's).
+    pub fn at_rate(&self, rate: u64) -> RunSettings {
+        RunSettings {
+            target_ops_per_sec: Some(rate as f64),
+            ..self.clone()
+        }
+    }
 }
 
 /// Why the settings cannot be used (checked before anything is sent).

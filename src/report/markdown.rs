@@ -39,6 +39,7 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
     if !warmups.is_empty() {
         out.push_str(&format!("\n{}\n", warmups.join("\n")));
     }
+    out.push_str(&sweeps(results));
     out.push_str(&how_measured(results, &options.baseline));
     out
 }
@@ -79,6 +80,52 @@ fn table(c: &Comparison) -> String {
                 r.adjusted_p_value.map_or("–".to_string(), p_value),
             ));
         }
+    }
+    out
+}
+
+/// The knee and steps of every load sweep cell; empty without one. A step reads `rate →
+/// achieved ops/s (p99 µs)`, marked ✗ when saturated.
+fn sweeps(results: &[CellResult]) -> String {
+    let swept: Vec<(&CellResult, &crate::result::SweepRecord)> = results
+        .iter()
+        .filter_map(|r| Some((r, r.sweep.as_ref()?)))
+        .collect();
+    let Some((_, first)) = swept.first() else {
+        return String::new();
+    };
+    let goal = first
+        .goal
+        .as_deref()
+        .map_or(String::new(), |g| format!(", goal {}", escape(g)));
+    let mut out = format!(
+        "\n### Load sweep{goal}\n\nEach cell's throughput above is its knee: the sustained step \
+         of the highest rate below the first saturated one.\n\n\
+         | target | size | platform | repetition | knee ops/s | steps: rate → achieved ops/s (p99 µs) |\n\
+         | --- | --- | --- | ---: | ---: | --- |\n"
+    );
+    for (r, s) in swept {
+        let knee = s.knee_step().map_or("none".to_owned(), |k| {
+            let at_least = if s.bounded { "" } else { "≥ " };
+            format!("{at_least}{:.0}", k.ops_per_sec)
+        });
+        let steps: Vec<String> = s
+            .steps
+            .iter()
+            .map(|p| {
+                let p99 = p.p99_us.map_or("-".to_owned(), |v| v.to_string());
+                let mark = if p.saturated.is_some() { " ✗" } else { "" };
+                format!("{} → {:.0} ({p99}){mark}", p.target_ops_per_sec, p.ops_per_sec)
+            })
+            .collect();
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {knee} | {} |\n",
+            escape(&r.cell.target),
+            escape(&r.cell.size),
+            escape(&r.cell.platform),
+            r.cell.repetition,
+            steps.join(", ")
+        ));
     }
     out
 }

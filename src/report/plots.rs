@@ -265,6 +265,60 @@ pub(super) fn latency_percentiles(title: &str, curves: &[Curve]) -> Result<Plot,
     })
 }
 
+/// The colour of a goal line.
+const GOAL: RGBColor = RGBColor(204, 0, 0);
+
+/// Latency against achieved throughput, one line per sweep, latency on a log scale, with the
+/// goal's bound as a dashed line. Points are (ops/s, µs).
+pub(super) fn knee(
+    title: &str,
+    y_desc: &str,
+    curves: &[Curve],
+    bound_us: Option<f64>,
+) -> Result<Plot, ReportError> {
+    let points = || curves.iter().flat_map(|c| c.points.iter());
+    let right = points().map(|p| p.0).fold(1.0_f64, f64::max) * 1.1;
+    let (lo, hi) = points()
+        .map(|p| p.1)
+        .chain(bound_us)
+        .fold((f64::MAX, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let lo = 10f64.powf(lo.max(1.0).log10().floor());
+    let hi = 10f64.powf(hi.max(lo * 10.0).log10().ceil());
+    svg(title, |root| {
+        let area = with_legend(root, &entries(curves), Swatch::Line)?;
+        let mut chart = ChartBuilder::on(&area)
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0.0..right, (lo..hi).log_scale())?;
+        chart
+            .configure_mesh()
+            .y_labels(6)
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .x_desc("achieved operations per second")
+            .y_desc(y_desc)
+            .draw()?;
+        if let Some(bound) = bound_us {
+            chart.draw_series(DashedLineSeries::new(
+                [(0.0, bound), (right, bound)],
+                6,
+                4,
+                GOAL.stroke_width(1),
+            ))?;
+        }
+        lines(&mut chart, curves)?;
+        for curve in curves {
+            chart.draw_series(
+                curve
+                    .points
+                    .iter()
+                    .map(|&p| Circle::new(p, 3, color(curve.color).filled())),
+            )?;
+        }
+        Ok(())
+    })
+}
+
 /// The fill of the warm-up's seconds in per-second plots.
 pub(super) const WARMUP_SHADE: RGBColor = RGBColor(225, 225, 225);
 

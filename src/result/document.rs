@@ -97,6 +97,10 @@ pub struct CellResult {
     /// The noise canary taken just before the cell (docs/results.md, "Noise canaries").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canary: Option<crate::measure::canary::CanaryRecord>,
+    /// A load sweep's steps and knee (`workload.sweep`); the other figures are those of the
+    /// knee step. Absent for a cell of one measured phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<super::sweep::SweepRecord>,
 }
 
 impl CellResult {
@@ -127,6 +131,7 @@ impl CellResult {
             mongobench_version: None,
             slot: None,
             canary: None,
+            sweep: None,
         }
     }
 

@@ -26,8 +26,10 @@ mod measured;
 mod merge;
 mod pairs;
 mod server;
+mod sweep;
 
 pub use cell::{CellId, CellStatus, Slot};
+pub use sweep::{SweepRecord, SweepStep};
 pub use client::{ClientPath, ClientPod, TargetCounts};
 pub use dataset::{DatasetDigest, DatasetInfo, RestoreRecord};
 pub use document::{CellResult, SCHEMA_VERSION};

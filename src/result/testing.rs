@@ -177,6 +177,7 @@ pub(crate) fn with_measured(
         cell,
         slot: None,
         canary: None,
+        sweep: None,
     }
 }
 

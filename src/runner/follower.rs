@@ -125,7 +125,15 @@ impl Follower<'_> {
                 }
                 Ok(serde_json::json!(outcome.recorder.overall().per_second()))
             }
-            Task::Measure { start_at_ms } => {
+            Task::Measure { start_at_ms, rate } => {
+                let stepped;
+                let inputs = match rate {
+                    Some(rate) => {
+                        stepped = settings.at_rate(rate);
+                        CellInputs::new(plan, &stepped, order.records, slice)
+                    }
+                    None => inputs,
+                };
                 let issued = Issued {
                     seq: order.seq,
                     only: None,

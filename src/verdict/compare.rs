@@ -139,9 +139,20 @@ pub fn compare(
         })
         .collect();
     adjust_and_decide(&mut groups);
+    let knee_goal = results
+        .iter()
+        .map(|r| r.sweep.as_ref())
+        .collect::<Option<Vec<_>>>()
+        .map(|sweeps| {
+            sweeps[0]
+                .goal
+                .clone()
+                .unwrap_or_else(|| "its rate".to_owned())
+        });
     Ok(Comparison {
         baseline: options.baseline.clone(),
         groups,
+        knee_goal,
     })
 }
 

@@ -110,6 +110,9 @@ pub struct Comparison {
     pub baseline: String,
     /// Groups in the order they first appear.
     pub groups: Vec<ComparisonGroup>,
+    /// When every result is of a load sweep, its latency goal (`p99 ≤ 10ms`, or `its rate`
+    /// without one): each cell's throughput is then its knee's.
+    pub knee_goal: Option<String>,
 }
 
 /// Why results could not be compared.

@@ -39,8 +39,12 @@ pub fn headline(comparison: &Comparison) -> Option<String> {
     };
     let baseline_reps = |g: &ComparisonGroup| g.rows.first().map_or(0, |b| b.repetitions);
     if let Some((g, r, d)) = largest(&[Verdict::Faster, Verdict::Slower]) {
+        let (sustains, at_goal) = match &comparison.knee_goal {
+            Some(goal) => ("sustains ", format!(" at {goal},")),
+            None => ("", " at".to_owned()),
+        };
         return Some(format!(
-            "{} {:+.1}% ±{:.1}% ops/s vs {} at {}, {} reps{}",
+            "{} {sustains}{:+.1}% ±{:.1}% ops/s vs {}{at_goal} {}, {} reps{}",
             r.target,
             d.percent,
             d.ci95_margin_percent().unwrap_or(0.0),

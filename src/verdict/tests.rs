@@ -267,6 +267,36 @@ fn groups_split_by_platform_and_size_and_missing_baselines_are_said() {
 }
 
 #[test]
+fn a_comparison_of_load_sweeps_compares_knees_under_the_goal() {
+    let sweep = crate::result::SweepRecord {
+        goal: Some("p99 ≤ 10ms".into()),
+        bound_us: Some(10_000),
+        steps: Vec::new(),
+        knee: None,
+        bounded: true,
+    };
+    let mut results = study();
+    let c = compare(&results, &options()).unwrap();
+    assert_eq!(c.knee_goal, None);
+    let before = headline(&c).unwrap();
+    for r in &mut results {
+        r.sweep = Some(sweep.clone());
+    }
+    let c = compare(&results, &options()).unwrap();
+    assert_eq!(c.knee_goal.as_deref(), Some("p99 ≤ 10ms"));
+    // The same figures, said of the knees.
+    assert_eq!(
+        headline(&c).unwrap(),
+        before
+            .replacen(" +", " sustains +", 1)
+            .replace(" at 1M,", " at p99 ≤ 10ms, 1M,")
+    );
+    // One cell that is not a sweep: not a comparison of knees.
+    results[0].sweep = None;
+    assert_eq!(compare(&results, &options()).unwrap().knee_goal, None);
+}
+
+#[test]
 fn headlines_say_only_what_was_tested() {
     let mut same = Vec::new();
     for (rep, a, b) in [(1, 1000, 1003), (2, 1010, 1004), (3, 990, 995)] {

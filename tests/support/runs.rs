@@ -32,6 +32,7 @@ pub fn settings(workers: u32, measured: RunLength) -> RunSettings {
         write_concern: None,
         read_preference: None,
         operation_timeout: LIMIT,
+        sweep: None,
     }
 }
 

@@ -158,3 +158,5 @@ fn check_metadata_name(metadata: Option<&Value>, out: &mut Vec<Violation>) {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_sweep;

@@ -2,7 +2,7 @@ use super::*;
 use serde_json::json;
 
 /// A small valid manifest; tests change one thing in it.
-fn manifest() -> Value {
+pub(super) fn manifest() -> Value {
     json!({
         "apiVersion": "mongobench.io/v1alpha1",
         "kind": "MongoBenchmark",
@@ -22,7 +22,7 @@ fn manifest() -> Value {
     })
 }
 
-fn with(pointer: &str, value: Value) -> Value {
+pub(super) fn with(pointer: &str, value: Value) -> Value {
     let mut doc = manifest();
     let (parent, key) = pointer.rsplit_once('/').expect("a pointer with a parent");
     let parent = doc.pointer_mut(parent).expect("the parent exists");
@@ -47,7 +47,7 @@ fn without(pointer: &str) -> Value {
     doc
 }
 
-fn errors(doc: &Value) -> Vec<String> {
+pub(super) fn errors(doc: &Value) -> Vec<String> {
     validate_document(doc)
         .iter()
         .map(Violation::to_string)

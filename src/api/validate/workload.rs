@@ -3,6 +3,7 @@
 
 use super::violation::Violation;
 use crate::api::flights::Flights;
+use crate::api::sweep::Sweep;
 use crate::api::units::parse_duration;
 use crate::api::workload::{Workload, WorkloadType};
 use crate::api::ycsb::{FieldLengthDistribution, Ycsb};
@@ -47,11 +48,117 @@ pub(super) fn check_workload(workload: &Workload, out: &mut Vec<Violation>) {
             format!("must be longer than 0, got {duration:?}"),
         ));
     }
+    if let Some(sweep) = &workload.sweep {
+        check_sweep(workload, sweep, out);
+    }
     if let Some(flights) = &workload.flights {
         check_flights(flights, out);
     }
     if let Some(ycsb) = &workload.ycsb {
         check_ycsb(ycsb, out);
+    }
+}
+
+fn check_sweep(workload: &Workload, sweep: &Sweep, out: &mut Vec<Violation>) {
+    const AT: &str = "spec.workload.sweep";
+    if workload.duration.is_some() || workload.operations.is_some() {
+        out.push(Violation::new(
+            AT,
+            "a sweep's steps last sweep.stepDuration; set neither duration nor operations",
+        ));
+    }
+    if workload.target_ops_per_second().is_some() {
+        out.push(Violation::new(
+            AT,
+            "a sweep sets each step's rate; leave targetOpsPerSecond unset",
+        ));
+    }
+    if sweep.rates.is_empty() == sweep.find_max.is_none() {
+        out.push(Violation::new(AT, "set rates or findMax, exactly one"));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, rate) in sweep.rates.iter().enumerate() {
+        if !seen.insert(rate) {
+            out.push(Violation::new(
+                &format!("{AT}.rates[{i}]"),
+                format!("{rate} is already in the ladder: each rate once"),
+            ));
+        }
+    }
+    if let Some(growth) = sweep.find_max.as_ref().and_then(|f| f.growth)
+        && !(growth > 1.0 && growth <= 10.0)
+    {
+        out.push(Violation::new(
+            &format!("{AT}.findMax.growth"),
+            format!("must be above 1 and at most 10, got {growth}"),
+        ));
+    }
+    if let Some(step) = &sweep.step_duration
+        && parse_duration(step).is_ok_and(|d| d.is_zero())
+    {
+        out.push(Violation::new(
+            &format!("{AT}.stepDuration"),
+            format!("must be longer than 0, got {step:?}"),
+        ));
+    }
+    let Some(goal) = &sweep.latency else {
+        return;
+    };
+    let at = format!("{AT}.latency");
+    match goal.bound() {
+        None => out.push(Violation::new(&at, "set exactly one of p50, p95, p99, p999")),
+        Some((p, bound)) if parse_duration(bound).is_ok_and(|d| d.is_zero()) => out.push(
+            Violation::new(&format!("{at}.{}", p.as_str()), "must be longer than 0, got \"0\""),
+        ),
+        Some(_) => {}
+    }
+    let classes = op_classes(workload);
+    let op = goal.op();
+    if op != "any" && !classes.contains(&op) {
+        out.push(Violation::new(
+            &format!("{at}.op"),
+            format!(
+                "{op:?} is not an operation this workload sends; expected any or one of: {}",
+                classes.join(", ")
+            ),
+        ));
+    }
+}
+
+/// The operation classes a latency goal may name: those the workload sends (a share above 0),
+/// as written in the spec.
+fn op_classes(workload: &Workload) -> Vec<&'static str> {
+    match (workload.kind, &workload.ycsb) {
+        (WorkloadType::Ycsb, Some(ycsb)) => {
+            let p = ycsb.proportions();
+            [
+                ("read", p.read),
+                ("update", p.update),
+                ("insert", p.insert),
+                ("scan", p.scan),
+                ("readModifyWrite", p.read_modify_write),
+            ]
+            .into_iter()
+            .filter(|(_, share)| *share > 0.0)
+            .map(|(name, _)| name)
+            .collect()
+        }
+        (WorkloadType::Ycsb, None) => Vec::new(),
+        (WorkloadType::Flights, _) => {
+            let m = workload.flights().mix();
+            [
+                ("find", m.find),
+                ("update", m.update),
+                ("delete", m.delete),
+                ("insert", m.insert),
+                ("aggregate", m.aggregate),
+                ("transaction", m.transaction),
+            ]
+            .into_iter()
+            .filter(|(_, share)| *share > 0)
+            .map(|(name, _)| name)
+            .collect()
+        }
     }
 }
 

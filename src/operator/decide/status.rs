@@ -320,6 +320,7 @@ pub(super) fn build_status(
         platform_names: Some(spec.platform_names()),
         targets: target_statuses(observed, cells, outcomes),
         runners: input.runners.clone(),
+        knees: status::knees(&cell_statuses),
         cells: cell_statuses,
         comparisons,
         headline,

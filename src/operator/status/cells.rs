@@ -1,7 +1,7 @@
 //! One [`CellStatus`] per cell: what is known of it ([`CellOutcome`]) folded into its phase,
 //! headline figures and the ConfigMap of its result.
 
-use crate::api::{CellPhase, CellStatus, OperationLatency, Regime, ResultRef};
+use crate::api::{CellPhase, CellStatus, CellSweep, OperationLatency, Regime, ResultRef, SweepPoint};
 use crate::operator::build::names::RESULT_KEY;
 use crate::plan::Cell;
 use crate::result::CellResult;
@@ -116,7 +116,131 @@ pub fn cell_status(cell: &Cell, outcome: CellOutcome<'_>) -> CellStatus {
                 })
             };
             status.fingerprint = Some(result.fingerprint.chars().take(16).collect());
+            status.sweep = result.sweep.as_ref().map(|s| CellSweep {
+                goal: s.goal.clone(),
+                knee_ops_per_second: s.knee_step().map(|k| round3(k.ops_per_sec)),
+                bounded: s.bounded,
+                steps: s
+                    .steps
+                    .iter()
+                    .map(|p| SweepPoint {
+                        target_ops_per_second: p.target_ops_per_sec,
+                        ops_per_second: round3(p.ops_per_sec),
+                        p50_micros: p.p50_us,
+                        p99_micros: p.p99_us,
+                        p999_micros: p.p999_us,
+                        saturated: p.saturated.is_some(),
+                    })
+                    .collect(),
+            });
         }
     }
     status
+}
+
+/// Each target's median knee over its valid sweep cells, in the order targets first appear:
+/// `postgres 148, wiredtiger 1950 ops/s at p99 ≤ 10ms`; per platform and size (`1k on x86:
+/// …`) when the cells span several. `None` without a sweep cell.
+pub fn knees(cells: &[CellStatus]) -> Option<String> {
+    let swept: Vec<(&CellStatus, f64)> = cells
+        .iter()
+        .filter(|c| c.phase == CellPhase::Completed)
+        .filter_map(|c| Some((c, c.sweep.as_ref()?.knee_ops_per_second?)))
+        .collect();
+    let goal = swept
+        .first()?
+        .0
+        .sweep
+        .as_ref()
+        .and_then(|s| s.goal.clone())
+        .map_or(String::new(), |g| format!(" at {g}"));
+    let mut places: Vec<(&str, &str)> = Vec::new();
+    for (c, _) in &swept {
+        if !places.contains(&(c.platform.as_str(), c.size.as_str())) {
+            places.push((&c.platform, &c.size));
+        }
+    }
+    let mut parts = Vec::new();
+    for &(platform, size) in &places {
+        let here: Vec<&(&CellStatus, f64)> = swept
+            .iter()
+            .filter(|(c, _)| c.platform == platform && c.size == size)
+            .collect();
+        let mut targets: Vec<&str> = Vec::new();
+        for (c, _) in &here {
+            if !targets.contains(&c.target.as_str()) {
+                targets.push(&c.target);
+            }
+        }
+        let each: Vec<String> = targets
+            .iter()
+            .map(|t| {
+                let mut k: Vec<f64> = here
+                    .iter()
+                    .filter(|(c, _)| c.target == *t)
+                    .map(|(_, k)| *k)
+                    .collect();
+                k.sort_by(f64::total_cmp);
+                let n = k.len();
+                let median = if n % 2 == 1 {
+                    k[n / 2]
+                } else {
+                    (k[n / 2 - 1] + k[n / 2]) / 2.0
+                };
+                format!("{t} {median:.0}")
+            })
+            .collect();
+        let line = format!("{} ops/s", each.join(", "));
+        parts.push(if places.len() > 1 {
+            format!("{size} on {platform}: {line}")
+        } else {
+            line
+        });
+    }
+    Some(format!("{}{goal}", parts.join("; ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn swept(target: &str, size: &str, phase: CellPhase, knee: Option<f64>) -> CellStatus {
+        CellStatus {
+            target: target.into(),
+            platform: "x86".into(),
+            size: size.into(),
+            phase,
+            sweep: Some(CellSweep {
+                goal: Some("p99 ≤ 10ms".into()),
+                knee_ops_per_second: knee,
+                ..CellSweep::default()
+            }),
+            ..CellStatus::default()
+        }
+    }
+
+    #[test]
+    fn knees_are_each_targets_median_over_its_valid_sweeps() {
+        let mut cells = vec![
+            swept("a", "1k", CellPhase::Completed, Some(100.0)),
+            swept("b", "1k", CellPhase::Completed, Some(210.0)),
+            swept("a", "1k", CellPhase::Completed, Some(140.0)),
+            swept("b", "1k", CellPhase::Invalid, Some(999.0)),
+            swept("a", "1k", CellPhase::Completed, Some(120.4)),
+            swept("b", "1k", CellPhase::Completed, Some(190.0)),
+            swept("b", "1k", CellPhase::Completed, None),
+        ];
+        assert_eq!(knees(&cells).as_deref(), Some("a 120, b 200 ops/s at p99 ≤ 10ms"));
+        cells.push(swept("a", "1M", CellPhase::Completed, Some(50.0)));
+        assert_eq!(
+            knees(&cells).as_deref(),
+            Some("1k on x86: a 120, b 200 ops/s; 1M on x86: a 50 ops/s at p99 ≤ 10ms")
+        );
+        let plain = CellStatus {
+            phase: CellPhase::Completed,
+            ops_per_second: Some(5.0),
+            ..CellStatus::default()
+        };
+        assert_eq!(knees(&[plain]), None);
+    }
 }

@@ -9,7 +9,7 @@ mod comparisons;
 mod conditions;
 pub mod events;
 
-pub use cells::{CellOutcome, cell_status};
+pub use cells::{CellOutcome, cell_status, knees};
 pub use comparisons::{compare, comparisons, headline, precision};
 pub use conditions::{condition, now_seconds};
 

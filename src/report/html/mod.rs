@@ -11,6 +11,7 @@ mod facts;
 mod figures;
 mod markup;
 mod page;
+mod sweep;
 mod verdicts;
 
 pub use page::render_html;

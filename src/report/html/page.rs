@@ -2,7 +2,7 @@
 //! sections.
 
 use super::markup::escape;
-use super::{explain, facts, figures, verdicts};
+use super::{explain, facts, figures, sweep, verdicts};
 use crate::report::ReportError;
 use crate::report::groups::{groups, sort_like_groups};
 use crate::result::CellResult;
@@ -47,6 +47,7 @@ pub fn render_html(
     let mut body = format!("<h1>{}</h1>\n", escape(&title));
     body.push_str(&verdicts::headline_and_verdicts(&comparison));
     body.push_str(&figures::throughput(&groups)?);
+    body.push_str(&sweep::sweeps(&groups)?);
     body.push_str(&figures::latency(&groups)?);
     body.push_str(&figures::per_second(&groups)?);
     body.push_str(&figures::cpu(&groups)?);

@@ -62,6 +62,9 @@ pub fn identity(plan: &WorkloadPlan, settings: &RunSettings, documents: u64) -> 
             .target_ops_per_sec
             .map_or("closed loop".into(), |r| r.to_string()),
     );
+    if let Some(sweep) = &settings.sweep {
+        put("run.sweep", sweep.describe());
+    }
     put(
         "run.writeConcern",
         settings.write_concern.clone().unwrap_or("default".into()),
@@ -327,6 +330,7 @@ mod tests {
             write_concern: None,
             read_preference: None,
             operation_timeout: DEFAULT_OPERATION_TIMEOUT,
+            sweep: None,
         };
         let mut r = sample_result("t", 1, 10.0);
         r.identity = identity(&WorkloadPlan::Flights(Box::new(params)), &settings, 1000);

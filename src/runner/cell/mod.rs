@@ -11,6 +11,7 @@ mod inputs;
 mod measure;
 pub mod partial;
 mod run;
+mod sweep;
 
 pub use inputs::CellProgress;
 pub(crate) use inputs::{CellInputs, changes_of};

@@ -80,17 +80,17 @@ pub async fn run_cell_with(
 }
 
 /// What one cell runs with.
-struct Cell<'a> {
+pub(super) struct Cell<'a> {
     target: &'a Target,
     uri: &'a str,
-    plan: &'a WorkloadPlan,
-    settings: &'a RunSettings,
+    pub plan: &'a WorkloadPlan,
+    pub settings: &'a RunSettings,
     progress: &'a CellProgress,
     crew: Option<Helpers<'a>>,
 }
 
 impl Cell<'_> {
-    fn slice(&self) -> ClientSlice {
+    pub(super) fn slice(&self) -> ClientSlice {
         self.crew.map_or(ClientSlice::WHOLE, |h| h.crew.slice())
     }
 
@@ -195,6 +195,71 @@ impl Cell<'_> {
             result.dataset.restores.push(record);
         }
 
+        match &settings.sweep {
+            None => {
+                self.measured_phase(&inputs, None, &members, result, seeded)
+                    .await?
+            }
+            Some(sweep) => super::sweep::run(self, sweep, &members, result, seeded).await?,
+        }
+
+        progress.set("explaining");
+        let samples: Vec<(String, mongodb::bson::Document)> = match plan {
+            WorkloadPlan::Flights(params) => {
+                let params = Params {
+                    workers: settings.workers.max(1),
+                    ..(**params).clone()
+                };
+                flights_samples(&params, &inputs.dataset, params.explain_samples)
+                    .into_iter()
+                    .map(|(v, c)| (v.code().to_owned(), c))
+                    .collect()
+            }
+            WorkloadPlan::Ycsb { .. } => {
+                let (mut src, _) = inputs
+                    .sources(
+                        &SharedState::new(records),
+                        RunLength::Operations(200),
+                        false,
+                    )
+                    .map_err(|e| ("explaining", e))?;
+                let mut steps = Vec::new();
+                while let Some(step) = src[0].next_step() {
+                    steps.push(step);
+                }
+                ycsb_samples(
+                    steps
+                        .iter()
+                        .flat_map(|s| s.calls.iter().copied().zip(s.operation.commands.iter())),
+                )
+                .into_iter()
+                .map(|(call, body)| (call.label().to_owned(), body))
+                .collect()
+            }
+        };
+        result.explain = explain_all(target, &database, samples, limit).await;
+        result.fallbacks = result::fallbacks(result);
+        let gates = validity_gates(result, plan);
+        result.invalid_reasons.extend(gates);
+        Ok(())
+    }
+
+    /// Settles, measures one phase (at `rate`, a sweep step's, when given), takes the server
+    /// figures around it and restores the data after it, into `result`.
+    pub(super) async fn measured_phase(
+        &self,
+        inputs: &CellInputs<'_>,
+        rate: Option<u64>,
+        members: &Members,
+        result: &mut CellResult,
+        seeded: &mut Seeded,
+    ) -> Result<(), (&'static str, String)> {
+        let (target, plan, progress) = (self.target, self.plan, self.progress);
+        let settings = inputs.settings;
+        let limit = settings.operation_timeout;
+        let records = seeded.documents;
+        let (database, collection) =
+            dataset::namespace(plan).map_err(|e| ("settings", e.to_string()))?;
         progress.set("settling");
         let settled = bounded(
             SETTLE_TIMEOUT + limit,
@@ -212,7 +277,10 @@ impl Cell<'_> {
             .await
             .map_err(|e| (measuring, e))?;
         let issued = self
-            .order(records, |at| Task::Measure { start_at_ms: at })
+            .order(records, |at| Task::Measure {
+                start_at_ms: at,
+                rate,
+            })
             .await
             .map_err(|e| (measuring, e))?;
         result.started_at = Some(
@@ -220,7 +288,7 @@ impl Cell<'_> {
                 .strftime("%Y-%m-%dT%H:%M:%SZ")
                 .to_string(),
         );
-        let own = measure(&inputs, target, issued.as_ref(), progress)
+        let own = measure(inputs, target, issued.as_ref(), progress)
             .await
             .map_err(|e| (measuring, e))?;
         let mut parts = vec![own.partial];
@@ -279,44 +347,6 @@ impl Cell<'_> {
             .map_err(|e| ("restoring after the measured phase", e))?;
         result.dataset.restores.push(record);
 
-        progress.set("explaining");
-        let samples: Vec<(String, mongodb::bson::Document)> = match plan {
-            WorkloadPlan::Flights(params) => {
-                let params = Params {
-                    workers: settings.workers.max(1),
-                    ..(**params).clone()
-                };
-                flights_samples(&params, &inputs.dataset, params.explain_samples)
-                    .into_iter()
-                    .map(|(v, c)| (v.code().to_owned(), c))
-                    .collect()
-            }
-            WorkloadPlan::Ycsb { .. } => {
-                let (mut src, _) = inputs
-                    .sources(
-                        &SharedState::new(records),
-                        RunLength::Operations(200),
-                        false,
-                    )
-                    .map_err(|e| ("explaining", e))?;
-                let mut steps = Vec::new();
-                while let Some(step) = src[0].next_step() {
-                    steps.push(step);
-                }
-                ycsb_samples(
-                    steps
-                        .iter()
-                        .flat_map(|s| s.calls.iter().copied().zip(s.operation.commands.iter())),
-                )
-                .into_iter()
-                .map(|(call, body)| (call.label().to_owned(), body))
-                .collect()
-            }
-        };
-        result.explain = explain_all(target, &database, samples, limit).await;
-        result.fallbacks = result::fallbacks(result);
-        let gates = validity_gates(result, plan);
-        result.invalid_reasons.extend(gates);
         Ok(())
     }
 

@@ -12,7 +12,10 @@ fn orders_and_replies_round_trip_as_json() {
         seq: 7,
         target: 1,
         records: 1000,
-        task: Task::Measure { start_at_ms: 42 },
+        task: Task::Measure {
+            start_at_ms: 42,
+            rate: None,
+        },
         only: None,
     };
     let text = serde_json::to_string(&order).unwrap();

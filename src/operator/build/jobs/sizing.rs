@@ -45,7 +45,9 @@ pub fn runner_resources(spec: &MongoBenchmarkSpec) -> ResourceRequirements {
     if !names(&given.requests, "cpu") && !names(&given.limits, "cpu") {
         let pods = f64::from(spec.client_pods());
         let workers = (f64::from(spec.workload.workers()) / pods).ceil();
-        let rate = match spec.workload.target_ops_per_second() {
+        // A ladder's top rate; a search's knee is not known before it runs.
+        let ladder_top = spec.workload.sweep.as_ref().and_then(|s| s.rates.iter().max().copied());
+        let rate = match spec.workload.target_ops_per_second().or(ladder_top) {
             Some(total) => total as f64 / pods,
             None => workers * WORKER_OPS_PER_SECOND,
         };
@@ -83,7 +85,9 @@ fn client_cpu_us_per_op(spec: &MongoBenchmarkSpec) -> f64 {
 /// it may run (up to `precision.maxRepetitions`). Per target,
 /// [`INITIATE_SECONDS`] and seeding each size at [`SEED_FLOOR`] documents per second; per
 /// cell, its warm-up and measured phase (an operation-bounded phase at [`OPS_FLOOR`]
-/// operations per second) and [`CELL_OVERHEAD_SECONDS`] for restoring, settling and explaining.
+/// operations per second; a load sweep's every possible step, each with
+/// [`STEP_OVERHEAD_SECONDS`]) and [`CELL_OVERHEAD_SECONDS`] for restoring, settling and
+/// explaining.
 pub fn active_deadline_seconds(
     bench: &MongoBenchmark,
     targets: &[&Target],
@@ -96,7 +100,13 @@ pub fn active_deadline_seconds(
         RunLength::Duration(d) => d.as_secs_f64(),
         RunLength::Operations(n) => n as f64 / OPS_FLOOR,
     };
-    let per_cell = phase(settings.warmup) + phase(settings.measured) + CELL_OVERHEAD_SECONDS;
+    let measured = match &settings.sweep {
+        Some(sweep) => {
+            f64::from(sweep.max_steps()) * (sweep.step.as_secs_f64() + STEP_OVERHEAD_SECONDS)
+        }
+        None => phase(settings.measured),
+    };
+    let per_cell = phase(settings.warmup) + measured + CELL_OVERHEAD_SECONDS;
     let mut total = 0.0;
     for target in targets {
         total += INITIATE_SECONDS;
@@ -119,5 +129,7 @@ pub const INITIATE_SECONDS: f64 = 300.0;
 pub const SEED_FLOOR: f64 = 200.0;
 /// Operations per second an operation-bounded phase is assumed to reach at least.
 pub const OPS_FLOOR: f64 = 20.0;
+/// Allowance per step of a load sweep for settling before it and restoring after it.
+pub const STEP_OVERHEAD_SECONDS: f64 = 120.0;
 /// Allowance per cell for restoring the data, settling, server figures and explain.
 pub const CELL_OVERHEAD_SECONDS: f64 = 300.0;

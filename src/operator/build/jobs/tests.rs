@@ -258,6 +258,21 @@ fn under_a_precision_goal_the_runner_may_write_and_run_every_slot_up_to_the_limi
 }
 
 #[test]
+fn a_sweep_runner_may_run_every_step_of_every_cell() {
+    let sweep = STUDY.replace(
+        "workload: {type: flights}",
+        "workload: {type: flights, sweep: {findMax: {start: 100, maxSteps: 5}, stepDuration: 20s}}",
+    );
+    let b = bench("study", &sweep);
+    let (p, t) = (&b.spec.platforms[0], &b.spec.targets[0]);
+    // 2 × (300 + (1M + 4M) / 200 + 4 × (60 + 5 × (20 + 120) + 300)).
+    assert_eq!(
+        active_deadline_seconds(&b, &[t], p).unwrap(),
+        2 * (300 + 5_000_000 / 200 + 4 * (60 + 5 * (20 + 120) + 300))
+    );
+}
+
+#[test]
 fn runner_role_allows_only_its_configmaps() {
     let b = bench("study", STUDY);
     let access = runner_access(&b).unwrap();
@@ -414,6 +429,12 @@ fn runner_cpu_follows_the_load_of_its_pod_unless_the_spec_names_it() {
     assert_eq!(cpu(paced).0.as_deref(), Some("10"));
     let scans = "workload: {type: ycsb, ycsb: {workload: e}, workers: 16}";
     assert_eq!(cpu(scans).0.as_deref(), Some("4"));
+    // A ladder sizes the client for its top rate: 30000 × 333 µs = 9.99 → 10 cores; a
+    // search, whose knee is unknown, for its workers in a closed loop.
+    let ladder = "workload: {type: flights, sweep: {rates: [1000, 30000, 2000]}}";
+    assert_eq!(cpu(ladder).0.as_deref(), Some("10"));
+    let search = "workload: {type: flights, sweep: {findMax: {start: 100000}}}";
+    assert_eq!(cpu(search).0.as_deref(), Some("3"));
     let huge = "workload: {type: flights, workers: 4096}";
     assert_eq!(cpu(huge).0.as_deref(), Some("16"));
     assert_eq!(cpu(huge).1.as_deref(), Some("512Mi"));

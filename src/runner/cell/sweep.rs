@@ -1,0 +1,121 @@
+//! A cell of a load sweep (`workload.sweep`): after the one warm-up, a measured phase per step,
+//! each settled before and restored after like every measured phase, judged against the goal,
+//! until the plan says the sweep is over. The cell then carries the knee step's figures and the
+//! whole curve (docs/results.md, "Load sweeps").
+
+use crate::plan::RunSettings;
+use crate::plan::sweep::{Ran, SweepPlan, judge, knee};
+use crate::result::{CellResult, SweepRecord, SweepStep};
+use crate::runner::dataset::Seeded;
+use crate::runner::server::Members;
+
+use super::inputs::CellInputs;
+use super::measure::ERROR_BUDGET;
+use super::run::Cell;
+
+/// Runs the steps of `sweep` into `result`, which holds what the cell measured before them.
+pub(super) async fn run(
+    cell: &Cell<'_>,
+    sweep: &SweepPlan,
+    members: &Members,
+    result: &mut CellResult,
+    seeded: &mut Seeded,
+) -> Result<(), (&'static str, String)> {
+    let base = result.clone();
+    let mut ran = Vec::new();
+    let mut steps = Vec::new();
+    let mut kept: Vec<CellResult> = Vec::new();
+    while let Some(rate) = sweep.next_rate(&ran) {
+        let settings: RunSettings = cell.settings.at_rate(rate);
+        let inputs = CellInputs::new(cell.plan, &settings, seeded.documents, cell.slice());
+        let mut step = base.clone();
+        let outcome = cell
+            .measured_phase(&inputs, Some(rate), members, &mut step, seeded)
+            .await;
+        if let Err(e) = outcome {
+            kept.push(step);
+            *result = assemble(&base, sweep, kept, steps, None);
+            return Err(e);
+        }
+        let measured = step
+            .measured
+            .as_ref()
+            .ok_or(("measured phase", "a step measured nothing".to_owned()))?;
+        let judged = judge(rate, measured, sweep.goal.as_ref(), ERROR_BUDGET);
+        tracing::info!(
+            rate,
+            achieved = judged.ops_per_sec,
+            saturated = judged.saturated.as_deref().unwrap_or("no"),
+            "sweep step"
+        );
+        ran.push(Ran {
+            rate,
+            saturated: judged.saturated.is_some(),
+        });
+        steps.push(judged);
+        kept.push(step);
+    }
+    if kept.is_empty() {
+        return Err(("sweep", "the sweep has no step to run".to_owned()));
+    }
+    *result = assemble(&base, sweep, kept, steps, knee(&ran));
+    Ok(())
+}
+
+/// The cell's result: the knee step's figures (the first step's when there is no knee), every
+/// step's restores and reasons, and the curve.
+fn assemble(
+    base: &CellResult,
+    sweep: &SweepPlan,
+    mut kept: Vec<CellResult>,
+    steps: Vec<SweepStep>,
+    knee: Option<(usize, bool)>,
+) -> CellResult {
+    let chosen = knee.map_or(0, |(i, _)| i).min(kept.len() - 1);
+    let mut invalid = base.invalid_reasons.clone();
+    let mut restores = base.dataset.restores.clone();
+    for (i, step) in kept.iter().enumerate() {
+        let label = format!("step {} at {} ops/s", i + 1, rate_of(step));
+        restores.extend(step.dataset.restores[base.dataset.restores.len()..].iter().cloned());
+        let own = &step.invalid_reasons[base.invalid_reasons.len()..];
+        invalid.extend(own.iter().map(|r| format!("{label}: {r}")));
+        // The knee step's own client is judged by the validity gates, as every cell's is.
+        if i != chosen
+            && let Some(cpu) = step.client_cpu.as_ref().filter(|c| c.client_saturated)
+        {
+            invalid.push(format!(
+                "{label}: client saturated: it used {:.0}% of its {} cores, so the client was measured",
+                cpu.utilization * 100.0,
+                cpu.cores
+            ));
+        }
+    }
+    if knee.is_none()
+        && let Some(first) = steps.first()
+    {
+        invalid.push(format!(
+            "sweep: no step sustained its load; the first, at {} ops/s: {}",
+            first.target_ops_per_sec,
+            first.saturated.as_deref().unwrap_or("did not finish")
+        ));
+    }
+    let mut result = kept.swap_remove(chosen);
+    result.invalid_reasons = invalid;
+    result.dataset.restores = restores;
+    result.sweep = Some(SweepRecord {
+        goal: sweep.goal.as_ref().map(|g| g.describe()),
+        bound_us: sweep.goal.as_ref().map(|g| g.bound_us),
+        steps,
+        knee: knee.map(|(i, _)| i),
+        bounded: knee.is_some_and(|(_, bounded)| bounded),
+    });
+    result
+}
+
+/// The rate a step's measured phase was paced to.
+fn rate_of(step: &CellResult) -> u64 {
+    step.measured
+        .as_ref()
+        .and_then(|m| m.target_ops_per_sec)
+        .map_or(0, |r| r.round() as u64)
+}
