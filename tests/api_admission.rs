@@ -66,6 +66,7 @@ fn example_paths() -> Vec<PathBuf> {
         "percona-9-vs-8.yaml",
         "ycsb-x86-vs-arm.yaml",
         "quickstart.yaml",
+        "sweep-knee.yaml",
     ]
     .iter()
     .map(|f| repo(&format!("examples/{f}")))
@@ -261,6 +262,7 @@ fn status_patch(generation: i64, ready: &str, reconciling: &str) -> Value {
             "progress": "18/18",
             "baseline": "psmdb-8.0",
             "headline": "mongodb-9.0: +6.1% ops/s vs psmdb-8.0 (4M, x86-icelake)",
+            "knees": "psmdb-8.0 4210, mongodb-9.0 4730 ops/s at p99 ≤ 10ms",
             "targetNames": "mongodb-9.0,psmdb-8.0,psmdb-8.3",
             "platformNames": "x86-icelake",
             "conditions": [condition("Ready", ready), condition("Reconciling", reconciling)]
@@ -334,12 +336,18 @@ async fn printer_columns_show_the_status_the_operator_writes() {
             "AGE",
             "WORKLOAD",
             "TARGETS",
+            "KNEE",
             "PLATFORMS"
         ]
     );
     assert_eq!(
         wide[1][6..],
-        ["flights", "mongodb-9.0,psmdb-8.0,psmdb-8.3", "x86-icelake"]
+        [
+            "flights",
+            "mongodb-9.0,psmdb-8.0,psmdb-8.3",
+            "psmdb-8.0 4210, mongodb-9.0 4730 ops/s at p99 ≤ 10ms",
+            "x86-icelake"
+        ]
     );
 }
 

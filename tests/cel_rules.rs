@@ -41,6 +41,7 @@ fn the_examples_pass_every_rule() {
         "percona-9-vs-8.yaml",
         "ycsb-x86-vs-arm.yaml",
         "quickstart.yaml",
+        "sweep-knee.yaml",
     ] {
         let doc = read_yaml(&repo(&format!("examples/{example}")));
         assert_eq!(cel_errors(&doc, None), Vec::<String>::new(), "{example}");

@@ -49,6 +49,7 @@ fn examples() -> Vec<PathBuf> {
         "percona-9-vs-8.yaml",
         "ycsb-x86-vs-arm.yaml",
         "quickstart.yaml",
+        "sweep-knee.yaml",
     ]
     .iter()
     .map(|f| repo(&format!("examples/{f}")))

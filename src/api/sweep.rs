@@ -25,7 +25,8 @@ pub const SUSTAINED_SHARE: f64 = 0.9;
 /// A load sweep.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
-#[x_kube(validation = Rule::new("(size(self.rates) > 0 ? 1 : 0) + (has(self.findMax) ? 1 : 0) == 1")
+#[x_kube(validation = Rule::new(
+    "((has(self.rates) && size(self.rates) > 0) ? 1 : 0) + (has(self.findMax) ? 1 : 0) == 1")
     .message("spec.workload.sweep: set rates or findMax, exactly one"))]
 pub struct Sweep {
     /// An explicit ladder of total rates (operations per second over all client pods), e.g.
