@@ -35,37 +35,47 @@ fn settings(sweep: &str) -> RunSettings {
     let plan = SweepPlan::of(&sweep).expect("a valid sweep");
     RunSettings {
         warmup: RunLength::Duration(Duration::from_millis(500)),
-        target_ops_per_sec: Some(plan.first_rate() as f64),
+        target_ops_per_sec: plan.first_rate().map(|r| r as f64),
         sweep: Some(plan.clone()),
-        ..runs::settings(WORKERS, RunLength::Duration(plan.step))
+        ..runs::settings(
+            plan.first_workers().unwrap_or(WORKERS),
+            RunLength::Duration(plan.step),
+        )
     }
 }
 
 /// The knee's achieved rate of a valid sweep cell, after checking its record: every step
 /// restored, the knee bounded by a saturated step above it, the cell's figures the knee's.
 fn knee(r: &CellResult) -> f64 {
+    let sweep = r.sweep.as_ref().expect("a sweep record");
+    assert!(sweep.bounded, "a saturated step above the knee: {sweep:?}");
+    unbounded_knee(r)
+}
+
+/// [`knee`], without a saturated step above it.
+fn unbounded_knee(r: &CellResult) -> f64 {
     assert!(r.is_valid(), "{}: {:?} {:?}", r.cell, r.status, r.invalid_reasons);
     let sweep = r.sweep.as_ref().expect("a sweep record");
     let knee = sweep.knee_step().expect("a knee");
-    assert!(sweep.bounded, "a saturated step above the knee: {sweep:?}");
     let above = sweep.steps.iter().filter(|s| s.saturated.is_some());
     assert!(above.clone().all(|s| s.target_ops_per_sec > knee.target_ops_per_sec));
+    assert!(above.clone().all(|s| s.workers >= knee.workers));
     // The warm-up's restore and one per step.
     let measured: Vec<_> = r.dataset.restores.iter().filter(|x| x.after == "measured").collect();
     assert_eq!(measured.len(), sweep.steps.len(), "{:?}", r.dataset.restores);
     let m = r.measured.as_ref().expect("the knee's measured phase");
     assert_eq!(m.overall.ops_per_sec, knee.ops_per_sec);
-    assert_eq!(m.target_ops_per_sec, Some(knee.target_ops_per_sec as f64));
+    assert_eq!(m.target_ops_per_sec, knee.target_ops_per_sec.map(|r| r as f64));
     eprintln!(
-        "{}: knee {:.1} ops/s at {} ops/s, {} steps: {:?}",
+        "{}: knee {:.1} ops/s at {}, {} steps: {:?}",
         r.cell,
         knee.ops_per_sec,
-        knee.target_ops_per_sec,
+        knee.load(),
         sweep.steps.len(),
         sweep
             .steps
             .iter()
-            .map(|s| (s.target_ops_per_sec, s.ops_per_sec.round(), s.saturated.is_some()))
+            .map(|s| (s.load(), s.ops_per_sec.round(), s.saturated.is_some()))
             .collect::<Vec<_>>()
     );
     knee.ops_per_sec
@@ -146,4 +156,45 @@ async fn a_server_behind_a_delay_sustains_less_and_the_verdict_compares_the_knee
         line.starts_with("delayed sustains -") && line.contains("ops/s vs direct at p99 ≤ 50ms, 500,"),
         "{line}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ladder_of_workers_runs_every_step_in_a_closed_loop_and_more_workers_carry_more() {
+    let _turn = TURN.lock().await;
+    let server = support::private_secantus("sweep-workers");
+    let proxy = DelayProxy::start(&upstream(&server), DELAY);
+    let bench = runs::benchmark(
+        "sweep-workers",
+        runs::ycsb("workloada"),
+        settings("{workers: [4, 1, 2], latency: {p50: 1s}, stepDuration: 2s}"),
+        &[RECORDS],
+        1,
+    );
+    // The connections of the ladder's top.
+    let connected = runs::connect_all(&[("delayed", &proxy.uri)], 4).await;
+    let results = runs::run_benchmark(&bench, &connected).await;
+    let r = &results[0];
+    unbounded_knee(r);
+    let sweep = r.sweep.as_ref().unwrap();
+    let loads: Vec<(Option<u64>, u32)> = sweep
+        .steps
+        .iter()
+        .map(|s| (s.target_ops_per_sec, s.workers))
+        .collect();
+    assert_eq!(loads, [(None, 1), (None, 2), (None, 4)]);
+    // Never saturated: the knee is the top step, a lower bound.
+    assert_eq!((sweep.knee, sweep.bounded), (Some(2), false));
+    assert_eq!(
+        r.identity.parameters.get("run.sweep").map(String::as_str),
+        Some("workers 1, 2, 4, closed loop; steps of 2 s; p50 ≤ 1000ms")
+    );
+    // Behind the delay each worker completes about one operation per 10 ms and a bit: twice
+    // the workers carry nearly twice the load.
+    let achieved: Vec<f64> = sweep.steps.iter().map(|s| s.ops_per_sec).collect();
+    for pair in achieved.windows(2) {
+        assert!(pair[1] > 1.6 * pair[0], "{achieved:?}");
+    }
+    let m = r.measured.as_ref().unwrap();
+    assert_eq!(m.target_ops_per_sec, None, "the knee step ran closed loop");
+    assert_eq!(r.worker_operations.len(), 4, "the knee step's 4 workers");
 }

@@ -143,8 +143,8 @@ macro_rules! immutable_message {
     .message("spec.client.platform must be the name of one of spec.platforms")
     .field_path(".client.platform"))]
 #[x_kube(validation = Rule::new(
-    "!has(self.client) || !has(self.client.pods) || self.client.pods <= (has(self.workload.workers) ? self.workload.workers : 16)")
-    .message("spec.client.pods must not exceed spec.workload.workers: each client pod runs at least one worker")
+    "!has(self.client) || !has(self.client.pods) || (has(self.workload.sweep) && has(self.workload.sweep.workers) && size(self.workload.sweep.workers) > 0 ? self.workload.sweep.workers.all(w, w >= self.client.pods) : self.client.pods <= (has(self.workload.workers) ? self.workload.workers : 16))")
+    .message("spec.client.pods must not exceed spec.workload.workers (or the fewest of sweep.workers): each client pod runs at least one worker")
     .field_path(".client.pods"))]
 #[x_kube(validation = Rule::new(
     "self.targets.all(t, has(t.external)) || (has(self.replicaSet) && has(self.replicaSet.storageSize))")

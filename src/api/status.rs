@@ -329,8 +329,11 @@ pub struct CellSweep {
 #[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct SweepPoint {
-    /// The rate it was paced to.
-    pub target_ops_per_second: u64,
+    /// The rate it was paced to; absent for a closed-loop step of a ladder of workers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_ops_per_second: Option<u64>,
+    /// Its workers.
+    pub workers: u32,
     /// The rate it achieved.
     pub ops_per_second: f64,
     /// Median latency of all operations, from the intended start (µs).

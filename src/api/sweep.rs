@@ -26,8 +26,8 @@ pub const SUSTAINED_SHARE: f64 = 0.9;
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 #[x_kube(validation = Rule::new(
-    "((has(self.rates) && size(self.rates) > 0) ? 1 : 0) + (has(self.findMax) ? 1 : 0) == 1")
-    .message("spec.workload.sweep: set rates or findMax, exactly one"))]
+    "((has(self.rates) && size(self.rates) > 0) ? 1 : 0) + ((has(self.workers) && size(self.workers) > 0) ? 1 : 0) + (has(self.findMax) ? 1 : 0) == 1")
+    .message("spec.workload.sweep: set rates, workers or findMax, exactly one"))]
 pub struct Sweep {
     /// An explicit ladder of total rates (operations per second over all client pods), e.g.
     /// `[1000, 2000, 4000, 8000]`; no rate twice. Every step runs, in ascending order.
@@ -35,6 +35,14 @@ pub struct Sweep {
     #[schemars(length(max = 100), inner(range(min = 1, max = 100000000)))]
     #[x_kube(merge_strategy = ListMerge::Set)]
     pub rates: Vec<u64>,
+
+    /// An explicit ladder of worker counts, e.g. `[4, 8, 16, 32]`, each step a closed loop
+    /// (every worker sends its next operation when the last returns); no count twice. Every
+    /// step runs, in ascending order; `workload.workers` is then left unset.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 100), inner(range(min = 1, max = 4096)))]
+    #[x_kube(merge_strategy = ListMerge::Set)]
+    pub workers: Vec<u32>,
 
     /// A search for the most load sustained: rates grow geometrically from `start` until a step
     /// saturates, then bisect between the last good and the first saturated step.
@@ -232,10 +240,12 @@ impl Sweep {
             .map_or(Ok(DEFAULT_STEP), units::parse_duration)
     }
 
-    /// The rate of the first step: the ladder's first, or the search's start.
+    /// The rate of the first step: the lowest of the ladder, or the search's start; `None`
+    /// for a ladder of workers.
     pub fn first_rate(&self) -> Option<u64> {
         self.rates
-            .first()
+            .iter()
+            .min()
             .copied()
             .or(self.find_max.as_ref().map(|f| f.start))
     }
@@ -244,7 +254,7 @@ impl Sweep {
     pub fn max_steps(&self) -> u32 {
         match &self.find_max {
             Some(f) => f.max_steps(),
-            None => self.rates.len() as u32,
+            None => (self.rates.len() + self.workers.len()) as u32,
         }
     }
 }
@@ -287,6 +297,8 @@ mod tests {
         assert_eq!(goal.op(), "read");
         let ladder = sweep("{rates: [500, 1000, 2000], stepDuration: 5s}");
         assert_eq!(ladder.first_rate(), Some(500));
+        let crowd = sweep("{workers: [8, 2, 4]}");
+        assert_eq!((crowd.first_rate(), crowd.max_steps()), (None, 3));
         assert_eq!(ladder.max_steps(), 3);
         assert_eq!(ladder.step_duration(), Ok(Duration::from_secs(5)));
         let resolved = goal.resolve().unwrap();

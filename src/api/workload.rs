@@ -47,6 +47,9 @@ pub const WRITE_CONCERN_PATTERN: &str = "^(default|majority|[1-9][0-9]?)$";
 #[x_kube(validation = Rule::new("!has(self.sweep) || !has(self.targetOpsPerSecond) || self.targetOpsPerSecond == 0")
     .message("spec.workload: a sweep sets each step's rate; leave targetOpsPerSecond unset")
     .field_path(".sweep"))]
+#[x_kube(validation = Rule::new("!has(self.sweep) || !has(self.sweep.workers) || size(self.sweep.workers) == 0 || !has(self.workers)")
+    .message("spec.workload: a ladder of workers sets each step's workers; leave workers unset")
+    .field_path(".sweep.workers"))]
 pub struct Workload {
     /// The workload generator: `flights` (plgm-style flights, see `flights`) or `ycsb`
     /// (YCSB core workloads A to F, see `ycsb`).
@@ -169,6 +172,23 @@ impl Workload {
     /// Effective `workers` (default 16).
     pub fn workers(&self) -> u32 {
         self.workers.unwrap_or(DEFAULT_WORKERS)
+    }
+
+    /// Most workers any phase runs: the top of a ladder of workers, else `workers` (the
+    /// connections a target is opened with).
+    pub fn most_workers(&self) -> u32 {
+        self.sweep
+            .as_ref()
+            .and_then(|s| s.workers.iter().max().copied())
+            .unwrap_or(self.workers())
+    }
+
+    /// Fewest workers any phase runs: the bottom of a ladder of workers, else `workers`.
+    pub fn fewest_workers(&self) -> u32 {
+        self.sweep
+            .as_ref()
+            .and_then(|s| s.workers.iter().min().copied())
+            .unwrap_or(self.workers())
     }
 
     /// Effective length of a measured run: `operations`, else `duration`, else 10 minutes.

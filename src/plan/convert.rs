@@ -190,14 +190,17 @@ pub fn run_settings(spec: &MongoBenchmarkSpec) -> Result<RunSettings, PlanError>
     let w = &spec.workload;
     let sweep = w.sweep.as_ref().map(SweepPlan::of).transpose()?;
     Ok(RunSettings {
-        workers: w.workers(),
+        workers: sweep
+            .as_ref()
+            .and_then(SweepPlan::first_workers)
+            .unwrap_or(w.workers()),
         measured: match &sweep {
             Some(s) => RunLength::Duration(s.step),
             None => w.run_length()?,
         },
         warmup: w.warmup()?,
         target_ops_per_sec: match &sweep {
-            Some(s) => Some(s.first_rate() as f64),
+            Some(s) => s.first_rate().map(|r| r as f64),
             None => w.target_ops_per_second().map(|r| r as f64),
         },
         write_concern: match w.write_concern() {

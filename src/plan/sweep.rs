@@ -20,11 +20,14 @@ pub struct SweepPlan {
     pub step: Duration,
 }
 
-/// Where the step rates come from.
+/// Where the steps' loads come from. A step's level is its rate, or its workers for a ladder
+/// of workers.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Steps {
     /// Every rate, ascending.
     Ladder(Vec<u64>),
+    /// Every worker count, ascending, each step a closed loop.
+    Workers(Vec<u32>),
     /// Grow from `start` by `growth` until a step saturates, then bisect to `precision` (a
     /// fraction: 0.02 for 2 %), in at most `max_steps` steps.
     FindMax {
@@ -35,10 +38,10 @@ pub enum Steps {
     },
 }
 
-/// One step run: its rate and whether it was saturated.
+/// One step run: its level (rate, or workers) and whether it was saturated.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ran {
-    pub rate: u64,
+    pub level: u64,
     pub saturated: bool,
 }
 
@@ -55,6 +58,12 @@ impl SweepPlan {
                 precision: f.precision_percent() / 100.0,
                 max_steps: f.max_steps(),
             },
+            None if !sweep.workers.is_empty() => {
+                let mut workers = sweep.workers.clone();
+                workers.sort_unstable();
+                workers.dedup();
+                Steps::Workers(workers)
+            }
             None => {
                 let mut rates = sweep.rates.clone();
                 rates.sort_unstable();
@@ -77,6 +86,10 @@ impl SweepPlan {
                 let rates: Vec<String> = rates.iter().map(u64::to_string).collect();
                 format!("rates {} ops/s", rates.join(", "))
             }
+            Steps::Workers(workers) => {
+                let workers: Vec<String> = workers.iter().map(u32::to_string).collect();
+                format!("workers {}, closed loop", workers.join(", "))
+            }
             Steps::FindMax {
                 start,
                 growth,
@@ -94,11 +107,20 @@ impl SweepPlan {
         format!("{steps}; steps of {} s; {goal}", self.step.as_secs_f64())
     }
 
-    /// The first step's rate (the warm-up runs at it).
-    pub fn first_rate(&self) -> u64 {
+    /// The first step's rate (the warm-up runs at it); `None` for a ladder of workers.
+    pub fn first_rate(&self) -> Option<u64> {
         match &self.steps {
-            Steps::Ladder(rates) => rates.first().copied().unwrap_or(1),
-            Steps::FindMax { start, .. } => *start,
+            Steps::Ladder(rates) => rates.first().copied(),
+            Steps::Workers(_) => None,
+            Steps::FindMax { start, .. } => Some(*start),
+        }
+    }
+
+    /// The first step's workers, for a ladder of workers (the warm-up runs with them).
+    pub fn first_workers(&self) -> Option<u32> {
+        match &self.steps {
+            Steps::Workers(workers) => workers.first().copied(),
+            _ => None,
         }
     }
 
@@ -106,14 +128,16 @@ impl SweepPlan {
     pub fn max_steps(&self) -> u32 {
         match &self.steps {
             Steps::Ladder(rates) => rates.len() as u32,
+            Steps::Workers(workers) => workers.len() as u32,
             Steps::FindMax { max_steps, .. } => *max_steps,
         }
     }
 
-    /// The rate of the next step after `ran`; `None` when the sweep is over.
-    pub fn next_rate(&self, ran: &[Ran]) -> Option<u64> {
+    /// The level of the next step after `ran`; `None` when the sweep is over.
+    pub fn next_level(&self, ran: &[Ran]) -> Option<u64> {
         match &self.steps {
             Steps::Ladder(rates) => rates.get(ran.len()).copied(),
+            Steps::Workers(workers) => workers.get(ran.len()).map(|&w| u64::from(w)),
             &Steps::FindMax {
                 start,
                 growth,
@@ -128,12 +152,12 @@ impl SweepPlan {
                 };
                 let Some(bad) = first_saturated(ran) else {
                     // Still growing: at least one op/s more, at most the bound.
-                    let next = ((last.rate as f64 * growth).round() as u64)
-                        .max(last.rate + 1)
+                    let next = ((last.level as f64 * growth).round() as u64)
+                        .max(last.level + 1)
                         .min(MAX_RATE);
-                    return (next > last.rate).then_some(next);
+                    return (next > last.level).then_some(next);
                 };
-                let good = last_good_below(ran, bad).map_or(0, |r| r.rate);
+                let good = last_good_below(ran, bad).map_or(0, |r| r.level);
                 if good > 0 && (bad - good) as f64 <= good as f64 * precision {
                     return None;
                 }
@@ -144,19 +168,19 @@ impl SweepPlan {
     }
 }
 
-/// The lowest saturated rate.
+/// The lowest saturated level.
 fn first_saturated(ran: &[Ran]) -> Option<u64> {
-    ran.iter().filter(|r| r.saturated).map(|r| r.rate).min()
+    ran.iter().filter(|r| r.saturated).map(|r| r.level).min()
 }
 
 /// The highest good step below `bad`.
 fn last_good_below(ran: &[Ran], bad: u64) -> Option<&Ran> {
     ran.iter()
-        .filter(|r| !r.saturated && r.rate < bad)
-        .max_by_key(|r| r.rate)
+        .filter(|r| !r.saturated && r.level < bad)
+        .max_by_key(|r| r.level)
 }
 
-/// Which step is the knee: the good step of the highest rate below every saturated one (by
+/// Which step is the knee: the good step of the highest level below every saturated one (by
 /// index into `ran`), and whether a saturated step bounds it from above. `None` when no step
 /// below the first saturated one was good.
 pub fn knee(ran: &[Ran]) -> Option<(usize, bool)> {
@@ -166,14 +190,22 @@ pub fn knee(ran: &[Ran]) -> Option<(usize, bool)> {
     Some((index, bad.is_some()))
 }
 
-/// Judges a step paced to `rate` that measured `measured`: saturated when it achieved less
-/// than [`SUSTAINED_SHARE`] of its rate, when more than `error_budget` of its operations
-/// failed, or when it broke `goal` (every reason that applies, in that order).
-pub fn judge(rate: u64, measured: &MeasuredPhase, goal: Option<&Goal>, error_budget: f64) -> SweepStep {
+/// Judges a step of `workers` paced to `rate` (`None`: a closed loop) that measured
+/// `measured`: saturated when it achieved less than [`SUSTAINED_SHARE`] of its rate, when more
+/// than `error_budget` of its operations failed, or when it broke `goal` (every reason that
+/// applies, in that order).
+pub fn judge(
+    (workers, rate): (u32, Option<u64>),
+    measured: &MeasuredPhase,
+    goal: Option<&Goal>,
+    error_budget: f64,
+) -> SweepStep {
     let overall = &measured.overall;
     let latency = overall.latency_us.as_ref();
     let mut why = Vec::new();
-    if overall.ops_per_sec < rate as f64 * SUSTAINED_SHARE {
+    if let Some(rate) = rate
+        && overall.ops_per_sec < rate as f64 * SUSTAINED_SHARE
+    {
         why.push(format!(
             "achieved {:.0} of {rate} ops/s (below {:.0}%)",
             overall.ops_per_sec,
@@ -218,6 +250,7 @@ pub fn judge(rate: u64, measured: &MeasuredPhase, goal: Option<&Goal>, error_bud
     }
     SweepStep {
         target_ops_per_sec: rate,
+        workers,
         ops_per_sec: overall.ops_per_sec,
         error_rate: overall.error_rate,
         p50_us: latency.map(|l| l.p50),
@@ -248,13 +281,13 @@ mod tests {
     /// The rates a search runs against a server that sustains up to `capacity`.
     fn search(plan: &SweepPlan, capacity: u64) -> Vec<u64> {
         let mut ran = Vec::new();
-        while let Some(rate) = plan.next_rate(&ran) {
+        while let Some(level) = plan.next_level(&ran) {
             ran.push(Ran {
-                rate,
-                saturated: rate > capacity,
+                level,
+                saturated: level > capacity,
             });
         }
-        ran.iter().map(|r| r.rate).collect()
+        ran.iter().map(|r| r.level).collect()
     }
 
     #[test]
@@ -268,7 +301,7 @@ mod tests {
         // 4166 good and 4219 saturated: 53 apart, within 2 % of 4166 (83).
         let ran: Vec<Ran> = search(&plan, 4200)
             .into_iter()
-            .map(|rate| Ran { rate, saturated: rate > 4200 })
+            .map(|level| Ran { level, saturated: level > 4200 })
             .collect();
         assert_eq!(knee(&ran), Some((9, true)));
     }
@@ -292,7 +325,7 @@ mod tests {
     fn a_ladder_runs_every_rate_and_the_knee_is_below_the_first_saturated_step() {
         let plan = SweepPlan::of(&serde_yaml::from_str("{rates: [4000, 1000, 2000, 8000]}").unwrap())
             .unwrap();
-        assert_eq!(plan.first_rate(), 1000);
+        assert_eq!((plan.first_rate(), plan.first_workers()), (Some(1000), None));
         assert_eq!(plan.max_steps(), 4);
         assert_eq!(
             plan.describe(),
@@ -308,10 +341,10 @@ mod tests {
         );
         // Saturated at 4000; 8000 is (by noise) good, but lies above a saturated step.
         let ran = [
-            Ran { rate: 1000, saturated: false },
-            Ran { rate: 2000, saturated: false },
-            Ran { rate: 4000, saturated: true },
-            Ran { rate: 8000, saturated: false },
+            Ran { level: 1000, saturated: false },
+            Ran { level: 2000, saturated: false },
+            Ran { level: 4000, saturated: true },
+            Ran { level: 8000, saturated: false },
         ];
         assert_eq!(search(&plan, 3000), [1000, 2000, 4000, 8000]);
         assert_eq!(knee(&ran), Some((1, true)));
@@ -319,6 +352,13 @@ mod tests {
         assert_eq!(knee(&ran[..2]), Some((1, false)));
         // Saturated from the first step: no knee.
         assert_eq!(knee(&ran[2..3]), None);
+        let crowd = SweepPlan::of(&serde_yaml::from_str("{workers: [16, 4, 8]}").unwrap()).unwrap();
+        assert_eq!((crowd.first_rate(), crowd.first_workers()), (None, Some(4)));
+        assert_eq!(search(&crowd, 8), [4, 8, 16]);
+        assert_eq!(
+            crowd.describe(),
+            "workers 4, 8, 16, closed loop; steps of 30 s; no latency goal"
+        );
     }
 
     /// 950 operations in one second: 900 finds of 1 ms, 50 updates of 20 ms, `failed` of the
@@ -346,28 +386,31 @@ mod tests {
 
     #[test]
     fn a_step_is_saturated_below_nine_tenths_of_its_rate_over_the_error_budget_or_past_the_goal() {
-        let good = judge(1000, &step(0), Some(&goal(Percentile::P50, 2000, "any")), 0.01);
+        let good = judge((16, Some(1000)), &step(0), Some(&goal(Percentile::P50, 2000, "any")), 0.01);
         assert_eq!(good.saturated, None);
-        assert_eq!((good.target_ops_per_sec, good.ops_per_sec), (1000, 950.0));
+        assert_eq!((good.target_ops_per_sec, good.ops_per_sec), (Some(1000), 950.0));
+        // A closed loop has no rate to fall short of.
+        let closed = judge((4, None), &step(0), None, 0.01);
+        assert_eq!((closed.workers, closed.target_ops_per_sec, closed.saturated), (4, None, None));
         assert_eq!(good.goal_us, good.p50_us);
         assert!(good.p50_us.is_some_and(|us| (1000..1010).contains(&us)));
         // 950 of 1100 is below 990.
         assert_eq!(
-            judge(1100, &step(0), None, 0.01).saturated.as_deref(),
+            judge((16, Some(1100)), &step(0), None, 0.01).saturated.as_deref(),
             Some("achieved 950 of 1100 ops/s (below 90%)")
         );
         // 5.3 % of all operations take 20 ms: the p99 of any breaks 10 ms, that of finds not.
-        let slow = judge(1000, &step(0), Some(&goal(Percentile::P99, 10_000, "any")), 0.01);
+        let slow = judge((16, Some(1000)), &step(0), Some(&goal(Percentile::P99, 10_000, "any")), 0.01);
         assert_eq!(slow.saturated.as_deref(), Some("p99 20.0ms broke p99 ≤ 10ms"));
-        let finds = judge(1000, &step(0), Some(&goal(Percentile::P99, 10_000, "find")), 0.01);
+        let finds = judge((16, Some(1000)), &step(0), Some(&goal(Percentile::P99, 10_000, "find")), 0.01);
         assert_eq!(finds.saturated, None);
         // 20 of 950 failed: 2.11 %.
-        let failing = judge(1000, &step(20), Some(&goal(Percentile::P99, 10_000, "update")), 0.01);
+        let failing = judge((16, Some(1000)), &step(20), Some(&goal(Percentile::P99, 10_000, "update")), 0.01);
         assert_eq!(
             failing.saturated.as_deref(),
             Some("2.11% of operations failed (budget 1%); p99 20.0ms broke p99 ≤ 10ms on update")
         );
-        let absent = judge(1000, &step(0), Some(&goal(Percentile::P99, 10_000, "scan")), 0.01);
+        let absent = judge((16, Some(1000)), &step(0), Some(&goal(Percentile::P99, 10_000, "scan")), 0.01);
         assert_eq!(absent.saturated.as_deref(), Some("no scan operation completed"));
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::api::RunLength;
 
-use super::sweep::SweepPlan;
+use super::sweep::{SweepPlan, Steps};
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::RawProperties;
 
@@ -57,11 +57,28 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
-    /// These settings with the measured phase paced to `rate` in all (a sweep step's).
-    pub fn at_rate(&self, rate: u64) -> RunSettings {
-        RunSettings {
-            target_ops_per_sec: Some(rate as f64),
-            ..self.clone()
+    /// These settings for the sweep step of `level`: paced to that rate in all, or with that
+    /// many workers in a closed loop for a ladder of workers. Unchanged without a sweep.
+    pub fn at_step(&self, level: u64) -> RunSettings {
+        match self.sweep.as_ref().map(|s| &s.steps) {
+            None => self.clone(),
+            Some(Steps::Workers(_)) => RunSettings {
+                workers: u32::try_from(level).unwrap_or(u32::MAX),
+                target_ops_per_sec: None,
+                ..self.clone()
+            },
+            Some(_) => RunSettings {
+                target_ops_per_sec: Some(level as f64),
+                ..self.clone()
+            },
+        }
+    }
+
+    /// Most workers any phase runs (a ladder's top): the connections a target needs.
+    pub fn most_workers(&self) -> u32 {
+        match self.sweep.as_ref().map(|s| &s.steps) {
+            Some(Steps::Workers(workers)) => workers.iter().max().copied().unwrap_or(self.workers),
+            _ => self.workers,
         }
     }
 }

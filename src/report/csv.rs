@@ -9,7 +9,7 @@ use crate::measure::ErrorKind;
 use crate::result::{CellResult, CellStatus, ClientPath, OperationResult};
 
 /// Column names, in order.
-pub const CSV_COLUMNS: [&str; 36] = [
+pub const CSV_COLUMNS: [&str; 37] = [
     "benchmark",
     "runId",
     "workload",
@@ -45,12 +45,13 @@ pub const CSV_COLUMNS: [&str; 36] = [
     "fingerprint",
     "sweepStep",
     "targetOpsPerSec",
+    "stepWorkers",
     "saturated",
 ];
 
 /// The label of a load sweep's step rows (`workload.sweep`), one per step after the cell's own
-/// rows (which are the knee step's): its rate, what it achieved, its latency and why it was
-/// saturated.
+/// rows (which are the knee step's): its rate or workers, what it achieved, its latency and why
+/// it was saturated.
 pub const SWEEP_STEP: &str = "SWEEP-STEP";
 
 /// The label of the row that sums all top-level operations.
@@ -84,7 +85,8 @@ pub fn render_csv(results: &[CellResult]) -> String {
             set("p99Us", us(step.p99_us));
             set("p999Us", us(step.p999_us));
             set("sweepStep", (i + 1).to_string());
-            set("targetOpsPerSec", step.target_ops_per_sec.to_string());
+            set("targetOpsPerSec", us(step.target_ops_per_sec));
+            set("stepWorkers", step.workers.to_string());
             set("saturated", step.saturated.clone().unwrap_or_default());
             push_row(&mut out, fields);
         }
@@ -163,7 +165,8 @@ fn row(result: &CellResult, label: &str, op: Option<&OperationResult>) -> Vec<St
             None => String::new(),
         },
         result.fingerprint.clone(),
-        // On the cell's own rows: the knee's step, and the rate of its measured phase.
+        // On the cell's own rows: the knee's step, the rate of its measured phase and, for a
+        // sweep, the knee's workers.
         result
             .sweep
             .as_ref()
@@ -175,6 +178,12 @@ fn row(result: &CellResult, label: &str, op: Option<&OperationResult>) -> Vec<St
             .as_ref()
             .and_then(|m| m.target_ops_per_sec)
             .map(|r| r.to_string())
+            .unwrap_or_default(),
+        result
+            .sweep
+            .as_ref()
+            .and_then(|s| s.knee_step())
+            .map(|k| k.workers.to_string())
             .unwrap_or_default(),
         String::new(),
     ]
@@ -251,11 +260,11 @@ mod tests {
         // C(50) = trunc(1.5 + 0.5) = 2 → 100; C(95) = trunc(2.85 + 0.5) = 3 → 300.
         // Server CPU 400 µs / 4 operations = 100 µs per operation.
         let expected = "\
-benchmark,runId,workload,target,platform,size,repetition,status,incompleteReason,invalidReasons,operation,completed,succeeded,opsPerSec,errorRate,meanUs,p50Us,p95Us,p99Us,p999Us,maxUs,notFound,duplicateKey,timeout,network,otherErrors,latencyMode,serverCpuUsPerOp,regime,clientCpuUtilization,clientSaturated,clientPath,fingerprint,sweepStep,targetOpsPerSec,saturated
-study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,OVERALL,4,3,1.5,0.25,150,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,driver: TLS,fp-4,,,
-study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,find,3,2,1,0.3333333333333333,200,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,driver: TLS,fp-4,,,
-study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,insert,1,1,0.5,0,50,50,50,50,50,50,0,0,0,0,0,serviceTime,100,cache-resident,0.25,false,driver: TLS,fp-4,,,
-study,r1,flights/v1,mongo-9.0,n2,1M,1,incomplete,\"target mongo-9.0, phase seed: connection refused, \"\"retry\"\"\",,,,,,,,,,,,,,,,,,,,,,,,fp-0,,,
+benchmark,runId,workload,target,platform,size,repetition,status,incompleteReason,invalidReasons,operation,completed,succeeded,opsPerSec,errorRate,meanUs,p50Us,p95Us,p99Us,p999Us,maxUs,notFound,duplicateKey,timeout,network,otherErrors,latencyMode,serverCpuUsPerOp,regime,clientCpuUtilization,clientSaturated,clientPath,fingerprint,sweepStep,targetOpsPerSec,stepWorkers,saturated
+study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,OVERALL,4,3,1.5,0.25,150,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,driver: TLS,fp-4,,,,
+study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,find,3,2,1,0.3333333333333333,200,100,300,300,300,300,1,0,0,0,0,serviceTime,100,cache-resident,0.25,false,driver: TLS,fp-4,,,,
+study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,insert,1,1,0.5,0,50,50,50,50,50,50,0,0,0,0,0,serviceTime,100,cache-resident,0.25,false,driver: TLS,fp-4,,,,
+study,r1,flights/v1,mongo-9.0,n2,1M,1,incomplete,\"target mongo-9.0, phase seed: connection refused, \"\"retry\"\"\",,,,,,,,,,,,,,,,,,,,,,,,fp-0,,,,
 ";
         assert_eq!(render_csv(&[r, incomplete]), expected);
     }
@@ -279,7 +288,8 @@ study,r1,flights/v1,mongo-9.0,n2,1M,1,incomplete,\"target mongo-9.0, phase seed:
         );
         r.measured.as_mut().unwrap().target_ops_per_sec = Some(1000.0);
         let step = |rate: u64, ops: f64, saturated: Option<&str>| SweepStep {
-            target_ops_per_sec: rate,
+            target_ops_per_sec: Some(rate),
+            workers: 16,
             ops_per_sec: ops,
             error_rate: 0.0,
             p50_us: Some(900),
@@ -298,14 +308,14 @@ study,r1,flights/v1,mongo-9.0,n2,1M,1,incomplete,\"target mongo-9.0, phase seed:
         let text = render_csv(&[r]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 5, "{text}");
-        assert!(lines[1].contains(",OVERALL,") && lines[1].ends_with(",fp-1,1,1000,"));
+        assert!(lines[1].contains(",OVERALL,") && lines[1].ends_with(",fp-1,1,1000,16,"));
         assert_eq!(
             lines[3],
-            "study,r1,flights/v1,a,p,1k,1,complete,,,SWEEP-STEP,,,999.5,0,,900,,9000,,,,,,,,serviceTime,,,,,ownConnections,fp-1,1,1000,"
+            "study,r1,flights/v1,a,p,1k,1,complete,,,SWEEP-STEP,,,999.5,0,,900,,9000,,,,,,,,serviceTime,,,,,ownConnections,fp-1,1,1000,16,"
         );
         assert_eq!(
             lines[4],
-            "study,r1,flights/v1,a,p,1k,1,complete,,,SWEEP-STEP,,,1200,0,,900,,9000,,,,,,,,serviceTime,,,,,ownConnections,fp-1,2,1500,achieved 1200 of 1500 ops/s (below 90%)"
+            "study,r1,flights/v1,a,p,1k,1,complete,,,SWEEP-STEP,,,1200,0,,900,,9000,,,,,,,,serviceTime,,,,,ownConnections,fp-1,2,1500,16,achieved 1200 of 1500 ops/s (below 90%)"
         );
     }
 }

@@ -84,7 +84,7 @@ fn table(c: &Comparison) -> String {
     out
 }
 
-/// The knee and steps of every load sweep cell; empty without one. A step reads `rate →
+/// The knee and steps of every load sweep cell; empty without one. A step reads `load →
 /// achieved ops/s (p99 µs)`, marked ✗ when saturated.
 fn sweeps(results: &[CellResult]) -> String {
     let swept: Vec<(&CellResult, &crate::result::SweepRecord)> = results
@@ -100,8 +100,8 @@ fn sweeps(results: &[CellResult]) -> String {
         .map_or(String::new(), |g| format!(", goal {}", escape(g)));
     let mut out = format!(
         "\n### Load sweep{goal}\n\nEach cell's throughput above is its knee: the sustained step \
-         of the highest rate below the first saturated one.\n\n\
-         | target | size | platform | repetition | knee ops/s | steps: rate → achieved ops/s (p99 µs) |\n\
+         of the highest load below the first saturated one.\n\n\
+         | target | size | platform | repetition | knee ops/s | steps: load → achieved ops/s (p99 µs) |\n\
          | --- | --- | --- | ---: | ---: | --- |\n"
     );
     for (r, s) in swept {
@@ -115,7 +115,7 @@ fn sweeps(results: &[CellResult]) -> String {
             .map(|p| {
                 let p99 = p.p99_us.map_or("-".to_owned(), |v| v.to_string());
                 let mark = if p.saturated.is_some() { " ✗" } else { "" };
-                format!("{} → {:.0} ({p99}){mark}", p.target_ops_per_sec, p.ops_per_sec)
+                format!("{} → {:.0} ({p99}){mark}", p.load(), p.ops_per_sec)
             })
             .collect();
         out.push_str(&format!(

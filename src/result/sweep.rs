@@ -16,7 +16,7 @@ pub struct SweepRecord {
     pub bound_us: Option<u64>,
     /// Every step, in the order they ran.
     pub steps: Vec<SweepStep>,
-    /// Index in `steps` of the knee: the sustained step of the highest rate below every
+    /// Index in `steps` of the knee: the sustained step of the highest load below every
     /// saturated one. Absent when no such step ran (the cell is then invalid).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub knee: Option<usize>,
@@ -29,8 +29,12 @@ pub struct SweepRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SweepStep {
-    /// The total rate the step was paced to (ops/s).
-    pub target_ops_per_sec: u64,
+    /// The total rate the step was paced to (ops/s); absent for a closed-loop step of a ladder
+    /// of workers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_ops_per_sec: Option<u64>,
+    /// Its workers, over all client processes.
+    pub workers: u32,
     /// The rate it achieved (ops/s).
     pub ops_per_sec: f64,
     /// Share of its operations that failed.
@@ -49,6 +53,17 @@ pub struct SweepStep {
     /// Why the step did not sustain its rate; absent when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saturated: Option<String>,
+}
+
+impl SweepStep {
+    /// The step's load as a reader names it: `1000 ops/s`, or `16 workers`.
+    pub fn load(&self) -> String {
+        match self.target_ops_per_sec {
+            Some(rate) => format!("{rate} ops/s"),
+            None if self.workers == 1 => "1 worker".to_owned(),
+            None => format!("{} workers", self.workers),
+        }
+    }
 }
 
 impl SweepRecord {

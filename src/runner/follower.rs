@@ -70,7 +70,7 @@ impl Follower<'_> {
                 let (name, uri) = self.targets.get(i).ok_or_else(|| {
                     format!("the order names target {i}, beyond the runner's targets")
                 })?;
-                let workers = self.bench.settings.workers;
+                let workers = self.bench.settings.most_workers();
                 let target =
                     connect_with(name, uri, workers, self.connect_timeout, &self.compressors)
                         .await
@@ -125,11 +125,11 @@ impl Follower<'_> {
                 }
                 Ok(serde_json::json!(outcome.recorder.overall().per_second()))
             }
-            Task::Measure { start_at_ms, rate } => {
+            Task::Measure { start_at_ms, step } => {
                 let stepped;
-                let inputs = match rate {
-                    Some(rate) => {
-                        stepped = settings.at_rate(rate);
+                let inputs = match step {
+                    Some(level) => {
+                        stepped = settings.at_step(level);
                         CellInputs::new(plan, &stepped, order.records, slice)
                     }
                     None => inputs,

@@ -143,13 +143,13 @@ fn check_precision(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
 
 fn check_client(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
     let Some(client) = &spec.client else { return };
-    let workers = spec.workload.workers();
+    let workers = spec.workload.fewest_workers();
     if client.pods() > workers {
         out.push(Violation::new(
             "spec.client.pods",
             format!(
                 "{} pods for {workers} workers: each client pod runs at least one worker, so \
-                 pods must not exceed spec.workload.workers",
+                 pods must not exceed spec.workload.workers (or the fewest of sweep.workers)",
                 client.pods()
             ),
         ));

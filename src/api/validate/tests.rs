@@ -189,7 +189,7 @@ fn client_pods_must_not_exceed_the_workers() {
         errors(&doc),
         [
             "spec.client.pods: 17 pods for 16 workers: each client pod runs at least one \
-             worker, so pods must not exceed spec.workload.workers"
+             worker, so pods must not exceed spec.workload.workers (or the fewest of sweep.workers)"
         ]
     );
     assert!(errors(&with("/spec/client", json!({"pods": 16}))).is_empty());

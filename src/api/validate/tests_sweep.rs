@@ -29,12 +29,26 @@ fn bad_sweeps_are_refused_naming_the_field() {
         [
             "spec.workload.sweep: a sweep's steps last sweep.stepDuration; set neither duration nor operations",
             "spec.workload.sweep: a sweep sets each step's rate; leave targetOpsPerSecond unset",
-            "spec.workload.sweep: set rates or findMax, exactly one",
+            "spec.workload.sweep: set rates, workers or findMax, exactly one",
             "spec.workload.sweep.rates[2]: 1000 is already in the ladder: each rate once",
             "spec.workload.sweep.findMax.growth: must be above 1 and at most 10, got 1",
             "spec.workload.sweep.stepDuration: must be longer than 0, got \"0\"",
             "spec.workload.sweep.latency.op: \"scan\" is not an operation this workload sends; expected any or one of: find, update, delete, insert",
         ]
+    );
+    let crowd = json!({"type": "flights", "workers": 8, "sweep": {"workers": [4, 2, 4]}});
+    assert_eq!(
+        workload(crowd),
+        [
+            "spec.workload.sweep.workers: a ladder of workers sets each step's workers; leave spec.workload.workers unset",
+            "spec.workload.sweep.workers[2]: 4 is already in the ladder: each count once",
+        ]
+    );
+    let mut pods = with("/spec/workload", json!({"type": "flights", "sweep": {"workers": [1, 4]}}));
+    pods["spec"]["client"] = json!({"pods": 2});
+    assert_eq!(
+        errors(&pods),
+        ["spec.client.pods: 2 pods for 1 workers: each client pod runs at least one worker, so pods must not exceed spec.workload.workers (or the fewest of sweep.workers)"]
     );
     let negative = json!({"type": "flights", "sweep": {"rates": [-5]}});
     assert_eq!(

@@ -73,16 +73,27 @@ fn check_sweep(workload: &Workload, sweep: &Sweep, out: &mut Vec<Violation>) {
             "a sweep sets each step's rate; leave targetOpsPerSecond unset",
         ));
     }
-    if sweep.rates.is_empty() == sweep.find_max.is_none() {
-        out.push(Violation::new(AT, "set rates or findMax, exactly one"));
+    let kinds = [!sweep.rates.is_empty(), !sweep.workers.is_empty(), sweep.find_max.is_some()];
+    if kinds.iter().filter(|&&k| k).count() != 1 {
+        out.push(Violation::new(AT, "set rates, workers or findMax, exactly one"));
     }
-    let mut seen = std::collections::BTreeSet::new();
-    for (i, rate) in sweep.rates.iter().enumerate() {
-        if !seen.insert(rate) {
-            out.push(Violation::new(
-                &format!("{AT}.rates[{i}]"),
-                format!("{rate} is already in the ladder: each rate once"),
-            ));
+    if !sweep.workers.is_empty() && workload.workers.is_some() {
+        out.push(Violation::new(
+            &format!("{AT}.workers"),
+            "a ladder of workers sets each step's workers; leave spec.workload.workers unset",
+        ));
+    }
+    let rates: Vec<u64> = sweep.rates.clone();
+    let workers: Vec<u64> = sweep.workers.iter().map(|&w| u64::from(w)).collect();
+    for (field, ladder, what) in [("rates", rates, "rate"), ("workers", workers, "count")] {
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, value) in ladder.iter().enumerate() {
+            if !seen.insert(value) {
+                out.push(Violation::new(
+                    &format!("{AT}.{field}[{i}]"),
+                    format!("{value} is already in the ladder: each {what} once"),
+                ));
+            }
         }
     }
     if let Some(growth) = sweep.find_max.as_ref().and_then(|f| f.growth)

@@ -89,7 +89,8 @@ impl Display {
         };
         Display {
             terminal: std::io::stderr().is_terminal(),
-            planned: seconds(settings.measured),
+            // A sweep's steps are as many as its search takes: no time left is promised.
+            planned: seconds(settings.measured).filter(|_| settings.sweep.is_none()),
             warmup: seconds(settings.warmup),
         }
     }

@@ -119,7 +119,7 @@ pub(super) async fn connect_all(
     spec: &MongoBenchmarkSpec,
     timeout: Duration,
 ) -> anyhow::Result<Vec<Connected>> {
-    let workers = spec.workload.workers();
+    let workers = spec.workload.most_workers();
     let mut out = Vec::new();
     for (name, uri) in targets {
         let target = connect_with(name, uri, workers, timeout, &spec.workload.wire_compressors)

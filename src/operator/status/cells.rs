@@ -125,6 +125,7 @@ pub fn cell_status(cell: &Cell, outcome: CellOutcome<'_>) -> CellStatus {
                     .iter()
                     .map(|p| SweepPoint {
                         target_ops_per_second: p.target_ops_per_sec,
+                        workers: p.workers,
                         ops_per_second: round3(p.ops_per_sec),
                         p50_micros: p.p50_us,
                         p99_micros: p.p99_us,

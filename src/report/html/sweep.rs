@@ -23,8 +23,9 @@ pub(super) fn sweeps(groups: &[Group<'_>]) -> Result<String, ReportError> {
     let mut out = note(
         "Each line is one sweep (one cell): its steps' achieved throughput against the goal's \
          latency percentile (the 99th of all operations without a goal), from each operation's \
-         intended start; the dashed line is the goal. The knee is the sustained step of the \
-         highest rate below the first saturated one; its figures are the cell's.",
+         intended start (from its send, in a closed loop); the dashed line is the goal. The knee \
+         is the sustained step of the highest load below the first saturated one; its figures \
+         are the cell's.",
     );
     for g in groups {
         let title = g.title();
@@ -39,7 +40,7 @@ pub(super) fn sweeps(groups: &[Group<'_>]) -> Result<String, ReportError> {
                 bound = bound.or(s.bound_us.map(|b| b as f64));
                 goal = goal.or(s.goal.clone());
                 let mut steps: Vec<&SweepStep> = s.steps.iter().collect();
-                steps.sort_by_key(|p| p.target_ops_per_sec);
+                steps.sort_by_key(|p| (p.target_ops_per_sec, p.workers));
                 curves.push(Curve {
                     label: format!("{} r{}", t.target, c.cell.repetition),
                     points: steps
@@ -67,7 +68,8 @@ pub(super) fn sweeps(groups: &[Group<'_>]) -> Result<String, ReportError> {
                         t.target.to_owned(),
                         c.cell.repetition.to_string(),
                         format!("{}{mark}", i + 1),
-                        p.target_ops_per_sec.to_string(),
+                        us(p.target_ops_per_sec),
+                        p.workers.to_string(),
                         format!("{:.1}", p.ops_per_sec),
                         us(p.p50_us),
                         us(p.p99_us),
@@ -98,13 +100,23 @@ pub(super) fn sweeps(groups: &[Group<'_>]) -> Result<String, ReportError> {
                 "repetition",
                 "step",
                 "target ops/s",
+                "workers",
                 "achieved ops/s",
                 "p50 µs",
                 "p99 µs",
                 "p99.9 µs",
                 "state",
             ],
-            &["repetition", "step", "target ops/s", "achieved ops/s", "p50 µs", "p99 µs", "p99.9 µs"],
+            &[
+                "repetition",
+                "step",
+                "target ops/s",
+                "workers",
+                "achieved ops/s",
+                "p50 µs",
+                "p99 µs",
+                "p99.9 µs",
+            ],
             &steps_table,
         ));
     }

@@ -244,12 +244,12 @@ impl Cell<'_> {
         Ok(())
     }
 
-    /// Settles, measures one phase (at `rate`, a sweep step's, when given), takes the server
-    /// figures around it and restores the data after it, into `result`.
+    /// Settles, measures one phase (a sweep's step of level `step`, when given), takes the
+    /// server figures around it and restores the data after it, into `result`.
     pub(super) async fn measured_phase(
         &self,
         inputs: &CellInputs<'_>,
-        rate: Option<u64>,
+        step: Option<u64>,
         members: &Members,
         result: &mut CellResult,
         seeded: &mut Seeded,
@@ -279,7 +279,7 @@ impl Cell<'_> {
         let issued = self
             .order(records, |at| Task::Measure {
                 start_at_ms: at,
-                rate,
+                step,
             })
             .await
             .map_err(|e| (measuring, e))?;

@@ -25,12 +25,12 @@ pub(super) async fn run(
     let mut ran = Vec::new();
     let mut steps = Vec::new();
     let mut kept: Vec<CellResult> = Vec::new();
-    while let Some(rate) = sweep.next_rate(&ran) {
-        let settings: RunSettings = cell.settings.at_rate(rate);
+    while let Some(level) = sweep.next_level(&ran) {
+        let settings: RunSettings = cell.settings.at_step(level);
         let inputs = CellInputs::new(cell.plan, &settings, seeded.documents, cell.slice());
         let mut step = base.clone();
         let outcome = cell
-            .measured_phase(&inputs, Some(rate), members, &mut step, seeded)
+            .measured_phase(&inputs, Some(level), members, &mut step, seeded)
             .await;
         if let Err(e) = outcome {
             kept.push(step);
@@ -41,15 +41,16 @@ pub(super) async fn run(
             .measured
             .as_ref()
             .ok_or(("measured phase", "a step measured nothing".to_owned()))?;
-        let judged = judge(rate, measured, sweep.goal.as_ref(), ERROR_BUDGET);
+        let load = (settings.workers, settings.target_ops_per_sec.map(|r| r as u64));
+        let judged = judge(load, measured, sweep.goal.as_ref(), ERROR_BUDGET);
         tracing::info!(
-            rate,
+            load = judged.load(),
             achieved = judged.ops_per_sec,
             saturated = judged.saturated.as_deref().unwrap_or("no"),
             "sweep step"
         );
         ran.push(Ran {
-            rate,
+            level,
             saturated: judged.saturated.is_some(),
         });
         steps.push(judged);
@@ -75,7 +76,8 @@ fn assemble(
     let mut invalid = base.invalid_reasons.clone();
     let mut restores = base.dataset.restores.clone();
     for (i, step) in kept.iter().enumerate() {
-        let label = format!("step {} at {} ops/s", i + 1, rate_of(step));
+        let load = steps.get(i).map_or("its load".to_owned(), SweepStep::load);
+        let label = format!("step {} at {load}", i + 1);
         restores.extend(step.dataset.restores[base.dataset.restores.len()..].iter().cloned());
         let own = &step.invalid_reasons[base.invalid_reasons.len()..];
         invalid.extend(own.iter().map(|r| format!("{label}: {r}")));
@@ -94,8 +96,8 @@ fn assemble(
         && let Some(first) = steps.first()
     {
         invalid.push(format!(
-            "sweep: no step sustained its load; the first, at {} ops/s: {}",
-            first.target_ops_per_sec,
+            "sweep: no step sustained its load; the first, at {}: {}",
+            first.load(),
             first.saturated.as_deref().unwrap_or("did not finish")
         ));
     }
@@ -110,12 +112,4 @@ fn assemble(
         bounded: knee.is_some_and(|(_, bounded)| bounded),
     });
     result
-}
-
-/// The rate a step's measured phase was paced to.
-fn rate_of(step: &CellResult) -> u64 {
-    step.measured
-        .as_ref()
-        .and_then(|m| m.target_ops_per_sec)
-        .map_or(0, |r| r.round() as u64)
 }

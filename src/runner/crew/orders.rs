@@ -50,12 +50,13 @@ pub enum Task {
     Seed { from: u64, to: u64 },
     /// Run your workers' warm-up from `start_at_ms`; reply with its per-second completions.
     Warmup { start_at_ms: u64 },
-    /// Run your workers' measured phase from `start_at_ms` (paced to `rate` in all, a sweep
-    /// step's, when given); reply with a [`Partial`](crate::runner::cell::partial::Partial).
+    /// Run your workers' measured phase from `start_at_ms` (the sweep step of level `step`,
+    /// a rate or a worker count, when given); reply with a
+    /// [`Partial`](crate::runner::cell::partial::Partial).
     Measure {
         start_at_ms: u64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        rate: Option<u64>,
+        step: Option<u64>,
     },
     /// Restore what your workers changed in the last phase.
     Restore,

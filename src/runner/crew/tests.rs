@@ -14,7 +14,7 @@ fn orders_and_replies_round_trip_as_json() {
         records: 1000,
         task: Task::Measure {
             start_at_ms: 42,
-            rate: None,
+            step: None,
         },
         only: None,
     };

@@ -44,7 +44,7 @@ pub fn runner_resources(spec: &MongoBenchmarkSpec) -> ResourceRequirements {
     let mut requests = given.requests.clone().unwrap_or_default();
     if !names(&given.requests, "cpu") && !names(&given.limits, "cpu") {
         let pods = f64::from(spec.client_pods());
-        let workers = (f64::from(spec.workload.workers()) / pods).ceil();
+        let workers = (f64::from(spec.workload.most_workers()) / pods).ceil();
         // A ladder's top rate; a search's knee is not known before it runs.
         let ladder_top = spec.workload.sweep.as_ref().and_then(|s| s.rates.iter().max().copied());
         let rate = match spec.workload.target_ops_per_second().or(ladder_top) {

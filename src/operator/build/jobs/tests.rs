@@ -435,6 +435,9 @@ fn runner_cpu_follows_the_load_of_its_pod_unless_the_spec_names_it() {
     assert_eq!(cpu(ladder).0.as_deref(), Some("10"));
     let search = "workload: {type: flights, sweep: {findMax: {start: 100000}}}";
     assert_eq!(cpu(search).0.as_deref(), Some("3"));
+    // A ladder of workers, for its top: 64 × 500 ops/s × 333 µs = 10.7 → 11 cores.
+    let crowd = "workload: {type: flights, sweep: {workers: [4, 64, 16]}}";
+    assert_eq!(cpu(crowd).0.as_deref(), Some("11"));
     let huge = "workload: {type: flights, workers: 4096}";
     assert_eq!(cpu(huge).0.as_deref(), Some("16"));
     assert_eq!(cpu(huge).1.as_deref(), Some("512Mi"));
