@@ -35,9 +35,11 @@ fn benchmark(name: &str, pods: u32) -> serde_json::Value {
     let mut doc: serde_json::Value = serde_yaml::from_str(&text).unwrap();
     doc["metadata"]["name"] = json!(name);
     let spec = &mut doc["spec"];
-    spec["targets"] = json!([{"name": "delayed", "external": {"uriSecretRef": {"name": "db", "key": "uri"}}}]);
+    spec["targets"] =
+        json!([{"name": "delayed", "external": {"uriSecretRef": {"name": "db", "key": "uri"}}}]);
     spec["baseline"] = json!("delayed");
-    spec["client"] = json!({"nodeSelector": {"cloud.google.com/gke-nodepool": "client"}, "pods": pods});
+    spec["client"] =
+        json!({"nodeSelector": {"cloud.google.com/gke-nodepool": "client"}, "pods": pods});
     spec["dataset"]["sizes"] = json!(["300"]);
     spec["repetitions"] = json!(REPETITIONS);
     let workload = &mut spec["workload"];

@@ -54,18 +54,41 @@ fn knee(r: &CellResult) -> f64 {
 
 /// [`knee`], without a saturated step above it.
 fn unbounded_knee(r: &CellResult) -> f64 {
-    assert!(r.is_valid(), "{}: {:?} {:?}", r.cell, r.status, r.invalid_reasons);
+    assert!(
+        r.is_valid(),
+        "{}: {:?} {:?}",
+        r.cell,
+        r.status,
+        r.invalid_reasons
+    );
     let sweep = r.sweep.as_ref().expect("a sweep record");
     let knee = sweep.knee_step().expect("a knee");
     let above = sweep.steps.iter().filter(|s| s.saturated.is_some());
-    assert!(above.clone().all(|s| s.target_ops_per_sec > knee.target_ops_per_sec));
+    assert!(
+        above
+            .clone()
+            .all(|s| s.target_ops_per_sec > knee.target_ops_per_sec)
+    );
     assert!(above.clone().all(|s| s.workers >= knee.workers));
     // The warm-up's restore and one per step.
-    let measured: Vec<_> = r.dataset.restores.iter().filter(|x| x.after == "measured").collect();
-    assert_eq!(measured.len(), sweep.steps.len(), "{:?}", r.dataset.restores);
+    let measured: Vec<_> = r
+        .dataset
+        .restores
+        .iter()
+        .filter(|x| x.after == "measured")
+        .collect();
+    assert_eq!(
+        measured.len(),
+        sweep.steps.len(),
+        "{:?}",
+        r.dataset.restores
+    );
     let m = r.measured.as_ref().expect("the knee's measured phase");
     assert_eq!(m.overall.ops_per_sec, knee.ops_per_sec);
-    assert_eq!(m.target_ops_per_sec, knee.target_ops_per_sec.map(|r| r as f64));
+    assert_eq!(
+        m.target_ops_per_sec,
+        knee.target_ops_per_sec.map(|r| r as f64)
+    );
     eprintln!(
         "{}: knee {:.1} ops/s at {}, {} steps: {:?}",
         r.cell,
@@ -87,7 +110,8 @@ async fn a_search_finds_the_knee_a_delay_sets_the_same_in_two_runs_within_its_pr
     let server = support::private_secantus("sweep-twice");
     let proxy = DelayProxy::start(&upstream(&server), DELAY);
     let precision = 0.05;
-    let sweep = "{findMax: {start: 40, growth: 2, precisionPercent: 5, maxSteps: 12}, stepDuration: 2s}";
+    let sweep =
+        "{findMax: {start: 40, growth: 2, precisionPercent: 5, maxSteps: 12}, stepDuration: 2s}";
     let mut knees = Vec::new();
     for run in 1..=2 {
         let bench = runs::benchmark(
@@ -106,7 +130,10 @@ async fn a_search_finds_the_knee_a_delay_sets_the_same_in_two_runs_within_its_pr
         assert!((100.0..=200.0).contains(k), "{knees:?}");
     }
     let (lo, hi) = (knees[0].min(knees[1]), knees[0].max(knees[1]));
-    assert!(hi - lo <= lo * precision, "{knees:?} differ by more than 5 %");
+    assert!(
+        hi - lo <= lo * precision,
+        "{knees:?} differ by more than 5 %"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -124,11 +151,18 @@ async fn a_server_behind_a_delay_sustains_less_and_the_verdict_compares_the_knee
         &[RECORDS],
         3,
     );
-    let targets = [("direct", plain.uri.as_str()), ("delayed", proxy.uri.as_str())];
+    let targets = [
+        ("direct", plain.uri.as_str()),
+        ("delayed", proxy.uri.as_str()),
+    ];
     let connected = runs::connect_all(&targets, WORKERS).await;
     let results = runs::run_benchmark(&bench, &connected).await;
     let of = |t: &str| -> Vec<f64> {
-        results.iter().filter(|r| r.cell.target == t).map(knee).collect()
+        results
+            .iter()
+            .filter(|r| r.cell.target == t)
+            .map(knee)
+            .collect()
     };
     let (direct, delayed) = (of("direct"), of("delayed"));
     let slowest_direct = direct.iter().copied().fold(f64::MAX, f64::min);
@@ -153,7 +187,8 @@ async fn a_server_behind_a_delay_sustains_less_and_the_verdict_compares_the_knee
     let line = headline(&c).unwrap();
     eprintln!("{line}");
     assert!(
-        line.starts_with("delayed sustains -") && line.contains("ops/s vs direct at p99 ≤ 50ms, 500,"),
+        line.starts_with("delayed sustains -")
+            && line.contains("ops/s vs direct at p99 ≤ 50ms, 500,"),
         "{line}"
     );
 }

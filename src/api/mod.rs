@@ -40,8 +40,8 @@ pub use spec::{
     CanaryPolicy, CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism,
 };
 pub use status::{
-    CellCounts, CellPhase, CellStatus, CellSweep, SweepPoint, Comparison, MongoBenchmarkStatus, NodeInfo,
-    OperationLatency, Phase, Regime, ResultRef, RunnerStatus, TargetStatus, Verdict,
+    CellCounts, CellPhase, CellStatus, CellSweep, Comparison, MongoBenchmarkStatus, NodeInfo,
+    OperationLatency, Phase, Regime, ResultRef, RunnerStatus, SweepPoint, TargetStatus, Verdict,
     condition_types,
 };
 pub use sweep::{FindMax, LatencyGoal, Percentile, Sweep};

@@ -288,7 +288,10 @@ mod tests {
     fn defaults_and_the_goal_read_as_written() {
         let s = sweep("{findMax: {start: 1000}, latency: {p99: 10ms, op: read}}");
         let f = s.find_max.as_ref().unwrap();
-        assert_eq!((f.growth(), f.precision_percent(), f.max_steps()), (1.5, 2.0, 20));
+        assert_eq!(
+            (f.growth(), f.precision_percent(), f.max_steps()),
+            (1.5, 2.0, 20)
+        );
         assert_eq!(s.step_duration(), Ok(Duration::from_secs(30)));
         assert_eq!(s.first_rate(), Some(1000));
         assert_eq!(s.max_steps(), 20);
@@ -305,11 +308,19 @@ mod tests {
         assert_eq!(resolved.bound_us, 10_000);
         assert_eq!(resolved.describe(), "p99 ≤ 10ms on read");
         assert!(resolved.names("READ") && !resolved.names("READ-MODIFY-WRITE"));
-        let rmw = Goal { op: "readModifyWrite".into(), ..resolved.clone() };
+        let rmw = Goal {
+            op: "readModifyWrite".into(),
+            ..resolved.clone()
+        };
         assert!(rmw.names("READ-MODIFY-WRITE"));
         let any = sweep("{rates: [1], latency: {p999: 2500us}}");
-        assert!(any.latency.unwrap().resolve().is_err(), "µs is not a unit of the spec");
-        let fine = sweep("{rates: [1], latency: {p999: 2s500ms}}").latency.unwrap();
+        assert!(
+            any.latency.unwrap().resolve().is_err(),
+            "µs is not a unit of the spec"
+        );
+        let fine = sweep("{rates: [1], latency: {p999: 2s500ms}}")
+            .latency
+            .unwrap();
         assert_eq!(fine.resolve().unwrap().describe(), "p999 ≤ 2500ms");
         let two = sweep("{rates: [1], latency: {p50: 1ms, p999: 9ms}}");
         assert_eq!(two.latency.unwrap().bound(), None);

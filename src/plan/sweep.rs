@@ -301,7 +301,10 @@ mod tests {
         // 4166 good and 4219 saturated: 53 apart, within 2 % of 4166 (83).
         let ran: Vec<Ran> = search(&plan, 4200)
             .into_iter()
-            .map(|level| Ran { level, saturated: level > 4200 })
+            .map(|level| Ran {
+                level,
+                saturated: level > 4200,
+            })
             .collect();
         assert_eq!(knee(&ran), Some((9, true)));
     }
@@ -314,7 +317,10 @@ mod tests {
 
     #[test]
     fn a_search_stops_at_max_steps_and_at_the_rate_bound() {
-        assert_eq!(search(&find_max(1000, 2.0, 0.02, 3), 1_000_000), [1000, 2000, 4000]);
+        assert_eq!(
+            search(&find_max(1000, 2.0, 0.02, 3), 1_000_000),
+            [1000, 2000, 4000]
+        );
         let top = search(&find_max(60_000_000, 2.0, 0.02, 5), u64::MAX);
         assert_eq!(top, [60_000_000, 100_000_000]);
         // Growth that rounds to no change still moves by one.
@@ -323,9 +329,13 @@ mod tests {
 
     #[test]
     fn a_ladder_runs_every_rate_and_the_knee_is_below_the_first_saturated_step() {
-        let plan = SweepPlan::of(&serde_yaml::from_str("{rates: [4000, 1000, 2000, 8000]}").unwrap())
-            .unwrap();
-        assert_eq!((plan.first_rate(), plan.first_workers()), (Some(1000), None));
+        let plan =
+            SweepPlan::of(&serde_yaml::from_str("{rates: [4000, 1000, 2000, 8000]}").unwrap())
+                .unwrap();
+        assert_eq!(
+            (plan.first_rate(), plan.first_workers()),
+            (Some(1000), None)
+        );
         assert_eq!(plan.max_steps(), 4);
         assert_eq!(
             plan.describe(),
@@ -341,10 +351,22 @@ mod tests {
         );
         // Saturated at 4000; 8000 is (by noise) good, but lies above a saturated step.
         let ran = [
-            Ran { level: 1000, saturated: false },
-            Ran { level: 2000, saturated: false },
-            Ran { level: 4000, saturated: true },
-            Ran { level: 8000, saturated: false },
+            Ran {
+                level: 1000,
+                saturated: false,
+            },
+            Ran {
+                level: 2000,
+                saturated: false,
+            },
+            Ran {
+                level: 4000,
+                saturated: true,
+            },
+            Ran {
+                level: 8000,
+                saturated: false,
+            },
         ];
         assert_eq!(search(&plan, 3000), [1000, 2000, 4000, 8000]);
         assert_eq!(knee(&ran), Some((1, true)));
@@ -367,7 +389,15 @@ mod tests {
         use crate::measure::ErrorKind;
         let mut ops = Vec::new();
         for i in 0..900 {
-            ops.push(("find", 1000, if i < failed { Err(ErrorKind::Timeout) } else { Ok(()) }));
+            ops.push((
+                "find",
+                1000,
+                if i < failed {
+                    Err(ErrorKind::Timeout)
+                } else {
+                    Ok(())
+                },
+            ));
         }
         ops.extend(std::iter::repeat_n(("update", 20_000, Ok(())), 50));
         let cell = crate::result::testing::cell("t", "p", "1k", 1);
@@ -386,31 +416,70 @@ mod tests {
 
     #[test]
     fn a_step_is_saturated_below_nine_tenths_of_its_rate_over_the_error_budget_or_past_the_goal() {
-        let good = judge((16, Some(1000)), &step(0), Some(&goal(Percentile::P50, 2000, "any")), 0.01);
+        let good = judge(
+            (16, Some(1000)),
+            &step(0),
+            Some(&goal(Percentile::P50, 2000, "any")),
+            0.01,
+        );
         assert_eq!(good.saturated, None);
-        assert_eq!((good.target_ops_per_sec, good.ops_per_sec), (Some(1000), 950.0));
+        assert_eq!(
+            (good.target_ops_per_sec, good.ops_per_sec),
+            (Some(1000), 950.0)
+        );
         // A closed loop has no rate to fall short of.
         let closed = judge((4, None), &step(0), None, 0.01);
-        assert_eq!((closed.workers, closed.target_ops_per_sec, closed.saturated), (4, None, None));
+        assert_eq!(
+            (closed.workers, closed.target_ops_per_sec, closed.saturated),
+            (4, None, None)
+        );
         assert_eq!(good.goal_us, good.p50_us);
         assert!(good.p50_us.is_some_and(|us| (1000..1010).contains(&us)));
         // 950 of 1100 is below 990.
         assert_eq!(
-            judge((16, Some(1100)), &step(0), None, 0.01).saturated.as_deref(),
+            judge((16, Some(1100)), &step(0), None, 0.01)
+                .saturated
+                .as_deref(),
             Some("achieved 950 of 1100 ops/s (below 90%)")
         );
         // 5.3 % of all operations take 20 ms: the p99 of any breaks 10 ms, that of finds not.
-        let slow = judge((16, Some(1000)), &step(0), Some(&goal(Percentile::P99, 10_000, "any")), 0.01);
-        assert_eq!(slow.saturated.as_deref(), Some("p99 20.0ms broke p99 ≤ 10ms"));
-        let finds = judge((16, Some(1000)), &step(0), Some(&goal(Percentile::P99, 10_000, "find")), 0.01);
+        let slow = judge(
+            (16, Some(1000)),
+            &step(0),
+            Some(&goal(Percentile::P99, 10_000, "any")),
+            0.01,
+        );
+        assert_eq!(
+            slow.saturated.as_deref(),
+            Some("p99 20.0ms broke p99 ≤ 10ms")
+        );
+        let finds = judge(
+            (16, Some(1000)),
+            &step(0),
+            Some(&goal(Percentile::P99, 10_000, "find")),
+            0.01,
+        );
         assert_eq!(finds.saturated, None);
         // 20 of 950 failed: 2.11 %.
-        let failing = judge((16, Some(1000)), &step(20), Some(&goal(Percentile::P99, 10_000, "update")), 0.01);
+        let failing = judge(
+            (16, Some(1000)),
+            &step(20),
+            Some(&goal(Percentile::P99, 10_000, "update")),
+            0.01,
+        );
         assert_eq!(
             failing.saturated.as_deref(),
             Some("2.11% of operations failed (budget 1%); p99 20.0ms broke p99 ≤ 10ms on update")
         );
-        let absent = judge((16, Some(1000)), &step(0), Some(&goal(Percentile::P99, 10_000, "scan")), 0.01);
-        assert_eq!(absent.saturated.as_deref(), Some("no scan operation completed"));
+        let absent = judge(
+            (16, Some(1000)),
+            &step(0),
+            Some(&goal(Percentile::P99, 10_000, "scan")),
+            0.01,
+        );
+        assert_eq!(
+            absent.saturated.as_deref(),
+            Some("no scan operation completed")
+        );
     }
 }

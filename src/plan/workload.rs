@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::api::RunLength;
 
-use super::sweep::{SweepPlan, Steps};
+use super::sweep::{Steps, SweepPlan};
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::RawProperties;
 

@@ -301,7 +301,14 @@ study,r1,flights/v1,mongo-9.0,n2,1M,1,incomplete,\"target mongo-9.0, phase seed:
         r.sweep = Some(SweepRecord {
             goal: Some("p99 ≤ 10ms".into()),
             bound_us: Some(10_000),
-            steps: vec![step(1000, 999.5, None), step(1500, 1200.0, Some("achieved 1200 of 1500 ops/s (below 90%)"))],
+            steps: vec![
+                step(1000, 999.5, None),
+                step(
+                    1500,
+                    1200.0,
+                    Some("achieved 1200 of 1500 ops/s (below 90%)"),
+                ),
+            ],
             knee: Some(0),
             bounded: true,
         });

@@ -29,7 +29,6 @@ mod server;
 mod sweep;
 
 pub use cell::{CellId, CellStatus, Slot};
-pub use sweep::{SweepRecord, SweepStep};
 pub use client::{ClientPath, ClientPod, TargetCounts};
 pub use dataset::{DatasetDigest, DatasetInfo, RestoreRecord};
 pub use document::{CellResult, SCHEMA_VERSION};
@@ -41,6 +40,7 @@ pub use measured::{Histograms, LoopMode, MeasuredPhase, OperationResult};
 pub use merge::{MergeError as PhaseMergeError, add_series};
 pub use pairs::slot_pairs;
 pub use server::{Fallback, MemberStats, NodeInfo, ServerInfo, ServerStats};
+pub use sweep::{SweepRecord, SweepStep};
 
 #[cfg(test)]
 pub(crate) mod testing;

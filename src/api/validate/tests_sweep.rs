@@ -44,11 +44,16 @@ fn bad_sweeps_are_refused_naming_the_field() {
             "spec.workload.sweep.workers[2]: 4 is already in the ladder: each count once",
         ]
     );
-    let mut pods = with("/spec/workload", json!({"type": "flights", "sweep": {"workers": [1, 4]}}));
+    let mut pods = with(
+        "/spec/workload",
+        json!({"type": "flights", "sweep": {"workers": [1, 4]}}),
+    );
     pods["spec"]["client"] = json!({"pods": 2});
     assert_eq!(
         errors(&pods),
-        ["spec.client.pods: 2 pods for 1 workers: each client pod runs at least one worker, so pods must not exceed spec.workload.workers (or the fewest of sweep.workers)"]
+        [
+            "spec.client.pods: 2 pods for 1 workers: each client pod runs at least one worker, so pods must not exceed spec.workload.workers (or the fewest of sweep.workers)"
+        ]
     );
     let negative = json!({"type": "flights", "sweep": {"rates": [-5]}});
     assert_eq!(

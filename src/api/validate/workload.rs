@@ -73,9 +73,16 @@ fn check_sweep(workload: &Workload, sweep: &Sweep, out: &mut Vec<Violation>) {
             "a sweep sets each step's rate; leave targetOpsPerSecond unset",
         ));
     }
-    let kinds = [!sweep.rates.is_empty(), !sweep.workers.is_empty(), sweep.find_max.is_some()];
+    let kinds = [
+        !sweep.rates.is_empty(),
+        !sweep.workers.is_empty(),
+        sweep.find_max.is_some(),
+    ];
     if kinds.iter().filter(|&&k| k).count() != 1 {
-        out.push(Violation::new(AT, "set rates, workers or findMax, exactly one"));
+        out.push(Violation::new(
+            AT,
+            "set rates, workers or findMax, exactly one",
+        ));
     }
     if !sweep.workers.is_empty() && workload.workers.is_some() {
         out.push(Violation::new(
@@ -117,10 +124,16 @@ fn check_sweep(workload: &Workload, sweep: &Sweep, out: &mut Vec<Violation>) {
     };
     let at = format!("{AT}.latency");
     match goal.bound() {
-        None => out.push(Violation::new(&at, "set exactly one of p50, p95, p99, p999")),
-        Some((p, bound)) if parse_duration(bound).is_ok_and(|d| d.is_zero()) => out.push(
-            Violation::new(&format!("{at}.{}", p.as_str()), "must be longer than 0, got \"0\""),
-        ),
+        None => out.push(Violation::new(
+            &at,
+            "set exactly one of p50, p95, p99, p999",
+        )),
+        Some((p, bound)) if parse_duration(bound).is_ok_and(|d| d.is_zero()) => {
+            out.push(Violation::new(
+                &format!("{at}.{}", p.as_str()),
+                "must be longer than 0, got \"0\"",
+            ))
+        }
         Some(_) => {}
     }
     let classes = op_classes(workload);

@@ -1,7 +1,9 @@
 //! One [`CellStatus`] per cell: what is known of it ([`CellOutcome`]) folded into its phase,
 //! headline figures and the ConfigMap of its result.
 
-use crate::api::{CellPhase, CellStatus, CellSweep, OperationLatency, Regime, ResultRef, SweepPoint};
+use crate::api::{
+    CellPhase, CellStatus, CellSweep, OperationLatency, Regime, ResultRef, SweepPoint,
+};
 use crate::operator::build::names::RESULT_KEY;
 use crate::plan::Cell;
 use crate::result::CellResult;
@@ -231,7 +233,10 @@ mod tests {
             swept("b", "1k", CellPhase::Completed, Some(190.0)),
             swept("b", "1k", CellPhase::Completed, None),
         ];
-        assert_eq!(knees(&cells).as_deref(), Some("a 120, b 200 ops/s at p99 ≤ 10ms"));
+        assert_eq!(
+            knees(&cells).as_deref(),
+            Some("a 120, b 200 ops/s at p99 ≤ 10ms")
+        );
         cells.push(swept("a", "1M", CellPhase::Completed, Some(50.0)));
         assert_eq!(
             knees(&cells).as_deref(),

@@ -50,7 +50,11 @@ pub(super) fn sweeps(groups: &[Group<'_>]) -> Result<String, ReportError> {
                     color,
                 });
                 let knee = s.knee_step().map_or("none".to_owned(), |k| {
-                    let lower = if s.bounded { "" } else { " (never saturated: at least)" };
+                    let lower = if s.bounded {
+                        ""
+                    } else {
+                        " (never saturated: at least)"
+                    };
                     format!("{:.0}{lower}", k.ops_per_sec)
                 });
                 let valid = if c.is_valid() { "valid" } else { "invalid" };
@@ -74,7 +78,9 @@ pub(super) fn sweeps(groups: &[Group<'_>]) -> Result<String, ReportError> {
                         us(p.p50_us),
                         us(p.p99_us),
                         us(p.p999_us),
-                        p.saturated.clone().unwrap_or_else(|| "sustained".to_owned()),
+                        p.saturated
+                            .clone()
+                            .unwrap_or_else(|| "sustained".to_owned()),
                     ]);
                 }
             }
@@ -125,5 +131,9 @@ pub(super) fn sweeps(groups: &[Group<'_>]) -> Result<String, ReportError> {
 
 /// The latency a step is judged by: the goal's, else the p99 of all operations.
 fn y_of(p: &SweepStep, goal: bool) -> Option<u64> {
-    if goal { p.goal_us.or(p.p99_us) } else { p.p99_us }
+    if goal {
+        p.goal_us.or(p.p99_us)
+    } else {
+        p.p99_us
+    }
 }

@@ -1,7 +1,9 @@
 //! One cell of the matrix, run against one connected target whose collection is in its seeded
-//! state: `run.rs` takes it from warm-up to result, `inputs.rs` builds each phase's workers,
-//! `measure.rs` runs this process's measured phase and judges the result, `identity.rs` names
-//! (and checks) the traffic, `partial.rs` merges the shares of several client processes.
+//! state: `run.rs` takes it from warm-up to result, `phase.rs` runs one measured phase from
+//! settling to the restore after it, `sweep.rs` runs a load sweep's steps (a measured phase
+//! each) and picks the knee, `inputs.rs` builds each phase's workers, `measure.rs` runs this
+//! process's measured phase and judges the result, `identity.rs` names (and checks) the
+//! traffic, `partial.rs` merges the shares of several client processes.
 //!
 //! Uses `dataset/`, `send/`, `server/`, `crew/` and the runner's `deadline.rs`; used by
 //! `benchmark.rs` and `follower.rs`.
@@ -10,6 +12,7 @@ pub mod identity;
 mod inputs;
 mod measure;
 pub mod partial;
+mod phase;
 mod run;
 mod sweep;
 

@@ -5,26 +5,20 @@
 //! yields a result, marked incomplete with the target, the phase and the error: never a
 //! partial result that passes as valid.
 
-use std::time::{Duration, Instant};
-
 use crate::api::RunLength;
 use crate::plan::{RunSettings, WorkloadPlan};
-use crate::result::{self, CellId, CellResult, CellStatus, RestoreRecord, add_series};
-use crate::runner::crew::{ClientSlice, Helpers, Issued, Task, grace};
-use crate::runner::dataset::{self, Restored, Seeded, digest, restore};
-use crate::runner::deadline::{self, bounded};
-use crate::runner::send::Changes;
-use crate::runner::server::{
-    self, Members, SETTLE_TIMEOUT, Target, coll_stats, explain_all, flights_samples, settle,
-    ycsb_samples,
-};
+use crate::result::{self, CellId, CellResult, CellStatus, add_series};
+use crate::runner::crew::{Helpers, Task};
+use crate::runner::dataset::{self, Seeded};
+use crate::runner::deadline::bounded;
+use crate::runner::server::{Members, Target, explain_all, flights_samples, ycsb_samples};
 use crate::workload::flights::Params;
 use crate::workload::ycsb::SharedState;
 
 use super::identity::identity;
 use super::inputs::{CellInputs, CellProgress, changes_of};
-use super::measure::{measure, validity_gates};
-use super::partial;
+use super::measure::validity_gates;
+use super::phase::Cell;
 
 /// Runs one cell on `target`, whose collection is in the seeded state `seeded`; leaves it in
 /// that state (updating `seeded` when it had to be seeded again).
@@ -79,52 +73,7 @@ pub async fn run_cell_with(
     result
 }
 
-/// What one cell runs with.
-pub(super) struct Cell<'a> {
-    target: &'a Target,
-    uri: &'a str,
-    pub plan: &'a WorkloadPlan,
-    pub settings: &'a RunSettings,
-    progress: &'a CellProgress,
-    crew: Option<Helpers<'a>>,
-}
-
 impl Cell<'_> {
-    pub(super) fn slice(&self) -> ClientSlice {
-        self.crew.map_or(ClientSlice::WHOLE, |h| h.crew.slice())
-    }
-
-    /// Orders a phase of the other processes, if there are any.
-    async fn order(
-        &self,
-        records: u64,
-        task: impl FnOnce(u64) -> Task,
-    ) -> Result<Option<Issued>, String> {
-        match self.crew {
-            Some(h) => h.crew.order(h.target, records, task).await.map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// The other processes' replies to the phase `issued` of `length`, which took this one
-    /// `own`: an operation-bounded phase may take them as long again.
-    async fn replies(
-        &self,
-        issued: Option<&Issued>,
-        length: RunLength,
-        own: Duration,
-    ) -> Result<Vec<serde_json::Value>, String> {
-        let (Some(h), Some(issued)) = (self.crew, issued) else {
-            return Ok(Vec::new());
-        };
-        let limit = self.settings.operation_timeout;
-        let wait = match length {
-            RunLength::Operations(_) => own + grace(limit),
-            RunLength::Duration(_) => grace(limit),
-        };
-        h.crew.collect(issued, wait).await
-    }
-
     async fn fill(
         &self,
         result: &mut CellResult,
@@ -243,198 +192,4 @@ impl Cell<'_> {
         result.invalid_reasons.extend(gates);
         Ok(())
     }
-
-    /// Settles, measures one phase (a sweep's step of level `step`, when given), takes the
-    /// server figures around it and restores the data after it, into `result`.
-    pub(super) async fn measured_phase(
-        &self,
-        inputs: &CellInputs<'_>,
-        step: Option<u64>,
-        members: &Members,
-        result: &mut CellResult,
-        seeded: &mut Seeded,
-    ) -> Result<(), (&'static str, String)> {
-        let (target, plan, progress) = (self.target, self.plan, self.progress);
-        let settings = inputs.settings;
-        let limit = settings.operation_timeout;
-        let records = seeded.documents;
-        let (database, collection) =
-            dataset::namespace(plan).map_err(|e| ("settings", e.to_string()))?;
-        progress.set("settling");
-        let settled = bounded(
-            SETTLE_TIMEOUT + limit,
-            "waiting for the replica set to settle",
-            settle(&target.client, SETTLE_TIMEOUT),
-        )
-        .await
-        .map_err(|e| ("settling", e))?;
-        result.settle_seconds = Some(settled.seconds);
-        result.invalid_reasons.extend(settled.timed_out);
-
-        progress.set("measuring");
-        let measuring = "measured phase";
-        let before = bounded(limit, "serverStatus", members.server_status())
-            .await
-            .map_err(|e| (measuring, e))?;
-        let issued = self
-            .order(records, |at| Task::Measure {
-                start_at_ms: at,
-                step,
-            })
-            .await
-            .map_err(|e| (measuring, e))?;
-        result.started_at = Some(
-            k8s_openapi::jiff::Timestamp::now()
-                .strftime("%Y-%m-%dT%H:%M:%SZ")
-                .to_string(),
-        );
-        let own = measure(inputs, target, issued.as_ref(), progress)
-            .await
-            .map_err(|e| (measuring, e))?;
-        let mut parts = vec![own.partial];
-        let replies = self
-            .replies(issued.as_ref(), settings.measured, own.wall)
-            .await
-            .map_err(|e| (measuring, e))?;
-        for reply in replies {
-            parts.push(
-                serde_json::from_value(reply)
-                    .map_err(|e| (measuring, format!("a client process's result: {e}")))?,
-            );
-        }
-        let slice = self.slice();
-        let merged = partial::merge(&plan.name(), settings.workers.max(1), slice.count, parts)
-            .map_err(|e| (measuring, e))?;
-        let operations = merged.measured.overall.completed;
-        let wall = merged.measured.duration();
-        result.measured = Some(merged.measured);
-        result.client_cpu = Some(merged.cpu);
-        result.client_path = merged.path;
-        if slice.count > 1 {
-            result.client_pods = merged.pods;
-        }
-        result.targeting = merged.targeting;
-        result.worker_operations = merged.worker_operations;
-        result.fingerprint = merged.fingerprint;
-        if let Some(fatal) = merged.fatal {
-            return Err((measuring, fatal));
-        }
-        let after = bounded(limit, "serverStatus", members.server_status())
-            .await
-            .map_err(|e| (measuring, e))?;
-        let mut stats = members
-            .stats(&before, &after, &result.nodes, wall, operations)
-            .map_err(|e| (measuring, e.to_string()))?;
-        stats.primary = settled.state.as_ref().and_then(|s| s.primary.clone());
-        result.server_stats = Some(stats);
-        let replica_state = server::replication::state(&target.client);
-        let replica_after = bounded(limit, "replSetGetStatus", replica_state)
-            .await
-            .map_err(|e| (measuring, e))?;
-        if let (Some(before), Some(after)) = (&settled.state, &replica_after) {
-            result.invalid_reasons.extend(before.changes(after));
-        }
-        let sizes = coll_stats(target, &database, &collection);
-        let whole = deadline::whole_collection(limit);
-        result.dataset.coll_stats = bounded(whole, "collStats", sizes)
-            .await
-            .map_err(|e| ("collecting statistics", e))?;
-
-        progress.set("restoring");
-        let record = self
-            .restore(seeded, &own.changes, "measured")
-            .await
-            .map_err(|e| ("restoring after the measured phase", e))?;
-        result.dataset.restores.push(record);
-
-        Ok(())
-    }
-
-    /// Undoes this process's `changes`, then has every other process undo its own, one after
-    /// another (a restore deletes and inserts documents again, and the workers of two processes
-    /// may have changed the same one), and checks the collection against the seeded digest.
-    async fn restore(
-        &self,
-        seeded: &mut Seeded,
-        changes: &Changes,
-        after: &str,
-    ) -> Result<RestoreRecord, String> {
-        let started = Instant::now();
-        let limit = self.settings.operation_timeout;
-        let mut restored = restore(
-            &self.target.client,
-            self.plan,
-            seeded.documents,
-            changes,
-            limit,
-        )
-        .await
-        .map_err(|e| e.to_string())?;
-        if let Some(h) = self.crew {
-            for other in h.crew.slice().all().skip(1) {
-                let issued = h
-                    .crew
-                    .order_to(
-                        h.target,
-                        seeded.documents,
-                        |_| Task::Restore,
-                        Some(other.index),
-                    )
-                    .await?;
-                let wait = grace(deadline::whole_collection(limit));
-                for reply in h.crew.collect(&issued, wait).await? {
-                    let theirs: Restored = serde_json::from_value(reply)
-                        .map_err(|e| format!("{other}'s restore: {e}"))?;
-                    restored.removed += theirs.removed;
-                    restored.rewritten += theirs.rewritten;
-                }
-            }
-        }
-        let reseeded = verify(self.target, self.plan, self.settings, seeded, self.crew).await?;
-        Ok(RestoreRecord {
-            after: after.to_owned(),
-            seconds: started.elapsed().as_secs_f64(),
-            removed: restored.removed,
-            rewritten: restored.rewritten,
-            reseeded,
-        })
-    }
-}
-
-/// Checks the collection against the seeded digest after a restore; seeds the size again
-/// when they differ, and says why.
-async fn verify(
-    target: &Target,
-    plan: &WorkloadPlan,
-    settings: &RunSettings,
-    seeded: &mut Seeded,
-    crew: Option<Helpers<'_>>,
-) -> Result<Option<String>, String> {
-    let client = &target.client;
-    let limit = settings.operation_timeout;
-    let (database, collection) = dataset::namespace(plan).map_err(|e| e.to_string())?;
-    let now = digest(client, &database, &collection, limit)
-        .await
-        .map_err(|e| e.to_string())?;
-    if now == seeded.digest {
-        return Ok(None);
-    }
-    let why = format!(
-        "after restoring, the collection held {} documents with {} {} instead of {} with {}; \
-         seeded again",
-        now.documents, now.method, now.value, seeded.digest.documents, seeded.digest.value
-    );
-    *seeded = dataset::prepare_with(
-        target,
-        plan,
-        settings.workers,
-        seeded.documents,
-        None,
-        false,
-        limit,
-        crew,
-    )
-    .await
-    .map_err(|e| format!("{why}, which failed: {e}"))?;
-    Ok(Some(why))
 }

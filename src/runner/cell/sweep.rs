@@ -11,7 +11,7 @@ use crate::runner::server::Members;
 
 use super::inputs::CellInputs;
 use super::measure::ERROR_BUDGET;
-use super::run::Cell;
+use super::phase::Cell;
 
 /// Runs the steps of `sweep` into `result`, which holds what the cell measured before them.
 pub(super) async fn run(
@@ -41,7 +41,10 @@ pub(super) async fn run(
             .measured
             .as_ref()
             .ok_or(("measured phase", "a step measured nothing".to_owned()))?;
-        let load = (settings.workers, settings.target_ops_per_sec.map(|r| r as u64));
+        let load = (
+            settings.workers,
+            settings.target_ops_per_sec.map(|r| r as u64),
+        );
         let judged = judge(load, measured, sweep.goal.as_ref(), ERROR_BUDGET);
         tracing::info!(
             load = judged.load(),
@@ -78,7 +81,11 @@ fn assemble(
     for (i, step) in kept.iter().enumerate() {
         let load = steps.get(i).map_or("its load".to_owned(), SweepStep::load);
         let label = format!("step {} at {load}", i + 1);
-        restores.extend(step.dataset.restores[base.dataset.restores.len()..].iter().cloned());
+        restores.extend(
+            step.dataset.restores[base.dataset.restores.len()..]
+                .iter()
+                .cloned(),
+        );
         let own = &step.invalid_reasons[base.invalid_reasons.len()..];
         invalid.extend(own.iter().map(|r| format!("{label}: {r}")));
         // The knee step's own client is judged by the validity gates, as every cell's is.

@@ -46,7 +46,11 @@ pub fn runner_resources(spec: &MongoBenchmarkSpec) -> ResourceRequirements {
         let pods = f64::from(spec.client_pods());
         let workers = (f64::from(spec.workload.most_workers()) / pods).ceil();
         // A ladder's top rate; a search's knee is not known before it runs.
-        let ladder_top = spec.workload.sweep.as_ref().and_then(|s| s.rates.iter().max().copied());
+        let ladder_top = spec
+            .workload
+            .sweep
+            .as_ref()
+            .and_then(|s| s.rates.iter().max().copied());
         let rate = match spec.workload.target_ops_per_second().or(ladder_top) {
             Some(total) => total as f64 / pods,
             None => workers * WORKER_OPS_PER_SECOND,
