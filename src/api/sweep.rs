@@ -190,7 +190,7 @@ pub struct Goal {
 impl Goal {
     /// `p99 ≤ 10ms` (with ` on read` when it bounds one operation class).
     pub fn describe(&self) -> String {
-        let bound = if self.bound_us % 1000 == 0 {
+        let bound = if self.bound_us.is_multiple_of(1000) {
             format!("{}ms", self.bound_us / 1000)
         } else {
             format!("{}µs", self.bound_us)

@@ -266,7 +266,7 @@ pub(super) fn latency_percentiles(title: &str, curves: &[Curve]) -> Result<Plot,
 }
 
 /// The colour of a goal line.
-const GOAL: RGBColor = RGBColor(204, 0, 0);
+pub(super) const GOAL: RGBColor = RGBColor(204, 0, 0);
 
 /// Latency against achieved throughput, one line per sweep, latency on a log scale, with the
 /// goal's bound as a dashed line. Points are (ops/s, µs).

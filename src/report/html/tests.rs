@@ -363,3 +363,74 @@ fn facts_sections_show_what_the_results_say() {
     assert_eq!(regimes["ferretdb n2 1M 1"], "- valid");
     assert_eq!(regimes["ferretdb n2 1M 4"], "- incomplete");
 }
+
+/// `results` made load sweeps: four steps each, the third the knee, the fourth saturated.
+fn swept(mut results: Vec<CellResult>) -> Vec<CellResult> {
+    use crate::result::{SweepRecord, SweepStep};
+    for r in &mut results {
+        let knee = r.measured.as_ref().map_or(0.0, |m| m.overall.ops_per_sec);
+        let step = |share: f64, p99: u64, saturated: bool| SweepStep {
+            target_ops_per_sec: Some((knee * share) as u64),
+            workers: 16,
+            ops_per_sec: knee * share.min(1.0),
+            error_rate: 0.0,
+            p50_us: Some(p99 / 4),
+            p99_us: Some(p99),
+            p999_us: Some(p99 * 2),
+            goal_us: Some(p99),
+            saturated: saturated.then(|| "p99 31.0ms broke p99 ≤ 10ms".to_owned()),
+        };
+        r.sweep = Some(SweepRecord {
+            goal: Some("p99 ≤ 10ms".into()),
+            bound_us: Some(10_000),
+            steps: vec![
+                step(0.25, 2_000, false),
+                step(0.5, 3_000, false),
+                step(1.0, 8_000, false),
+                step(1.5, 31_000, true),
+            ],
+            knee: Some(2),
+            bounded: true,
+        });
+    }
+    results
+}
+
+#[test]
+fn load_sweeps_get_a_curve_with_the_goal_line_per_group_and_every_step_in_numbers() {
+    assert!(select(&page(&study()), "section#sweep").is_empty());
+    let results = swept(study());
+    let doc = page(&results);
+    assert_eq!(select(&doc, "section#sweep > h2").len(), 1);
+    let svgs = plots(&doc, "sweep");
+    assert_eq!(svgs.len(), 2, "one plot per group (1M, 4M)");
+    let goal = crate::report::plots::GOAL;
+    for svg in &svgs {
+        let tree = tree(svg);
+        let mut pixmap = tiny_skia::Pixmap::new(WIDTH, HEIGHT).unwrap();
+        resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+        let drawn = pixmap
+            .pixels()
+            .iter()
+            .filter(|p| p.alpha() > 0 && (p.red(), p.green(), p.blue()) != (255, 255, 255))
+            .count();
+        assert!(drawn > 3_000, "the sweep plot has only {drawn} drawn pixels");
+        // plotters draws a dashed line as one path per dash.
+        assert!(stroked(tree.root(), (goal.0, goal.1, goal.2)) > 5, "the goal line");
+    }
+    // A knee row per cell and a row per step, in both groups' tables.
+    let rows = select(&doc, "section#sweep table tr");
+    let cells = results.len();
+    assert_eq!(rows.len(), 2 * 2 + cells + 4 * cells, "headers, knees, steps");
+    let knees: Vec<String> = rows
+        .iter()
+        .filter(|r| text(r).ends_with("valid") || text(r).ends_with("invalid"))
+        .map(text)
+        .collect();
+    assert_eq!(knees.len(), cells);
+    let saturated = rows
+        .iter()
+        .filter(|r| text(r).contains("p99 31.0ms broke p99 ≤ 10ms"))
+        .count();
+    assert_eq!(saturated, cells, "the fourth step of every sweep");
+}
