@@ -1,8 +1,8 @@
 //! `spec.workload.sweep`: instead of one measured phase at one load, a cell measures a series of
 //! steps of rising load and reports its knee, the most load it sustained under a latency goal
-//! (docs/results.md, "Load sweeps"). The steps are an explicit ladder of rates, or a search that
-//! grows the rate geometrically, then bisects between the last good step and the first
-//! saturated one.
+//! (docs/results.md, "Load sweeps"). The steps are an explicit ladder of rates or of worker
+//! counts, or a search that grows the rate geometrically, then bisects between the last good
+//! step and the first saturated one.
 
 use std::time::Duration;
 

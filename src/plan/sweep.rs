@@ -1,6 +1,6 @@
-//! The steps of a load sweep (`workload.sweep`) and where its knee lies: which rate to run
-//! next given the steps so far, and which step is the knee. Pure: the runner measures each step
-//! and says whether it was saturated.
+//! The steps of a load sweep (`workload.sweep`) and where its knee lies: which load (a rate, or
+//! a worker count) to run next given the steps so far, how a measured step is judged, and which
+//! step is the knee. Pure: the runner measures each step.
 
 use std::time::Duration;
 
@@ -185,8 +185,12 @@ fn last_good_below(ran: &[Ran], bad: u64) -> Option<&Ran> {
 /// below the first saturated one was good.
 pub fn knee(ran: &[Ran]) -> Option<(usize, bool)> {
     let bad = first_saturated(ran);
-    let best = last_good_below(ran, bad.unwrap_or(u64::MAX))?;
-    let index = ran.iter().position(|r| std::ptr::eq(r, best))?;
+    let below = bad.unwrap_or(u64::MAX);
+    let (index, _) = ran
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.saturated && r.level < below)
+        .max_by_key(|(_, r)| r.level)?;
     Some((index, bad.is_some()))
 }
 

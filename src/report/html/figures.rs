@@ -25,7 +25,7 @@ fn color_of(palette: &[&str], target: &str) -> usize {
     palette.iter().position(|t| *t == target).unwrap_or(0)
 }
 
-fn figure(kind: &str, title: &str, plot: &Plot) -> String {
+pub(super) fn figure(kind: &str, title: &str, plot: &Plot) -> String {
     format!(
         "<figure class=\"plot\" data-plot=\"{kind}\">\n<figcaption>{}</figcaption>\n{}</figure>\n",
         escape(title),

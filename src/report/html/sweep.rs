@@ -6,6 +6,7 @@ use crate::report::groups::Group;
 use crate::report::plots::{self, Curve};
 use crate::result::SweepStep;
 
+use super::figures::figure;
 use super::markup::{note, section, table};
 
 /// The section, empty when no cell is a sweep.
@@ -90,11 +91,7 @@ pub(super) fn sweeps(groups: &[Group<'_>]) -> Result<String, ReportError> {
             None => "p99 latency µs (log scale)".to_owned(),
         };
         let plot = plots::knee(&title, &y_desc, &curves, bound)?;
-        out.push_str(&format!(
-            "<figure class=\"plot\" data-plot=\"sweep\">\n<figcaption>{}</figcaption>\n{}</figure>\n",
-            super::markup::escape(&title),
-            plot.svg
-        ));
+        out.push_str(&figure("sweep", &title, &plot));
         out.push_str(&table(
             &["target", "repetition", "knee ops/s", "steps", "cell"],
             &["repetition", "knee ops/s", "steps"],

@@ -414,14 +414,24 @@ fn load_sweeps_get_a_curve_with_the_goal_line_per_group_and_every_step_in_number
             .iter()
             .filter(|p| p.alpha() > 0 && (p.red(), p.green(), p.blue()) != (255, 255, 255))
             .count();
-        assert!(drawn > 3_000, "the sweep plot has only {drawn} drawn pixels");
+        assert!(
+            drawn > 3_000,
+            "the sweep plot has only {drawn} drawn pixels"
+        );
         // plotters draws a dashed line as one path per dash.
-        assert!(stroked(tree.root(), (goal.0, goal.1, goal.2)) > 5, "the goal line");
+        assert!(
+            stroked(tree.root(), (goal.0, goal.1, goal.2)) > 5,
+            "the goal line"
+        );
     }
     // A knee row per cell and a row per step, in both groups' tables.
     let rows = select(&doc, "section#sweep table tr");
     let cells = results.len();
-    assert_eq!(rows.len(), 2 * 2 + cells + 4 * cells, "headers, knees, steps");
+    assert_eq!(
+        rows.len(),
+        2 * 2 + cells + 4 * cells,
+        "headers, knees, steps"
+    );
     let knees: Vec<String> = rows
         .iter()
         .filter(|r| text(r).ends_with("valid") || text(r).ends_with("invalid"))
