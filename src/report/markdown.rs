@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use super::comparison::p_value;
 use super::groups::{groups, sort_like_groups};
+use super::sweep_text::{knee_text, steps_text};
 use crate::result::CellResult;
 use crate::verdict::stats::ALPHA;
 use crate::verdict::{CompareOptions, Comparison, MIN_REPETITIONS, compare, headline};
@@ -84,8 +85,7 @@ fn table(c: &Comparison) -> String {
     out
 }
 
-/// The knee and steps of every load sweep cell; empty without one. A step reads `load →
-/// achieved ops/s (p99 µs)`, marked ✗ when saturated.
+/// The knee and steps of every load sweep cell (`sweep_text.rs`); empty without one.
 fn sweeps(results: &[CellResult]) -> String {
     let swept: Vec<(&CellResult, &crate::result::SweepRecord)> = results
         .iter()
@@ -105,26 +105,14 @@ fn sweeps(results: &[CellResult]) -> String {
          | --- | --- | --- | ---: | ---: | --- |\n"
     );
     for (r, s) in swept {
-        let knee = s.knee_step().map_or("none".to_owned(), |k| {
-            let at_least = if s.bounded { "" } else { "≥ " };
-            format!("{at_least}{:.0}", k.ops_per_sec)
-        });
-        let steps: Vec<String> = s
-            .steps
-            .iter()
-            .map(|p| {
-                let p99 = p.p99_us.map_or("-".to_owned(), |v| v.to_string());
-                let mark = if p.saturated.is_some() { " ✗" } else { "" };
-                format!("{} → {:.0} ({p99}){mark}", p.load(), p.ops_per_sec)
-            })
-            .collect();
+        let knee = knee_text(s);
         out.push_str(&format!(
             "| {} | {} | {} | {} | {knee} | {} |\n",
             escape(&r.cell.target),
             escape(&r.cell.size),
             escape(&r.cell.platform),
             r.cell.repetition,
-            steps.join(", ")
+            escape(&steps_text(s))
         ));
     }
     out
@@ -305,5 +293,56 @@ mod tests {
         );
         assert!(text.contains("No comparison: baseline target"), "{text}");
         assert!(text.contains("### How measured"), "{text}");
+    }
+
+    #[test]
+    fn load_sweeps_get_a_table_of_knees_and_steps_before_how_measured() {
+        use crate::result::{SweepRecord, SweepStep};
+        assert!(!render_markdown(&study(), &options()).contains("### Load sweep"));
+        let mut results = study();
+        for r in &mut results {
+            let ops = r.measured.as_ref().map_or(0.0, |m| m.overall.ops_per_sec);
+            r.sweep = Some(SweepRecord {
+                goal: Some("p99 ≤ 10ms".into()),
+                bound_us: Some(10_000),
+                steps: vec![SweepStep {
+                    target_ops_per_sec: Some(1000),
+                    workers: 16,
+                    ops_per_sec: ops,
+                    error_rate: 0.0,
+                    p50_us: None,
+                    p99_us: Some(9000),
+                    p999_us: None,
+                    goal_us: Some(9000),
+                    saturated: None,
+                }],
+                knee: Some(0),
+                bounded: false,
+            });
+        }
+        let text = render_markdown(&results, &options());
+        let (_, after) = text
+            .split_once("\n### Load sweep, goal p99 ≤ 10ms\n")
+            .unwrap();
+        let (table, _) = after.split_once("### How measured").unwrap();
+        let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| ")).collect();
+        assert_eq!(
+            rows.len(),
+            2 + results.len(),
+            "a header, its rule and a row per cell"
+        );
+        let first = &results[0];
+        assert_eq!(
+            rows[2],
+            format!(
+                "| {} | {} | {} | {} | ≥ {:.0} | 1000 ops/s → {:.0} (9000) |",
+                first.cell.target,
+                first.cell.size,
+                first.cell.platform,
+                first.cell.repetition,
+                first.measured.as_ref().unwrap().overall.ops_per_sec,
+                first.measured.as_ref().unwrap().overall.ops_per_sec
+            )
+        );
     }
 }

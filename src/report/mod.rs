@@ -27,6 +27,7 @@ mod plots;
 pub mod settle;
 #[cfg(test)]
 mod study;
+pub mod sweep_text;
 mod table;
 mod ycsb_text;
 

@@ -11,7 +11,7 @@ use crate::result::CellResult;
 use super::markup::{escape, note, section, table};
 
 /// Targets in the order they first appear anywhere, so a target keeps its colour.
-fn palette<'r>(groups: &[Group<'r>]) -> Vec<&'r str> {
+pub(super) fn palette<'r>(groups: &[Group<'r>]) -> Vec<&'r str> {
     let mut targets: Vec<&str> = Vec::new();
     for t in groups.iter().flat_map(|g| &g.targets) {
         if !targets.contains(&t.target) {
@@ -21,7 +21,7 @@ fn palette<'r>(groups: &[Group<'r>]) -> Vec<&'r str> {
     targets
 }
 
-fn color_of(palette: &[&str], target: &str) -> usize {
+pub(super) fn color_of(palette: &[&str], target: &str) -> usize {
     palette.iter().position(|t| *t == target).unwrap_or(0)
 }
 

@@ -6,7 +6,7 @@ use crate::report::groups::Group;
 use crate::report::plots::{self, Curve};
 use crate::result::SweepStep;
 
-use super::figures::figure;
+use super::figures::{color_of, figure, palette};
 use super::markup::{note, section, table};
 
 /// The section, empty when no cell is a sweep.
@@ -17,6 +17,7 @@ pub(super) fn sweeps(groups: &[Group<'_>]) -> Result<String, ReportError> {
             .flat_map(|t| &t.cells)
             .any(|c| c.sweep.is_some())
     };
+    let colors = palette(groups);
     let groups: Vec<&Group<'_>> = groups.iter().filter(swept).collect();
     if groups.is_empty() {
         return Ok(String::new());
@@ -35,7 +36,8 @@ pub(super) fn sweeps(groups: &[Group<'_>]) -> Result<String, ReportError> {
         let mut goal = None;
         let mut knees = Vec::new();
         let mut steps_table = Vec::new();
-        for (color, t) in g.targets.iter().enumerate() {
+        for t in &g.targets {
+            let color = color_of(&colors, t.target);
             for c in &t.cells {
                 let Some(s) = &c.sweep else { continue };
                 bound = bound.or(s.bound_us.map(|b| b as f64));
