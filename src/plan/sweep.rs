@@ -282,16 +282,17 @@ mod tests {
         }
     }
 
+    fn ran(level: u64, saturated: bool) -> Ran {
+        Ran { level, saturated }
+    }
+
     /// The rates a search runs against a server that sustains up to `capacity`.
     fn search(plan: &SweepPlan, capacity: u64) -> Vec<u64> {
-        let mut ran = Vec::new();
-        while let Some(level) = plan.next_level(&ran) {
-            ran.push(Ran {
-                level,
-                saturated: level > capacity,
-            });
+        let mut done = Vec::new();
+        while let Some(level) = plan.next_level(&done) {
+            done.push(ran(level, level > capacity));
         }
-        ran.iter().map(|r| r.level).collect()
+        done.iter().map(|r| r.level).collect()
     }
 
     #[test]
@@ -305,10 +306,7 @@ mod tests {
         // 4166 good and 4219 saturated: 53 apart, within 2 % of 4166 (83).
         let ran: Vec<Ran> = search(&plan, 4200)
             .into_iter()
-            .map(|level| Ran {
-                level,
-                saturated: level > 4200,
-            })
+            .map(|level| ran(level, level > 4200))
             .collect();
         assert_eq!(knee(&ran), Some((9, true)));
     }
@@ -355,22 +353,10 @@ mod tests {
         );
         // Saturated at 4000; 8000 is (by noise) good, but lies above a saturated step.
         let ran = [
-            Ran {
-                level: 1000,
-                saturated: false,
-            },
-            Ran {
-                level: 2000,
-                saturated: false,
-            },
-            Ran {
-                level: 4000,
-                saturated: true,
-            },
-            Ran {
-                level: 8000,
-                saturated: false,
-            },
+            ran(1000, false),
+            ran(2000, false),
+            ran(4000, true),
+            ran(8000, false),
         ];
         assert_eq!(search(&plan, 3000), [1000, 2000, 4000, 8000]);
         assert_eq!(knee(&ran), Some((1, true)));

@@ -226,14 +226,19 @@ fn entries(curves: &[Curve]) -> Vec<(String, RGBColor)> {
         .collect()
 }
 
+/// A log axis holding `values`, in whole decades so that it is labelled at powers of ten and
+/// a few steps between; at least one decade, from 1 up.
+fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values.fold((f64::MAX, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let lo = 10f64.powf(lo.max(1.0).log10().floor());
+    let hi = 10f64.powf(hi.max(lo * 10.0).log10().ceil());
+    (lo, hi)
+}
+
 /// Latency against percentile, p50 to p99.99, latency on a log scale. Points are
 /// (percentile, µs).
 pub(super) fn latency_percentiles(title: &str, curves: &[Curve]) -> Result<Plot, ReportError> {
-    let values = curves.iter().flat_map(|c| c.points.iter().map(|p| p.1));
-    let (lo, hi) = values.fold((f64::MAX, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    // Whole decades, so the log axis is labelled at powers of ten and a few steps between.
-    let lo = 10f64.powf(lo.max(1.0).log10().floor());
-    let hi = 10f64.powf(hi.max(lo * 10.0).log10().ceil());
+    let (lo, hi) = decades(curves.iter().flat_map(|c| c.points.iter().map(|p| p.1)));
     let curves: Vec<Curve> = curves
         .iter()
         .map(|c| Curve {
@@ -278,12 +283,7 @@ pub(super) fn knee(
 ) -> Result<Plot, ReportError> {
     let points = || curves.iter().flat_map(|c| c.points.iter());
     let right = points().map(|p| p.0).fold(1.0_f64, f64::max) * 1.1;
-    let (lo, hi) = points()
-        .map(|p| p.1)
-        .chain(bound_us)
-        .fold((f64::MAX, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    let lo = 10f64.powf(lo.max(1.0).log10().floor());
-    let hi = 10f64.powf(hi.max(lo * 10.0).log10().ceil());
+    let (lo, hi) = decades(points().map(|p| p.1).chain(bound_us));
     svg(title, |root| {
         let area = with_legend(root, &entries(curves), Swatch::Line)?;
         let mut chart = ChartBuilder::on(&area)

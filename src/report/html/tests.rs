@@ -70,6 +70,17 @@ fn filled(group: &usvg::Group, color: (u8, u8, u8)) -> usize {
     painted(group, color, |p| p.fill().map(|f| f.paint()))
 }
 
+/// Pixels of a plot, rasterised at its size, that are neither transparent nor white.
+fn drawn_pixels(tree: &usvg::Tree) -> usize {
+    let mut pixmap = tiny_skia::Pixmap::new(WIDTH, HEIGHT).unwrap();
+    resvg::render(tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    pixmap
+        .pixels()
+        .iter()
+        .filter(|p| p.alpha() > 0 && (p.red(), p.green(), p.blue()) != (255, 255, 255))
+        .count()
+}
+
 fn whisker_paths(svg: &ElementRef<'_>) -> usize {
     stroked(tree(svg).root(), (WHISKER.0, WHISKER.1, WHISKER.2))
 }
@@ -135,13 +146,7 @@ fn every_plot_renders_to_a_non_blank_png_of_its_size() {
                 (WIDTH as f32, HEIGHT as f32),
                 "{kind}"
             );
-            let mut pixmap = tiny_skia::Pixmap::new(WIDTH, HEIGHT).unwrap();
-            resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
-            let drawn = pixmap
-                .pixels()
-                .iter()
-                .filter(|p| p.alpha() > 0 && (p.red(), p.green(), p.blue()) != (255, 255, 255))
-                .count();
+            let drawn = drawn_pixels(&tree);
             // Axes alone are a few hundred pixels; bars and curves add thousands.
             assert!(drawn > 3_000, "{kind} plot has only {drawn} drawn pixels");
         }
@@ -407,13 +412,7 @@ fn load_sweeps_get_a_curve_with_the_goal_line_per_group_and_every_step_in_number
     let goal = crate::report::plots::GOAL;
     for svg in &svgs {
         let tree = tree(svg);
-        let mut pixmap = tiny_skia::Pixmap::new(WIDTH, HEIGHT).unwrap();
-        resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
-        let drawn = pixmap
-            .pixels()
-            .iter()
-            .filter(|p| p.alpha() > 0 && (p.red(), p.green(), p.blue()) != (255, 255, 255))
-            .count();
+        let drawn = drawn_pixels(&tree);
         assert!(
             drawn > 3_000,
             "the sweep plot has only {drawn} drawn pixels"
