@@ -215,12 +215,10 @@ impl LatencyGoal {
     /// The goal in the runner's terms.
     ///
     /// # Errors
-    /// [`UnitsError::Duration`] when the bound does not parse; a goal that sets no percentile,
-    /// or several, is reported as a bound of `""`.
+    /// [`UnitsError::Duration`] when the bound does not parse, [`UnitsError::LatencyGoal`] when
+    /// the goal sets no percentile, or several.
     pub fn resolve(&self) -> Result<Goal, UnitsError> {
-        let (percentile, bound) = self.bound().ok_or(UnitsError::Duration {
-            value: String::new(),
-        })?;
+        let (percentile, bound) = self.bound().ok_or(UnitsError::LatencyGoal)?;
         Ok(Goal {
             percentile,
             bound_us: units::parse_duration(bound)?.as_micros() as u64,
@@ -238,24 +236,6 @@ impl Sweep {
         self.step_duration
             .as_deref()
             .map_or(Ok(DEFAULT_STEP), units::parse_duration)
-    }
-
-    /// The rate of the first step: the lowest of the ladder, or the search's start; `None`
-    /// for a ladder of workers.
-    pub fn first_rate(&self) -> Option<u64> {
-        self.rates
-            .iter()
-            .min()
-            .copied()
-            .or(self.find_max.as_ref().map(|f| f.start))
-    }
-
-    /// Most steps the sweep may run.
-    pub fn max_steps(&self) -> u32 {
-        match &self.find_max {
-            Some(f) => f.max_steps(),
-            None => (self.rates.len() + self.workers.len()) as u32,
-        }
     }
 }
 
@@ -293,16 +273,10 @@ mod tests {
             (1.5, 2.0, 20)
         );
         assert_eq!(s.step_duration(), Ok(Duration::from_secs(30)));
-        assert_eq!(s.first_rate(), Some(1000));
-        assert_eq!(s.max_steps(), 20);
         let goal = s.latency.as_ref().unwrap();
         assert_eq!(goal.bound(), Some((Percentile::P99, "10ms")));
         assert_eq!(goal.op(), "read");
         let ladder = sweep("{rates: [500, 1000, 2000], stepDuration: 5s}");
-        assert_eq!(ladder.first_rate(), Some(500));
-        let crowd = sweep("{workers: [8, 2, 4]}");
-        assert_eq!((crowd.first_rate(), crowd.max_steps()), (None, 3));
-        assert_eq!(ladder.max_steps(), 3);
         assert_eq!(ladder.step_duration(), Ok(Duration::from_secs(5)));
         let resolved = goal.resolve().unwrap();
         assert_eq!(resolved.bound_us, 10_000);
@@ -323,6 +297,8 @@ mod tests {
             .unwrap();
         assert_eq!(fine.resolve().unwrap().describe(), "p999 ≤ 2500ms");
         let two = sweep("{rates: [1], latency: {p50: 1ms, p999: 9ms}}");
-        assert_eq!(two.latency.unwrap().bound(), None);
+        let two = two.latency.unwrap();
+        assert_eq!(two.bound(), None);
+        assert_eq!(two.resolve(), Err(UnitsError::LatencyGoal));
     }
 }

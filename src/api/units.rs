@@ -53,6 +53,9 @@ pub enum UnitsError {
         /// The rejected text.
         value: String,
     },
+    /// A latency goal that bounds no percentile, or several.
+    #[error("spec.workload.sweep.latency: set exactly one of p50, p95, p99, p999")]
+    LatencyGoal,
 }
 
 /// A parsed dataset size: how big the seeded collection must be before a cell is measured.
