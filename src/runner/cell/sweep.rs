@@ -33,8 +33,9 @@ pub(super) async fn run(
             .measured_phase(&inputs, Some(level), members, &mut step, seeded)
             .await;
         if let Err(e) = outcome {
+            // The steps before it keep their judgment; the cell is incomplete all the same.
             kept.push(step);
-            *result = assemble(&base, sweep, kept, steps, None);
+            *result = assemble(&base, sweep, kept, steps, knee(&ran));
             return Err(e);
         }
         let measured = step
@@ -119,4 +120,112 @@ fn assemble(
         bounded: knee.is_some_and(|(_, bounded)| bounded),
     });
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::sweep::Sweep;
+    use crate::result::RestoreRecord;
+    use crate::result::testing::sample_result;
+
+    fn plan() -> SweepPlan {
+        let sweep: Sweep = serde_yaml::from_str("{rates: [100, 200, 400]}").unwrap();
+        SweepPlan::of(&sweep).unwrap()
+    }
+
+    /// A step's result: the base's figures at `ops` ops/s, one restore after it, `reasons`.
+    fn step(base: &CellResult, ops: f64, reasons: &[&str]) -> CellResult {
+        let mut r = sample_result("a", 1, ops);
+        r.dataset.restores = base.dataset.restores.clone();
+        r.dataset.restores.push(RestoreRecord {
+            after: "measured".into(),
+            seconds: 0.1,
+            removed: 0,
+            rewritten: 0,
+            reseeded: None,
+        });
+        r.invalid_reasons = base.invalid_reasons.clone();
+        r.invalid_reasons
+            .extend(reasons.iter().map(|s| s.to_string()));
+        r
+    }
+
+    fn judged(rate: u64, ops: f64, saturated: bool) -> SweepStep {
+        SweepStep {
+            target_ops_per_sec: Some(rate),
+            workers: 16,
+            ops_per_sec: ops,
+            error_rate: 0.0,
+            p50_us: None,
+            p99_us: None,
+            p999_us: None,
+            goal_us: None,
+            saturated: saturated.then(|| "achieved 300 of 400 ops/s (below 90%)".to_owned()),
+        }
+    }
+
+    #[test]
+    fn the_cell_is_its_knee_step_with_every_steps_restores_and_named_reasons() {
+        let mut base = sample_result("a", 1, 1.0);
+        base.invalid_reasons = vec!["from before".into()];
+        let kept = vec![
+            step(&base, 100.0, &[]),
+            step(&base, 200.0, &["election: term 3 → 4"]),
+            step(&base, 300.0, &[]),
+        ];
+        let steps = vec![
+            judged(100, 100.0, false),
+            judged(200, 200.0, false),
+            judged(400, 300.0, true),
+        ];
+        let r = assemble(&base, &plan(), kept, steps, Some((1, true)));
+        assert_eq!(r.measured.as_ref().unwrap().overall.ops_per_sec, 200.0);
+        assert_eq!(r.dataset.restores.len(), 3);
+        assert_eq!(
+            r.invalid_reasons,
+            ["from before", "step 2 at 200 ops/s: election: term 3 → 4"]
+        );
+        let s = r.sweep.unwrap();
+        assert_eq!((s.knee, s.bounded, s.steps.len()), (Some(1), true, 3));
+    }
+
+    #[test]
+    fn a_cell_cut_short_keeps_the_knee_of_its_steps_and_no_knee_is_a_reason() {
+        let base = sample_result("a", 1, 1.0);
+        // Two steps judged, the third failed before it was: the knee stands, unbounded.
+        let kept = vec![
+            step(&base, 100.0, &[]),
+            step(&base, 200.0, &[]),
+            step(&base, 5.0, &[]),
+        ];
+        let steps = vec![judged(100, 100.0, false), judged(200, 200.0, false)];
+        let ran = [
+            Ran {
+                level: 100,
+                saturated: false,
+            },
+            Ran {
+                level: 200,
+                saturated: false,
+            },
+        ];
+        let r = assemble(&base, &plan(), kept, steps, knee(&ran));
+        assert!(r.invalid_reasons.is_empty(), "{:?}", r.invalid_reasons);
+        assert_eq!(r.sweep.unwrap().knee, Some(1));
+        // Saturated from the first step: the first step's figures, and the reason.
+        let r = assemble(
+            &base,
+            &plan(),
+            vec![step(&base, 300.0, &[])],
+            vec![judged(400, 300.0, true)],
+            None,
+        );
+        assert_eq!(
+            r.invalid_reasons,
+            [
+                "sweep: no step sustained its load; the first, at 400 ops/s: achieved 300 of 400 ops/s (below 90%)"
+            ]
+        );
+    }
 }
