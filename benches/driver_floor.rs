@@ -121,6 +121,7 @@ async fn main() {
         16,
         DEFAULT_OPERATION_TIMEOUT,
         None,
+        None,
     )
     .await
     {

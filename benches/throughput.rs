@@ -101,6 +101,7 @@ async fn main() {
         5_000,
         DEFAULT_OPERATION_TIMEOUT,
         None,
+        None,
     )
     .await
     .unwrap();
@@ -116,6 +117,7 @@ async fn main() {
         YCSB_RECORDS,
         16,
         DEFAULT_OPERATION_TIMEOUT,
+        None,
         None,
     )
     .await

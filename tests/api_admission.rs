@@ -67,6 +67,7 @@ fn example_paths() -> Vec<PathBuf> {
         "ycsb-x86-vs-arm.yaml",
         "quickstart.yaml",
         "sweep-knee.yaml",
+        "sharded-9-vs-8.yaml",
     ]
     .iter()
     .map(|f| repo(&format!("examples/{f}")))

@@ -42,6 +42,7 @@ fn the_examples_pass_every_rule() {
         "ycsb-x86-vs-arm.yaml",
         "quickstart.yaml",
         "sweep-knee.yaml",
+        "sharded-9-vs-8.yaml",
     ] {
         let doc = read_yaml(&repo(&format!("examples/{example}")));
         assert_eq!(cel_errors(&doc, None), Vec::<String>::new(), "{example}");

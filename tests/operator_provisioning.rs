@@ -297,18 +297,7 @@ async fn percona_study_provisions_pinned_spread_replica_sets_one_target_after_an
 
     // The runner's nine cells land: the first replica set goes, the second comes on the
     // same nodes.
-    for size in ["1M", "4M", "8M"] {
-        for rep in 1..=3 {
-            let id = mongobench::plan::cell_id("mongodb-9.0", platform, size, rep);
-            common::write_result(
-                &env,
-                &plan,
-                &id,
-                &common::result_for(&plan, size, rep, 1000),
-            )
-            .await;
-        }
-    }
+    common::write_cells(&env, &plan, "mongodb-9.0", &["1M", "4M", "8M"], 3).await;
     let sts: StatefulSet = common::exists(&env, &second).await;
     assert_servers(&sts, &second, n2, json!([]), ("pd-ssd", "100Gi"));
     assert!(

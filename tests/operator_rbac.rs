@@ -271,6 +271,8 @@ async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
             ("watch", "mongobenchmarks.mongobench.io", None),
             ("patch", "mongobenchmarks.mongobench.io#status", None),
             ("create", "statefulsets.apps", None),
+            ("watch", "deployments.apps", None),
+            ("create", "poddisruptionbudgets.policy", None),
             ("create", "jobs.batch", None),
             ("create", "configmaps", None),
             ("create", "roles.rbac.authorization.k8s.io", None),

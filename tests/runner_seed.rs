@@ -14,7 +14,7 @@ async fn seeding_flights_to_50k_then_100k_grows_the_same_collection() {
     let params = Params::default();
     let coll = client.database("airline").collection::<Document>("flights");
 
-    let first = seed(&client, &params, 50_000, runs::LIMIT, None)
+    let first = seed(&client, &params, 50_000, runs::LIMIT, None, None)
         .await
         .expect("seeding to 50k");
     assert_eq!(first.action, "fresh");
@@ -40,7 +40,7 @@ async fn seeding_flights_to_50k_then_100k_grows_the_same_collection() {
     .await
     .unwrap();
 
-    let second = seed(&client, &params, 100_000, runs::LIMIT, None)
+    let second = seed(&client, &params, 100_000, runs::LIMIT, None, None)
         .await
         .expect("growing to 100k");
     assert_eq!(second.action, "grown");
@@ -108,17 +108,17 @@ async fn seeding_to_the_same_size_reuses_and_to_a_smaller_size_reloads() {
     };
 
     assert_eq!(
-        seed(&client, &params, 3_000, runs::LIMIT, None)
+        seed(&client, &params, 3_000, runs::LIMIT, None, None)
             .await
             .unwrap()
             .action,
         "fresh"
     );
-    let again = seed(&client, &params, 3_000, runs::LIMIT, None)
+    let again = seed(&client, &params, 3_000, runs::LIMIT, None, None)
         .await
         .unwrap();
     assert_eq!((again.action.as_str(), again.count), ("reused", 3_000));
-    let smaller = seed(&client, &params, 1_000, runs::LIMIT, None)
+    let smaller = seed(&client, &params, 1_000, runs::LIMIT, None, None)
         .await
         .unwrap();
     assert_eq!((smaller.action.as_str(), smaller.count), ("fresh", 1_000));

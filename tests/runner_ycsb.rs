@@ -337,7 +337,7 @@ async fn a_failed_load_insert_is_retried_until_it_succeeds() {
         })
     };
     let started = Instant::now();
-    let report = load(&target, &raw, 7, 5, 1, support::runs::LIMIT, None)
+    let report = load(&target, &raw, 7, 5, 1, support::runs::LIMIT, None, None)
         .await
         .expect("the retry of record 0 succeeds");
     clearer.await.unwrap();
@@ -379,7 +379,7 @@ async fn a_load_insert_that_keeps_failing_fails_the_load_after_its_retries() {
         .await
         .unwrap();
     let started = Instant::now();
-    let err = load(&target, &raw, 7, 5, 1, support::runs::LIMIT, None)
+    let err = load(&target, &raw, 7, 5, 1, support::runs::LIMIT, None, None)
         .await
         .expect_err("record 3 never goes in");
     assert!(started.elapsed() >= Duration::from_millis(800));

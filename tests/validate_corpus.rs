@@ -50,6 +50,7 @@ fn examples() -> Vec<PathBuf> {
         "ycsb-x86-vs-arm.yaml",
         "quickstart.yaml",
         "sweep-knee.yaml",
+        "sharded-9-vs-8.yaml",
     ]
     .iter()
     .map(|f| repo(&format!("examples/{f}")))

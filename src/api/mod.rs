@@ -17,6 +17,7 @@ mod kstatus;
 pub mod precision;
 pub mod replica_set;
 mod schema_transform;
+pub mod sharding;
 pub mod spec;
 pub mod status;
 pub mod sweep;
@@ -36,13 +37,17 @@ pub use kstatus::{KStatus, kstatus};
 pub use precision::Precision;
 pub use replica_set::{AntiAffinity, ComputeResources, ReplicaSet};
 pub(crate) use schema_transform::drop_description;
+pub use sharding::{
+    Balancer, ConfigServers, Mongos, MongosPool, PreSplit, ShardKey, ShardKeyType,
+    ShardedCollection, Shards, Topology, WorkloadSharding,
+};
 pub use spec::{
     CanaryPolicy, CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism,
 };
 pub use status::{
-    CellCounts, CellPhase, CellStatus, CellSweep, Comparison, MongoBenchmarkStatus, NodeInfo,
-    OperationLatency, Phase, Regime, ResultRef, RunnerStatus, SweepPoint, TargetStatus, Verdict,
-    condition_types,
+    CellCounts, CellPhase, CellShards, CellStatus, CellSweep, Comparison, MongoBenchmarkStatus,
+    NodeInfo, OperationLatency, Phase, Regime, ResultRef, RunnerStatus, SweepPoint, TargetStatus,
+    Verdict, condition_types,
 };
 pub use sweep::{FindMax, LatencyGoal, Percentile, Sweep};
 pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target};

@@ -176,6 +176,14 @@ macro_rules! immutable_message {
     "!has(self.precision) || !has(self.precision.maxRepetitions) || self.precision.maxRepetitions >= (has(self.repetitions) ? self.repetitions : 3)")
     .message("spec.precision.maxRepetitions must be at least spec.repetitions (default 3)")
     .field_path(".precision.maxRepetitions"))]
+#[x_kube(validation = Rule::new(
+    "self.targets.all(t, !has(t.topology) || t.topology != 'sharded') || has(self.workload.sharding)")
+    .message("spec.workload.sharding is required when a target is sharded: it names each collection's shard key")
+    .field_path(".workload"))]
+#[x_kube(validation = Rule::new(
+    "!has(self.workload.sharding) || self.targets.exists(t, has(t.topology) && t.topology == 'sharded')")
+    .message("spec.workload.sharding applies only to targets with topology sharded, and no target is")
+    .field_path(".workload.sharding"))]
 #[x_kube(validation = Rule::new(immutable_optional!("baseline"))
     .message(immutable_message!("baseline")))]
 #[x_kube(validation = Rule::new(immutable_optional!("parallelism"))

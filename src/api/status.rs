@@ -204,9 +204,14 @@ pub struct TargetStatus {
     /// Version reported by the server (`buildInfo.version`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_version: Option<String>,
-    /// Members ready (for external targets, members seen).
+    /// Members ready (for external targets, members seen); for a sharded target, every
+    /// member and router ready.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ready_members: Option<u32>,
+    /// A provisioned sharded target's shape, e.g. `sharded: 2 shards × 3 members, 3 config
+    /// servers, 2 mongos`; absent for a replica set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<String>,
     /// The nodes the members ran on.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeInfo>,
@@ -306,6 +311,26 @@ pub struct CellStatus {
     /// then the knee step's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<CellSweep>,
+    /// On a sharded target: how the collection lay over the shards after the measured phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<CellShards>,
+}
+
+/// How one cell's collection lay over the shards after its measured phase.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CellShards {
+    /// Documents per shard, in shard order, e.g. `[500312, 499688]`.
+    pub documents: Vec<u64>,
+    /// Chunks per shard, in the same order.
+    pub chunks: Vec<u64>,
+    /// How far the fullest shard was above the mean, % of the mean.
+    pub skew_percent: f64,
+    /// Chunks that moved during the measured phase.
+    pub chunks_moved: u64,
+    /// What was wrong (skew over the limit, chunks moved), as sentences.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
 }
 
 /// The curve and knee of one cell's load sweep.

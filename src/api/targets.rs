@@ -7,6 +7,8 @@ use kube::KubeSchema;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::sharding::{ConfigServers, Mongos, Shards, Topology};
+
 /// Default of `spec.targets[].external.uriSecretRef.key`.
 pub const DEFAULT_URI_SECRET_KEY: &str = "uri";
 /// `pattern` of target and platform names: lowercase letters, digits, `-` and `.`, starting and
@@ -29,6 +31,12 @@ pub const ARCH_LABEL: &str = "kubernetes.io/arch";
 #[x_kube(validation = Rule::new(
     "has(self.image) || (!has(self.distribution) && (!has(self.mongodArgs) || size(self.mongodArgs) == 0))")
     .message("spec.targets[]: distribution and mongodArgs apply only to a target with an image"))]
+#[x_kube(validation = Rule::new(
+    "(has(self.topology) && self.topology == 'sharded') || (!has(self.shards) && !has(self.configServers) && !has(self.mongos))")
+    .message("spec.targets[]: shards, configServers and mongos apply only to topology sharded"))]
+#[x_kube(validation = Rule::new(
+    "has(self.image) || (!has(self.shards) && !has(self.configServers) && !has(self.mongos))")
+    .message("spec.targets[]: shards, configServers and mongos shape a cluster the operator provisions; an external sharded target is reached through its URI"))]
 pub struct Target {
     /// Unique name of the target, shown in results and comparisons (e.g. `psmdb-8.0`):
     /// lowercase letters, digits, `-` and `.`, at most 63 characters.
@@ -61,12 +69,61 @@ pub struct Target {
     /// An existing deployment to benchmark instead of provisioning one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external: Option<ExternalTarget>,
+
+    /// `replicaSet` (default) or `sharded`: shards of `shards`, a config server replica set
+    /// of `configServers` and `mongos` routers (provisioned with `image`; an external
+    /// sharded target is its mongos URI). The workload's collections are sharded as
+    /// `spec.workload.sharding` says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "replicaSet"))]
+    pub topology: Option<Topology>,
+
+    /// The shards of a provisioned sharded target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards: Option<Shards>,
+
+    /// The config server replica set of a provisioned sharded target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_servers: Option<ConfigServers>,
+
+    /// The routers of a provisioned sharded target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mongos: Option<Mongos>,
 }
 
 impl Target {
     /// True when the operator provisions this target (it has an `image`).
     pub fn is_provisioned(&self) -> bool {
         self.image.is_some()
+    }
+
+    /// Effective `topology` (default `replicaSet`).
+    pub fn topology(&self) -> Topology {
+        self.topology.unwrap_or_default()
+    }
+
+    /// True for `topology: sharded`.
+    pub fn is_sharded(&self) -> bool {
+        self.topology() == Topology::Sharded
+    }
+
+    /// The shape of a sharded target, for status and reports: `sharded: 2 shards × 3
+    /// members, 3 config servers, 2 mongos`, or `sharded (external)`; `None` for a replica set.
+    pub fn topology_text(&self) -> Option<String> {
+        if !self.is_sharded() {
+            return None;
+        }
+        if !self.is_provisioned() {
+            return Some("sharded (external)".to_owned());
+        }
+        let shards = self.shards.clone().unwrap_or_default();
+        Some(format!(
+            "sharded: {} shards × {} members, {} config servers, {} mongos",
+            shards.count(),
+            shards.members(),
+            self.config_servers.clone().unwrap_or_default().members(),
+            self.mongos.clone().unwrap_or_default().replicas()
+        ))
     }
 }
 
@@ -246,6 +303,31 @@ mod tests {
         assert_eq!(x86.effective_node_selector()["kubernetes.io/arch"], "amd64");
         let unset = Platform::default();
         assert!(unset.effective_node_selector().is_empty());
+    }
+
+    #[test]
+    fn a_sharded_target_describes_its_shape() {
+        let mut t = Target {
+            name: "a".into(),
+            image: Some("mongo:9.0.4".into()),
+            ..Default::default()
+        };
+        assert_eq!(t.topology_text(), None);
+        t.topology = Some(Topology::Sharded);
+        assert_eq!(
+            t.topology_text().as_deref(),
+            Some("sharded: 2 shards × 3 members, 3 config servers, 2 mongos")
+        );
+        t.shards = Some(Shards {
+            count: Some(4),
+            members: Some(1),
+        });
+        assert_eq!(
+            t.topology_text().as_deref(),
+            Some("sharded: 4 shards × 1 members, 3 config servers, 2 mongos")
+        );
+        t.image = None;
+        assert_eq!(t.topology_text().as_deref(), Some("sharded (external)"));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::flights::Flights;
+use super::sharding::WorkloadSharding;
 use super::sweep::Sweep;
 use super::units::{self, UnitsError};
 use super::ycsb::Ycsb;
@@ -157,6 +158,11 @@ pub struct Workload {
     /// Each step is open-loop at its rate, for `stepDuration`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<Sweep>,
+
+    /// How the workload's collections are sharded on every target with `topology: sharded`:
+    /// shard key, pre-split and balancer policy. Required when a target is sharded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sharding: Option<WorkloadSharding>,
 }
 
 /// How long a measured run (or a warm-up) lasts.

@@ -202,6 +202,7 @@ mod tests {
                 uri_env: "MONGOBENCH_TARGET_URI".into(),
                 initiate_members: Vec::new(),
                 replica_set_name: None,
+                cluster: None,
                 facts: None,
             }],
             completed_cells: Vec::new(),

@@ -115,6 +115,7 @@ pub fn render(
             let mut out = render_table(results);
             out.push_str(&crate::report::settle::render_unsettled(results));
             out.push_str(&crate::report::sweep_text::render_sweeps(results));
+            out.push_str(&crate::report::sharding_text::render_shards(results));
             let targets: std::collections::BTreeSet<&str> =
                 results.iter().map(|r| r.cell.target.as_str()).collect();
             if targets.len() > 1 {

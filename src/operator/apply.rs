@@ -4,9 +4,10 @@
 //! in the metrics, which is how the idle test proves an idle benchmark writes nothing.
 
 use k8s_openapi::NamespaceResourceScope;
-use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::core::v1::{ObjectReference, Secret, Service};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::events::{Event, EventType};
 use kube::{Resource, ResourceExt};
@@ -127,20 +128,23 @@ pub async fn execute(
             Ok(None)
         }
         Action::CreateServers { target, platform } => {
-            let objects =
-                servers::server_objects(bench, target_of(target)?, platform_of(platform)?)?;
+            let (target, platform) = (target_of(target)?, platform_of(platform)?);
             if spec.replica_set().auth() {
                 create_secrets(ctx, bench, &ns).await?;
             }
-            apply(ctx, &ns, &objects.service).await?;
-            apply(ctx, &ns, &objects.network_policy).await?;
-            apply(ctx, &ns, &objects.stateful_set).await?;
+            if target.is_sharded() {
+                return create_sharded(ctx, bench, &ns, target, platform).await;
+            }
+            let objects = servers::server_objects(bench, target, platform)?;
+            apply_set(ctx, &ns, &objects).await?;
             Ok(Some(EventSpec {
                 warning: false,
                 reason: "ServersCreated".into(),
                 note: format!(
-                    "replica set {} of target {target} on platform {platform}: {} members",
+                    "replica set {} of target {} on platform {}: {} members",
                     objects.stateful_set.name_any(),
+                    target.name,
+                    platform.name,
                     spec.replica_set().members()
                 ),
                 related: Some(Related {
@@ -223,15 +227,32 @@ pub async fn execute(
             Ok(None)
         }
         Action::DeleteServers { target, platform } => {
-            let name = names::server_name(&bench.name_any(), target, platform);
-            delete::<StatefulSet>(ctx, &ns, &name).await?;
-            delete::<Service>(ctx, &ns, &name).await?;
-            delete::<NetworkPolicy>(ctx, &ns, &name).await?;
+            let bench_name = bench.name_any();
+            let name = names::server_name(&bench_name, target, platform);
+            let sharded = target_of(target)?;
+            if sharded.is_sharded() {
+                let parts = servers::sharded::set_parts(sharded);
+                for part in parts.into_iter().chain([names::Part::Mongos]) {
+                    let part_name = names::part_name(&bench_name, target, platform, part);
+                    if part == names::Part::Mongos {
+                        delete::<Deployment>(ctx, &ns, &part_name).await?;
+                    } else {
+                        delete::<StatefulSet>(ctx, &ns, &part_name).await?;
+                    }
+                    delete::<Service>(ctx, &ns, &part_name).await?;
+                    delete::<NetworkPolicy>(ctx, &ns, &part_name).await?;
+                    delete::<PodDisruptionBudget>(ctx, &ns, &part_name).await?;
+                }
+            } else {
+                delete::<StatefulSet>(ctx, &ns, &name).await?;
+                delete::<Service>(ctx, &ns, &name).await?;
+                delete::<NetworkPolicy>(ctx, &ns, &name).await?;
+            }
             Ok(Some(EventSpec {
                 warning: false,
                 reason: "ServersDeleted".into(),
                 note: format!(
-                    "replica set {name} of target {target} on platform {platform} deleted after its cells"
+                    "servers {name} of target {target} on platform {platform} deleted after its cells"
                 ),
                 related: Some(Related {
                     api_version: "apps/v1",
@@ -241,6 +262,53 @@ pub async fn execute(
             }))
         }
     }
+}
+
+async fn apply_set(ctx: &Context, ns: &str, set: &servers::ServerObjects) -> Result<(), Error> {
+    apply(ctx, ns, &set.service).await?;
+    apply(ctx, ns, &set.network_policy).await?;
+    apply(ctx, ns, &set.stateful_set).await
+}
+
+/// Creates the parts of a sharded target in the order they are initiated: the config
+/// server set, the shards, then the routers (which wait for the config servers).
+async fn create_sharded(
+    ctx: &Context,
+    bench: &MongoBenchmark,
+    ns: &str,
+    target: &crate::api::Target,
+    platform: &crate::api::Platform,
+) -> Result<Option<EventSpec>, Error> {
+    let objects = servers::sharded::sharded_objects(bench, target, platform)?;
+    for budget in &objects.budgets {
+        apply(ctx, ns, budget).await?;
+    }
+    for set in &objects.sets {
+        apply_set(ctx, ns, set).await?;
+    }
+    apply(ctx, ns, &objects.mongos_service).await?;
+    apply(ctx, ns, &objects.mongos_policy).await?;
+    apply(ctx, ns, &objects.mongos).await?;
+    let shards = target.shards.clone().unwrap_or_default();
+    Ok(Some(EventSpec {
+        warning: false,
+        reason: "ServersCreated".into(),
+        note: format!(
+            "sharded cluster of target {} on platform {}: {} shards of {} members, {} config \
+             servers, {} mongos",
+            target.name,
+            platform.name,
+            shards.count(),
+            shards.members(),
+            target.config_servers.clone().unwrap_or_default().members(),
+            target.mongos.clone().unwrap_or_default().replicas()
+        ),
+        related: Some(Related {
+            api_version: "apps/v1",
+            kind: "Deployment",
+            name: objects.mongos.name_any(),
+        }),
+    }))
 }
 
 /// Writes `status` by server-side apply of the whole status, unless the stored status is

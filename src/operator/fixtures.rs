@@ -31,3 +31,27 @@ workload: {type: flights}
 client: {platform: x86}
 repetitions: 2
 ";
+
+/// A provisioned sharded target (2 shards of 3, 3 config servers, 2 routers on the client's
+/// pool) beside a replica set, on one platform.
+pub(crate) const SHARDED: &str = "\
+targets:
+  - {name: mongodb-9.0, image: 'mongo:9.0.4', distribution: community, topology: sharded,
+     shards: {count: 2, members: 3}, configServers: {members: 3},
+     mongos: {replicas: 2, pool: client, resources: {requests: {cpu: '1', memory: 1Gi},
+              limits: {cpu: '1', memory: 1Gi}}}}
+  - {name: psmdb-8.0, image: 'percona/percona-server-mongodb:8.0.34-15', distribution: percona}
+platforms:
+  - {name: x86, arch: amd64, nodeSelector: {cloud.google.com/gke-nodepool: n2-icelake}}
+  - {name: clients, nodeSelector: {cloud.google.com/gke-nodepool: clients}}
+replicaSet:
+  resources: {requests: {cpu: '1', memory: 4Gi}, limits: {cpu: '1', memory: 4Gi}}
+  storageSize: 50Gi
+dataset: {sizes: [1M]}
+workload:
+  type: flights
+  sharding:
+    collections:
+      - {collection: flights, shardKey: {field: flight_id, type: hashed}, preSplit: {chunksPerShard: 4}}
+client: {platform: clients}
+";

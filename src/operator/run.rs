@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use k8s_openapi::NamespaceResourceScope;
-use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, Service};
 use k8s_openapi::jiff::Timestamp;
@@ -175,6 +175,7 @@ async fn control_scope(client: &Client, ns: Option<&str>, ctx: Arc<Context>) {
         watcher::Config::default().any_semantic(),
     )
     .owns(scoped::<StatefulSet>(client, ns), children.clone())
+    .owns(scoped::<Deployment>(client, ns), children.clone())
     .owns(scoped::<Service>(client, ns), children.clone())
     .owns(scoped::<Job>(client, ns), children.clone())
     .watches(scoped::<Pod>(client, ns), children, |p: Pod| {

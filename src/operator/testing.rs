@@ -113,5 +113,6 @@ pub fn result(
         slot: None,
         canary: None,
         sweep: None,
+        sharding: None,
     }
 }

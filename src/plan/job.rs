@@ -60,6 +60,10 @@ pub struct JobTarget {
     /// Replica-set name for initiation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica_set_name: Option<String>,
+    /// A provisioned sharded target: its config server and shard sets, which the runner
+    /// initiates and joins through the routers before seeding (plan/sharding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<super::sharding::ClusterLayout>,
     /// What Kubernetes knows of a provisioned target's servers when the runner starts: the
     /// runner adds it to every result, since the servers cannot tell.
     #[serde(default, skip_serializing_if = "Option::is_none")]

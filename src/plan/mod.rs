@@ -10,6 +10,7 @@
 mod cells;
 mod convert;
 mod job;
+pub mod sharding;
 pub mod sweep;
 mod workload;
 

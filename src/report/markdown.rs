@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use super::comparison::p_value;
 use super::groups::{groups, sort_like_groups};
+use super::sharding_text;
 use super::sweep_text::{knee_text, steps_text};
 use crate::result::CellResult;
 use crate::verdict::stats::ALPHA;
@@ -41,6 +42,7 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
         out.push_str(&format!("\n{}\n", warmups.join("\n")));
     }
     out.push_str(&sweeps(results));
+    out.push_str(&shards(results));
     out.push_str(&how_measured(results, &options.baseline));
     out
 }
@@ -105,15 +107,39 @@ fn sweeps(results: &[CellResult]) -> String {
          | --- | --- | --- | ---: | ---: | --- |\n"
     );
     for (r, s) in swept {
-        let knee = knee_text(s);
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {knee} | {} |\n",
-            escape(&r.cell.target),
-            escape(&r.cell.size),
-            escape(&r.cell.platform),
-            r.cell.repetition,
-            escape(&steps_text(s))
-        ));
+        out.push_str(&cell_row(r, &[knee_text(s), escape(&steps_text(s))]));
+    }
+    out
+}
+
+/// A table row: the cell's target, size, platform and repetition, then `rest` (escaped
+/// already).
+fn cell_row(r: &CellResult, rest: &[String]) -> String {
+    format!(
+        "| {} | {} | {} | {} | {} |\n",
+        escape(&r.cell.target),
+        escape(&r.cell.size),
+        escape(&r.cell.platform),
+        r.cell.repetition,
+        rest.join(" | ")
+    )
+}
+
+/// Where each sharded cell's data lay over the shards (`sharding_text.rs`); empty without one.
+fn shards(results: &[CellResult]) -> String {
+    let sharded = sharding_text::sharded(results);
+    if sharded.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n### Shards\n\nWhere each cell's collection lay after its measured phase.\n\n\
+         | target | size | platform | repetition | {} |\n\
+         | --- | --- | --- | ---: | --- | ---: | ---: | --- |\n",
+        sharding_text::COLUMNS.join(" | ")
+    );
+    for (r, s) in sharded {
+        let cells: Vec<String> = sharding_text::row(s).iter().map(|c| escape(c)).collect();
+        out.push_str(&cell_row(r, &cells));
     }
     out
 }
@@ -343,6 +369,32 @@ mod tests {
                 first.measured.as_ref().unwrap().overall.ops_per_sec,
                 first.measured.as_ref().unwrap().overall.ops_per_sec
             )
+        );
+    }
+
+    #[test]
+    fn sharded_cells_get_a_table_of_their_distribution() {
+        assert!(!render_markdown(&study(), &options()).contains("### Shards"));
+        let mut results = study();
+        results[0].sharding = Some(crate::result::testing::sharding_record(&[
+            "documents skewed 22.5% over shards (limit 20%)",
+        ]));
+        let text = render_markdown(&results, &options());
+        let (_, after) = text.split_once("\n### Shards\n").unwrap();
+        let rows: Vec<&str> = after.lines().filter(|l| l.starts_with("| ")).collect();
+        let first = &results[0].cell;
+        assert_eq!(
+            rows[..3],
+            [
+                "| target | size | platform | repetition | documents / chunks per shard | skew | \
+                 chunks moved | flags |",
+                "| --- | --- | --- | ---: | --- | ---: | ---: | --- |",
+                &format!(
+                    "| {} | {} | {} | {} | s-0 612,400 / 4, s-1 387,600 / 3 | 22.5% | 1 | \
+                     documents skewed 22.5% over shards (limit 20%) |",
+                    first.target, first.size, first.platform, first.repetition
+                ),
+            ]
         );
     }
 }

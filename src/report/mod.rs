@@ -25,6 +25,7 @@ pub(crate) mod layout;
 mod markdown;
 mod plots;
 pub mod settle;
+pub mod sharding_text;
 #[cfg(test)]
 mod study;
 pub mod sweep_text;

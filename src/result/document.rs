@@ -101,6 +101,10 @@ pub struct CellResult {
     /// knee step. Absent for a cell of one measured phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<super::sweep::SweepRecord>,
+    /// On a sharded target, where the workload's collection lay over the shards before and
+    /// after the measured phase. Absent on a replica set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sharding: Option<super::sharding::ShardingRecord>,
 }
 
 impl CellResult {
@@ -132,6 +136,7 @@ impl CellResult {
             slot: None,
             canary: None,
             sweep: None,
+            sharding: None,
         }
     }
 

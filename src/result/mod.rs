@@ -26,6 +26,7 @@ mod measured;
 mod merge;
 mod pairs;
 mod server;
+mod sharding;
 mod sweep;
 
 pub use cell::{CellId, CellStatus, Slot};
@@ -40,6 +41,7 @@ pub use measured::{Histograms, LoopMode, MeasuredPhase, OperationResult};
 pub use merge::{MergeError as PhaseMergeError, add_series};
 pub use pairs::slot_pairs;
 pub use server::{Fallback, MemberStats, NodeInfo, ServerInfo, ServerStats};
+pub use sharding::{ShardShare, ShardingRecord};
 pub use sweep::{SweepRecord, SweepStep};
 
 #[cfg(test)]

@@ -178,6 +178,7 @@ pub(crate) fn with_measured(
         slot: None,
         canary: None,
         sweep: None,
+        sharding: None,
     }
 }
 
@@ -212,4 +213,23 @@ pub(crate) fn slotted_result(target: &str, slot: u32, ops_per_sec: f64) -> CellR
         position: 0,
     });
     r
+}
+
+/// A two-shard distribution with a 22.5 % skew and one chunk moved, flagged as `flags` say.
+pub(crate) fn sharding_record(flags: &[&str]) -> crate::result::ShardingRecord {
+    let share = |shard: &str, documents, chunks| crate::result::ShardShare {
+        shard: shard.into(),
+        documents,
+        bytes: documents * 2876,
+        chunks,
+    };
+    crate::result::ShardingRecord {
+        namespace: "airline.flights".into(),
+        before: vec![share("s-0", 500_000, 4), share("s-1", 500_000, 4)],
+        after: vec![share("s-0", 612_400, 4), share("s-1", 387_600, 3)],
+        skew_percent: 22.48,
+        max_skew_percent: 25.0,
+        chunks_moved: 1,
+        flags: flags.iter().map(|f| (*f).to_owned()).collect(),
+    }
 }

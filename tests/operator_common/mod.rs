@@ -231,6 +231,29 @@ pub async fn status_until(
     .await
 }
 
+/// Waits until `check` of object `name` of kind `K` (`None` while it does not exist) gives a
+/// value; a failed read is tried again.
+async fn until_object<K, T>(
+    env: &support::KubeEnv,
+    name: &str,
+    what: &str,
+    check: impl Fn(Option<K>) -> Option<T>,
+) -> T
+where
+    K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug,
+{
+    let api: Api<K> = Api::namespaced(env.client.clone(), &env.namespace);
+    let check = &check;
+    wait::until(Duration::from_secs(60), what, || {
+        let api = api.clone();
+        async move { check(api.get_opt(name).await.ok()?) }
+    })
+    .await
+}
+
 /// Waits for object `name` of kind `K` to exist.
 pub async fn exists<K>(env: &support::KubeEnv, name: &str) -> K
 where
@@ -239,15 +262,23 @@ where
         + serde::de::DeserializeOwned
         + std::fmt::Debug,
 {
-    let api: Api<K> = Api::namespaced(env.client.clone(), &env.namespace);
-    wait::until(
-        Duration::from_secs(60),
-        &format!("{} {name}", K::kind(&())),
-        || {
-            let api = api.clone();
-            async move { api.get_opt(name).await.ok().flatten() }
-        },
-    )
+    until_object(env, name, &format!("{} {name}", K::kind(&())), |k| k).await
+}
+
+/// Waits for object `name` of kind `K` to be gone, or on its way (deleted in the
+/// background: its deletion has begun).
+pub async fn gone<K>(env: &support::KubeEnv, name: &str)
+where
+    K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug,
+{
+    let what = format!("{} {name} deleted", K::kind(&()));
+    until_object(env, name, &what, |k: Option<K>| match k {
+        Some(k) if k.meta().deletion_timestamp.is_none() => None,
+        _ => Some(()),
+    })
     .await
 }
 
@@ -313,6 +344,23 @@ pub async fn cell_results(env: &support::KubeEnv, labels: &str) -> Vec<CellResul
         .filter_map(|cm| cm.data?.remove("result.json"))
         .map(|json| CellResult::from_json(&json).unwrap())
         .collect()
+}
+
+/// Writes a result of 1000 ops/s for every cell of `target` at `sizes` × `repetitions` on
+/// the plan's platform, as its runner would.
+pub async fn write_cells(
+    env: &support::KubeEnv,
+    plan: &JobPlan,
+    target: &str,
+    sizes: &[&str],
+    repetitions: u32,
+) {
+    for size in sizes {
+        for rep in 1..=repetitions {
+            let id = mongobench::plan::cell_id(target, &plan.platform, size, rep);
+            write_result(env, plan, &id, &result_for(plan, size, rep, 1000)).await;
+        }
+    }
 }
 
 /// A complete result for a cell of the first target of `plan`.

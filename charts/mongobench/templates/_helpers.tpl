@@ -20,7 +20,7 @@ same; a test keeps them equal). */ -}}
   verbs: [get, patch, update]
 # What the operator creates for a benchmark, all owned by it.
 - apiGroups: [apps]
-  resources: [statefulsets]
+  resources: [statefulsets, deployments]
   verbs: [get, list, watch, create, patch, delete]
 - apiGroups: [""]
   resources: [services, configmaps, serviceaccounts]
@@ -30,6 +30,10 @@ same; a test keeps them equal). */ -}}
   verbs: [get, list, watch, create, patch, delete]
 - apiGroups: [networking.k8s.io]
   resources: [networkpolicies]
+  verbs: [get, list, watch, create, patch, delete]
+# Sharded targets: no voluntary eviction of their members while the benchmark holds them.
+- apiGroups: [policy]
+  resources: [poddisruptionbudgets]
   verbs: [get, list, watch, create, patch, delete]
 # The runners' Role (configmaps, which the operator holds itself: RBAC grants only what
 # the granter has).

@@ -16,6 +16,7 @@ use crate::api::spec::MongoBenchmarkSpec;
 
 mod rules;
 mod schema;
+mod sharding;
 mod violation;
 mod workload;
 
@@ -158,5 +159,7 @@ fn check_metadata_name(metadata: Option<&Value>, out: &mut Vec<Violation>) {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_sharding;
 #[cfg(test)]
 mod tests_sweep;

@@ -2,6 +2,7 @@
 //! precision, client, replica set, dataset sizes): the CEL rules of the CRD restated with
 //! precise field paths and the offending values.
 
+use super::sharding::check_sharding;
 use super::violation::Violation;
 use super::workload::check_workload;
 use crate::api::spec::MongoBenchmarkSpec;
@@ -18,6 +19,7 @@ pub(super) fn check_rules(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
     check_replica_set(spec, out);
     check_dataset_sizes(&spec.dataset.sizes, out);
     check_workload(&spec.workload, out);
+    check_sharding(spec, out);
 }
 
 fn check_targets(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {

@@ -18,7 +18,7 @@ use crate::runner::crew::{
     Board, COMPLETION_INDEX_ENV, ClientSlice, ConfigMapBoard, Crew, JOB_UID_ENV,
 };
 use crate::runner::dataset::Seeded;
-use crate::runner::server::rs_init;
+use crate::runner::server::{rs_init, sharding};
 use crate::runner::sink;
 
 use super::args::RunArgs;
@@ -145,6 +145,10 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
     )?;
     let slice = plan_slice(&job)?;
 
+    let client = kube::Client::try_default()
+        .await
+        .context("connecting to the Kubernetes API for results")?;
+    let publisher = activity::Publisher::start(client.clone(), &job);
     let mut targets = Vec::new();
     for t in &job.targets {
         let uri = std::env::var(&t.uri_env).map_err(|_| {
@@ -153,6 +157,29 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
                 t.uri_env, t.name
             ))
         })?;
+        if let (Some(cluster), true) = (&t.cluster, slice.is_coordinator()) {
+            let balancer = job
+                .spec
+                .workload
+                .sharding
+                .as_ref()
+                .map(|s| s.balancer())
+                .unwrap_or_default();
+            let size = job.spec.dataset.sizes.first().cloned().unwrap_or_default();
+            let mut step = |what: String| {
+                publisher.publish(Activity {
+                    target: t.name.clone(),
+                    size: size.clone(),
+                    cell: None,
+                    phase: format!("bringing up the sharded cluster: {what}"),
+                });
+            };
+            let limit = Duration::from_secs(300);
+            let up = sharding::bring_up(cluster, &uri, balancer, limit, &mut step).await;
+            if let Err(e) = up {
+                return fail(&format!("target {}: sharded cluster: {e}", t.name));
+            }
+        }
         if !t.initiate_members.is_empty() && slice.is_coordinator() {
             let set = t
                 .replica_set_name
@@ -167,9 +194,6 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
         targets.push((t.name.clone(), uri));
     }
     let timeout = Duration::from_secs(args.connect_timeout);
-    let client = kube::Client::try_default()
-        .await
-        .context("connecting to the Kubernetes API for results")?;
     if !slice.is_coordinator() {
         let board = plan_board(&job, &client)?;
         return follow(board, slice, &bench, targets, &job.spec, timeout).await;
@@ -191,7 +215,7 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
         None
     };
     let mut events = JobEvents {
-        activity: activity::Publisher::start(client.clone(), &job),
+        activity: publisher,
         client,
         job: &job,
         failures: Vec::new(),

@@ -11,7 +11,7 @@ use crate::cli::validate::check_text;
 use crate::plan;
 use crate::runner::benchmark::{Benchmark, Connected};
 use crate::runner::send::ExecOptions;
-use crate::runner::server::connect_with;
+use crate::runner::server::{MONGOS, connect_with, redact_uri};
 use crate::runner::slots::PrecisionGoal;
 
 /// Reads and validates the one MongoBenchmark in `file`.
@@ -122,9 +122,20 @@ pub(super) async fn connect_all(
     let workers = spec.workload.most_workers();
     let mut out = Vec::new();
     for (name, uri) in targets {
-        let target = connect_with(name, uri, workers, timeout, &spec.workload.wire_compressors)
+        let mut target = connect_with(name, uri, workers, timeout, &spec.workload.wire_compressors)
             .await
             .map_err(|e| invalid(e.to_string()))?;
+        let mongos = target.server.topology == MONGOS;
+        if spec.target(name).is_some_and(|t| t.is_sharded()) && !mongos {
+            return Err(invalid(format!(
+                "target {name} is topology sharded, but {} reaches a {}, not a mongos",
+                redact_uri(uri),
+                target.server.topology
+            )));
+        }
+        if mongos {
+            target.sharding = spec.workload.sharding.clone().map(std::sync::Arc::new);
+        }
         tracing::info!(target = %name, version = %target.server.version, topology = %target.server.topology, "connected");
         out.push(Connected {
             target,

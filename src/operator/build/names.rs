@@ -102,6 +102,44 @@ pub fn server_name(benchmark: &str, target: &str, platform: &str) -> String {
     dns_label(&[benchmark, target, platform], STATEFULSET_NAME_MAX)
 }
 
+/// Label telling the parts of a sharded target apart (`config`, `shard-<i>`, `mongos`), so each
+/// StatefulSet and the Deployment select only their own pods.
+pub const ROLE_LABEL: &str = "mongobench.io/role";
+
+/// A part of a sharded target: its config server set, one shard's set, or its routers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Config,
+    Shard(u32),
+    Mongos,
+}
+
+impl Part {
+    /// The [`ROLE_LABEL`] value and name suffix.
+    pub fn as_label(self) -> String {
+        match self {
+            Part::Config => "config".to_owned(),
+            Part::Shard(i) => format!("shard-{i}"),
+            Part::Mongos => "mongos".to_owned(),
+        }
+    }
+}
+
+/// Name of one part of a sharded `target` on `platform` (StatefulSet, Service, replica-set
+/// name; the Deployment and Service of the routers): `<benchmark>-<target>-<platform>-<part>`.
+pub fn part_name(benchmark: &str, target: &str, platform: &str, part: Part) -> String {
+    dns_label(
+        &[benchmark, target, platform, &part.as_label()],
+        STATEFULSET_NAME_MAX,
+    )
+}
+
+/// The connection string of the routers of a sharded target: their Service, which spreads
+/// the client's connections over every router.
+pub fn mongos_uri(mongos: &str, namespace: &str) -> String {
+    format!("mongodb://{mongos}.{namespace}.svc.cluster.local:{MONGOD_PORT}/")
+}
+
 /// Name of the runner Job of `target` on `platform`.
 pub fn runner_name(benchmark: &str, target: &str, platform: &str) -> String {
     dns_label(&[benchmark, "run", target, platform], JOB_NAME_MAX)
@@ -174,19 +212,12 @@ pub fn replica_set_uri(server: &str, namespace: &str, members: u32) -> String {
     format!("mongodb://{}/?replicaSet={server}", hosts.join(","))
 }
 
-/// [`replica_set_uri`] with the user and password of the environment variables `user_env`
-/// and `password_env`, as Kubernetes expands `$(NAME)` in a container's environment, and the
-/// `admin` database that holds the user.
-pub fn replica_set_uri_with_credentials(
-    server: &str,
-    namespace: &str,
-    members: u32,
-    user_env: &str,
-    password_env: &str,
-) -> String {
-    let plain = replica_set_uri(server, namespace, members);
-    let rest = plain.strip_prefix("mongodb://").unwrap_or(&plain);
-    format!("mongodb://$({user_env}):$({password_env})@{rest}&authSource=admin")
+/// `uri` with the user and password of the environment variables `user_env` and
+/// `password_env` (expanded by Kubernetes from `$(NAME)`) and `authSource=admin`.
+pub fn with_credentials(uri: &str, user_env: &str, password_env: &str) -> String {
+    let rest = uri.strip_prefix("mongodb://").unwrap_or(uri);
+    let sep = if rest.contains('?') { '&' } else { '?' };
+    format!("mongodb://$({user_env}):$({password_env})@{rest}{sep}authSource=admin")
 }
 
 /// Labels every object of `benchmark` carries.
@@ -322,6 +353,29 @@ mod tests {
             "mongodb://b-t-p-0.b-t-p.ns.svc.cluster.local:27017,\
              b-t-p-1.b-t-p.ns.svc.cluster.local:27017,\
              b-t-p-2.b-t-p.ns.svc.cluster.local:27017/?replicaSet=b-t-p"
+        );
+    }
+
+    #[test]
+    fn sharded_parts_and_the_routers_uri() {
+        assert_eq!(
+            part_name("b", "psmdb-8.0", "x86", Part::Config),
+            "b-psmdb-8-0-x86-config"
+        );
+        assert_eq!(part_name("b", "t", "p", Part::Shard(1)), "b-t-p-shard-1");
+        assert_eq!(part_name("b", "t", "p", Part::Mongos), "b-t-p-mongos");
+        assert_eq!(part_name(&"a".repeat(60), "t", "p", Part::Mongos).len(), 52);
+        assert_eq!(
+            mongos_uri("b-t-p-mongos", "ns"),
+            "mongodb://b-t-p-mongos.ns.svc.cluster.local:27017/"
+        );
+        assert_eq!(
+            with_credentials(&mongos_uri("m", "ns"), "U", "P"),
+            "mongodb://$(U):$(P)@m.ns.svc.cluster.local:27017/?authSource=admin"
+        );
+        assert_eq!(
+            with_credentials(&replica_set_uri("s", "ns", 1), "U", "P"),
+            "mongodb://$(U):$(P)@s-0.s.ns.svc.cluster.local:27017/?replicaSet=s&authSource=admin"
         );
     }
 

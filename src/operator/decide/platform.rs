@@ -81,8 +81,25 @@ fn platform_plan(
                 let rs = spec.replica_set();
                 let requests = MemberRequests::of(&rs)
                     .map_err(|e| Error::Spec(format!("spec.replicaSet.resources: {e}")))?;
-                let fit = placement::fit(nodes, provisioned, rs.members(), &requests);
-                let said = placement::describe(name, &fit, rs.members(), &requests);
+                // A sharded target is its config server set and every shard's set, each
+                // spread over the nodes like a replica set (its routers are not counted).
+                let (sets, members) = spec.targets.iter().filter(|t| t.is_provisioned()).fold(
+                    (0, rs.members()),
+                    |(sets, members), t| {
+                        if t.is_sharded() {
+                            let shards = t.shards.clone().unwrap_or_default();
+                            let config = t.config_servers.clone().unwrap_or_default().members();
+                            (
+                                sets + 1 + shards.count(),
+                                members.max(config).max(shards.members()),
+                            )
+                        } else {
+                            (sets + 1, members)
+                        }
+                    },
+                );
+                let fit = placement::fit(nodes, sets, members, &requests);
+                let said = placement::describe(name, &fit, members, &requests);
                 Some(if fit.fits() {
                     PlatformPlan::new(true, r::FITS, said)
                 } else {

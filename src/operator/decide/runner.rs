@@ -63,7 +63,13 @@ pub(super) fn act(
     settings: &Settings,
     work: &mut Work,
 ) {
-    let members = spec.replica_set().members();
+    // Ready pods a provisioned target needs: its replica set's members, or every member and
+    // router of a sharded target.
+    let rs_members = spec.replica_set().members();
+    let wanted = |target: &str| match spec.target(target) {
+        Some(t) if t.is_sharded() => crate::operator::build::servers::sharded::ready_pods_wanted(t),
+        _ => rs_members,
+    };
     let suspended = spec.suspend();
     let delete_servers = spec.cleanup_policy() == CleanupPolicy::DeleteServers;
     let platform_name = &unit.platform;
@@ -95,6 +101,7 @@ pub(super) fn act(
         work.steps.push(working);
         // The servers of a running runner still count for ServersReady.
         for target_name in provisioned {
+            let members = wanted(target_name);
             let ready = observed
                 .stateful_sets
                 .get(&slot_key(target_name, platform_name))
@@ -119,6 +126,7 @@ pub(super) fn act(
     // The servers of every provisioned target of the runner, created together.
     let mut all_ready = true;
     for target_name in provisioned {
+        let members = wanted(target_name);
         let slot = slot_key(target_name, platform_name);
         match observed.stateful_sets.get(&slot) {
             None => {

@@ -10,8 +10,8 @@ use k8s_openapi::jiff::Timestamp;
 use super::platform::slot_key;
 use super::problems::ServerIssue;
 use crate::api::{
-    CellCounts, MongoBenchmark, MongoBenchmarkStatus, NodeInfo, Phase, RunnerStatus, TargetStatus,
-    condition_types as ct,
+    CellCounts, MongoBenchmark, MongoBenchmarkSpec, MongoBenchmarkStatus, NodeInfo, Phase,
+    RunnerStatus, TargetStatus, condition_types as ct,
 };
 use crate::operator::build::jobs;
 use crate::operator::observe::{Observed, Slot};
@@ -318,7 +318,7 @@ pub(super) fn build_status(
         baseline: Some(spec.baseline().to_owned()),
         target_names: Some(spec.target_names()),
         platform_names: Some(spec.platform_names()),
-        targets: target_statuses(observed, cells, outcomes),
+        targets: target_statuses(spec, observed, cells, outcomes),
         runners: input.runners.clone(),
         knees: status::knees(&cell_statuses),
         cells: cell_statuses,
@@ -330,6 +330,7 @@ pub(super) fn build_status(
 /// What was deployed per slot: ready members while the servers exist, and the server
 /// version and nodes from the latest complete result.
 fn target_statuses(
+    spec: &MongoBenchmarkSpec,
     observed: &Observed,
     cells: &[Cell],
     outcomes: &[CellOutcome<'_>],
@@ -376,6 +377,7 @@ fn target_statuses(
         .map(|(i, mut t)| {
             t.target = order[i].0.clone();
             t.platform = order[i].1.clone();
+            t.topology = spec.target(&t.target).and_then(|x| x.topology_text());
             t
         })
         .collect()

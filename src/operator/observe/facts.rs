@@ -92,9 +92,18 @@ pub async fn gather(
     let mut nodes = BTreeMap::new();
     let mut out = BTreeMap::new();
     for target in targets.iter().filter(|t| t.is_provisioned()) {
-        let server = names::server_name(&bench_name, &target.name, &platform.name);
+        // A sharded target is described by its first shard: the members that hold data.
+        let (server, count) = if target.is_sharded() {
+            let shards = target.shards.clone().unwrap_or_default();
+            let part = names::Part::Shard(0);
+            let name = names::part_name(&bench_name, &target.name, &platform.name, part);
+            (name, shards.members())
+        } else {
+            let name = names::server_name(&bench_name, &target.name, &platform.name);
+            (name, bench.spec.replica_set().members())
+        };
         let mut members = Vec::new();
-        for ordinal in 0..bench.spec.replica_set().members() {
+        for ordinal in 0..count {
             let name = format!("{server}-{ordinal}");
             let pod = pods
                 .get_opt(&name)

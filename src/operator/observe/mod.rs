@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::apps::v1::StatefulSet;
+use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Pod, ServiceAccount};
 use kube::api::{Api, ListParams};
@@ -217,9 +217,35 @@ pub async fn observe(
                 .as_ref()
                 .and_then(|st| st.ready_replicas)
                 .unwrap_or(0);
-            observed
-                .stateful_sets
-                .insert(slot, u32::try_from(ready).unwrap_or(0));
+            // A sharded target's sets share its slot: their ready members add up.
+            *observed.stateful_sets.entry(slot).or_insert(0) += u32::try_from(ready).unwrap_or(0);
+        }
+    }
+    if bench
+        .spec
+        .targets
+        .iter()
+        .any(|t| t.is_sharded() && t.is_provisioned())
+    {
+        // The routers of sharded targets count with their slot's members.
+        let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
+        for d in deployments
+            .list(&children)
+            .await
+            .map_err(list_err("deployments", &ns))?
+        {
+            if d.metadata.deletion_timestamp.is_some() {
+                continue;
+            }
+            if let Some(slot) = slot_of(bench, d.labels()) {
+                let ready = d
+                    .status
+                    .as_ref()
+                    .and_then(|st| st.ready_replicas)
+                    .unwrap_or(0);
+                *observed.stateful_sets.entry(slot).or_insert(0) +=
+                    u32::try_from(ready).unwrap_or(0);
+            }
         }
     }
     let sas: Api<ServiceAccount> = Api::namespaced(client.clone(), &ns);

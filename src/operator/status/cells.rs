@@ -2,7 +2,7 @@
 //! headline figures and the ConfigMap of its result.
 
 use crate::api::{
-    CellPhase, CellStatus, CellSweep, OperationLatency, Regime, ResultRef, SweepPoint,
+    CellPhase, CellShards, CellStatus, CellSweep, OperationLatency, Regime, ResultRef, SweepPoint,
 };
 use crate::operator::build::names::RESULT_KEY;
 use crate::plan::Cell;
@@ -135,6 +135,13 @@ pub fn cell_status(cell: &Cell, outcome: CellOutcome<'_>) -> CellStatus {
                         saturated: p.saturated.is_some(),
                     })
                     .collect(),
+            });
+            status.shards = result.sharding.as_ref().map(|s| CellShards {
+                documents: s.after.iter().map(|x| x.documents).collect(),
+                chunks: s.after.iter().map(|x| x.chunks).collect(),
+                skew_percent: round3(s.skew_percent),
+                chunks_moved: s.chunks_moved,
+                flags: s.flags.clone(),
             });
         }
     }

@@ -1,6 +1,7 @@
 //! The facts behind the figures: each cell's regime, the cells left out and why, what ran
 //! (workload identity, seed, fingerprints) and where (images, nodes, zones, instance types).
 
+use crate::report::sharding_text;
 use crate::result::{CellResult, CellStatus};
 
 use super::markup::{escape, note, or_dash, section, table};
@@ -49,6 +50,30 @@ pub(super) fn regimes(results: &[CellResult]) -> String {
         &rows,
     );
     section("regime", "Regime per cell", &content)
+}
+
+/// Where each sharded cell's collection lay over the shards; empty without one.
+pub(super) fn shards(results: &[CellResult]) -> String {
+    let sharded = sharding_text::sharded(results);
+    if sharded.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<Vec<String>> = sharded
+        .iter()
+        .map(|(r, s)| {
+            let mut row = cell_columns(r).to_vec();
+            row.extend(sharding_text::row(s));
+            row
+        })
+        .collect();
+    let mut headers = vec!["target", "platform", "size", "rep"];
+    headers.extend(sharding_text::COLUMNS);
+    let content = note(
+        "Where each cell's collection lay after its measured phase (docs/results.md, \
+         \"Sharded targets\"): documents and chunks per shard, the skew of documents over the \
+         shards, and the chunks the balancer moved while it was measured.",
+    ) + &table(&headers, &["rep", "skew", "chunks moved"], &rows);
+    section("shards", "Shards", &content)
 }
 
 /// Invalid and incomplete cells with their reasons.

@@ -54,6 +54,7 @@ pub fn render_html(
     body.push_str(&figures::canary(results)?);
     body.push_str(&verdicts::cost(&comparison));
     body.push_str(&facts::regimes(results));
+    body.push_str(&facts::shards(results));
     body.push_str(&explain::plans_section(&groups));
     body.push_str(&facts::excluded(results));
     body.push_str(&facts::identity(results));

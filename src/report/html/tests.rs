@@ -443,3 +443,31 @@ fn load_sweeps_get_a_curve_with_the_goal_line_per_group_and_every_step_in_number
         .count();
     assert_eq!(saturated, cells, "the fourth step of every sweep");
 }
+
+#[test]
+fn sharded_cells_get_a_section_of_their_distribution() {
+    assert!(select(&page(&study()), "section#shards").is_empty());
+    let mut results = study();
+    results[1].sharding = Some(crate::result::testing::sharding_record(&[]));
+    let doc = page(&results);
+    let rows = select(&doc, "section#shards tr");
+    assert_eq!(rows.len(), 2, "a header and the one sharded cell");
+    let cells: Vec<String> = select(&doc, "section#shards tr td")
+        .iter()
+        .map(text)
+        .collect();
+    let c = &results[1].cell;
+    assert_eq!(
+        cells,
+        [
+            c.target.clone(),
+            c.platform.clone(),
+            c.size.clone(),
+            c.repetition.to_string(),
+            "s-0 612,400 / 4, s-1 387,600 / 3".to_owned(),
+            "22.5%".to_owned(),
+            "1".to_owned(),
+            "-".to_owned(),
+        ]
+    );
+}

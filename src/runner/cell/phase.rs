@@ -6,13 +6,16 @@
 use std::time::{Duration, Instant};
 
 use crate::api::RunLength;
+use crate::plan::sharding::{
+    Chunk, DistributionFlag, judge_distribution, moved_chunks, skew_percent,
+};
 use crate::plan::{RunSettings, WorkloadPlan};
-use crate::result::{CellResult, RestoreRecord};
+use crate::result::{CellResult, RestoreRecord, ShardShare, ShardingRecord};
 use crate::runner::crew::{ClientSlice, Helpers, Issued, Task, grace};
 use crate::runner::dataset::{self, Restored, Seeded, digest, restore};
 use crate::runner::deadline::{self, bounded};
 use crate::runner::send::Changes;
-use crate::runner::server::{self, Members, SETTLE_TIMEOUT, Target, coll_stats, settle};
+use crate::runner::server::{self, Members, SETTLE_TIMEOUT, Target, coll_stats, settle, sharding};
 
 use super::inputs::{CellInputs, CellProgress};
 use super::measure::measure;
@@ -93,6 +96,16 @@ impl Cell<'_> {
 
         progress.set("measuring");
         let measuring = "measured phase";
+        let shard_check = ShardCheck::of(target, &database, &collection);
+        let shards_before = match &shard_check {
+            Some(check) => Some(
+                check
+                    .read(target, limit)
+                    .await
+                    .map_err(|e| (measuring, e))?,
+            ),
+            None => None,
+        };
         let before = bounded(limit, "serverStatus", members.server_status())
             .await
             .map_err(|e| (measuring, e))?;
@@ -153,6 +166,24 @@ impl Cell<'_> {
             .map_err(|e| (measuring, e))?;
         if let (Some(before), Some(after)) = (&settled.state, &replica_after) {
             result.invalid_reasons.extend(before.changes(after));
+        }
+        if let (Some(check), Some(before)) = (&shard_check, shards_before) {
+            let after = check
+                .read(target, limit)
+                .await
+                .map_err(|e| (measuring, e))?;
+            let record = check.judge(before, after);
+            // A migration during the phase is interference, as an election is; a skew is how
+            // this key spreads this data, kept as a flag.
+            if record.chunks_moved > 0 {
+                result.invalid_reasons.push(format!(
+                    "sharding: {}",
+                    DistributionFlag::ChunksMoved {
+                        moved: record.chunks_moved
+                    }
+                ));
+            }
+            result.sharding = Some(record);
         }
         let sizes = coll_stats(target, &database, &collection);
         let whole = deadline::whole_collection(limit);
@@ -257,4 +288,59 @@ async fn verify(
     .await
     .map_err(|e| format!("{why}, which failed: {e}"))?;
     Ok(Some(why))
+}
+
+/// The distribution check of a sharded target's collection around a measured phase.
+struct ShardCheck {
+    database: String,
+    collection: String,
+    max_skew_percent: f64,
+}
+
+impl ShardCheck {
+    /// The check of `database.collection` on `target`, when the workload shards it there.
+    fn of(target: &Target, database: &str, collection: &str) -> Option<ShardCheck> {
+        let sharding = target.sharding.as_ref()?;
+        sharding
+            .collections
+            .iter()
+            .any(|c| c.collection == collection)
+            .then(|| ShardCheck {
+                database: database.to_owned(),
+                collection: collection.to_owned(),
+                max_skew_percent: sharding.max_skew_percent(),
+            })
+    }
+
+    async fn read(
+        &self,
+        target: &Target,
+        limit: Duration,
+    ) -> Result<(Vec<ShardShare>, Vec<Chunk>), String> {
+        let read = sharding::distribution(&target.client, &self.database, &self.collection, limit);
+        bounded(
+            deadline::whole_collection(limit),
+            "reading the shard distribution",
+            read,
+        )
+        .await
+    }
+
+    fn judge(
+        &self,
+        (before, chunks_before): (Vec<ShardShare>, Vec<Chunk>),
+        (after, chunks_after): (Vec<ShardShare>, Vec<Chunk>),
+    ) -> ShardingRecord {
+        let flags =
+            judge_distribution(&after, &chunks_before, &chunks_after, self.max_skew_percent);
+        ShardingRecord {
+            namespace: format!("{}.{}", self.database, self.collection),
+            skew_percent: skew_percent(&after),
+            max_skew_percent: self.max_skew_percent,
+            chunks_moved: moved_chunks(&chunks_before, &chunks_after),
+            flags: flags.iter().map(ToString::to_string).collect(),
+            before,
+            after,
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! The seeded state S(size) of a target's collection: brought to a size — fresh, grown from
 //! the previous size, or reused — with its digest recorded (`prepare.rs`), seeded by each
 //! workload's loader (`seed_flights.rs`, `seed_ycsb.rs`), checked by digest (`digest.rs`), and
-//! brought back after a phase changed it (`restore.rs`).
+//! brought back after a phase changed it (`restore.rs`). On a sharded target the fresh
+//! collection is sharded and pre-split first (`shard.rs`).
 //!
 //! Uses `server/` (the connected target), `send/` (YCSB loads through a `Sender`; the changes
 //! a restore undoes), `crew/` (loads split over client processes) and the runner's
@@ -12,6 +13,7 @@ mod prepare;
 mod restore;
 pub mod seed_flights;
 pub mod seed_ycsb;
+mod shard;
 
 pub use digest::{DB_HASH, DigestError, SHA256_SUM, digest};
 pub use prepare::{

@@ -61,6 +61,8 @@ pub enum DatasetError {
     },
     #[error("{0}")]
     Properties(#[from] crate::workload::ycsb::PropertyError),
+    #[error("sharding the collection: {0}")]
+    Sharding(String),
 }
 
 fn server(step: &'static str) -> impl FnOnce(mongodb::error::Error) -> DatasetError {
@@ -210,9 +212,15 @@ pub async fn prepare_with(
     if !keep {
         drop_dataset(client, &database, &collection, &ns, limit).await?;
     }
+    // Used only when the loader starts a fresh collection.
+    let shard =
+        super::shard::sharding_plan(target, plan, (&database, &collection), documents, limit)
+            .await
+            .map_err(|e| DatasetError::Sharding(e.to_string()))?;
+    let shard = shard.as_ref();
     let (action, from, insert_seconds) = match plan {
         WorkloadPlan::Flights(params) => {
-            let report = seed_flights::seed(client, params, documents, limit, crew).await?;
+            let report = seed_flights::seed(client, params, documents, limit, crew, shard).await?;
             let action = match report.action.as_str() {
                 "fresh" => "fresh",
                 "grown" => "grown",
@@ -222,7 +230,7 @@ pub async fn prepare_with(
         }
         WorkloadPlan::Ycsb { raw, seed } => {
             let report =
-                seed_ycsb::load(target, raw, *seed, documents, workers, limit, crew).await?;
+                seed_ycsb::load(target, raw, *seed, documents, workers, limit, crew, shard).await?;
             let action = match report.from {
                 0 => "fresh",
                 f if f == documents => "reused",

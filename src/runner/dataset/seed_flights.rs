@@ -12,8 +12,10 @@ use mongodb::bson::{Bson, Document, doc};
 use mongodb::{Client, Database};
 use serde::{Deserialize, Serialize};
 
+use crate::plan::sharding::CollectionPlan;
 use crate::runner::crew::Helpers;
 use crate::runner::deadline::{describe, no_reply, whole_collection, within};
+use crate::runner::server::sharding::shard_collection;
 use crate::workload::flights::{
     self, COLLECTION, DATABASE, DatasetInfo, IndexBuild, IndexSet, Params, seq_of_object_id,
 };
@@ -44,6 +46,8 @@ pub enum SeedError {
     },
     #[error("seeding {DATABASE}.{COLLECTION}: {0}")]
     Crew(String),
+    #[error("seeding {DATABASE}.{COLLECTION}: sharding the fresh collection: {0}")]
+    Sharding(String),
 }
 
 impl From<String> for SeedError {
@@ -147,6 +151,7 @@ pub async fn seed(
     documents: u64,
     limit: Duration,
     crew: Option<Helpers<'_>>,
+    shard: Option<&CollectionPlan>,
 ) -> Result<SeedReport, SeedError> {
     let db = client.database(DATABASE);
     let existing = tokio::time::timeout(limit, dataset_record(client))
@@ -181,6 +186,11 @@ pub async fn seed(
         within(limit, db.create_collection(COLLECTION))
             .await
             .map_err(server("creating the collection"))?;
+        if let Some(plan) = shard {
+            shard_collection(client, plan, limit)
+                .await
+                .map_err(|e| SeedError::Sharding(e.to_string()))?;
+        }
         if params.index_build == IndexBuild::Before {
             create_indexes(&db, params.index_set, limit).await?;
         }
@@ -221,6 +231,14 @@ pub async fn seed(
         .into_iter()
         .map(str::to_owned)
         .collect();
+    // shardCollection builds the shard key's index when the index set has none for it.
+    if let Some(plan) = shard {
+        let kind = if plan.hashed { "hashed" } else { "1" };
+        let name = format!("{}_{kind}", plan.field);
+        if !expected_indexes.contains(&name) {
+            expected_indexes.push(name);
+        }
+    }
     expected_indexes.sort();
     if indexes != expected_indexes {
         return Err(SeedError::Indexes {

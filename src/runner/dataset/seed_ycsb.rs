@@ -15,10 +15,12 @@ use mongodb::bson::{Document, doc};
 use serde::{Deserialize, Serialize};
 
 use crate::measure::ErrorKind;
+use crate::plan::sharding::CollectionPlan;
 use crate::runner::crew::Helpers;
 use crate::runner::deadline::{describe, whole_collection, within};
 use crate::runner::send::{ExecOptions, Sender};
 use crate::runner::server::Target;
+use crate::runner::server::sharding::shard_collection;
 use crate::workload::ycsb::{self, Phase, Properties, RawProperties, Rng, SharedState};
 
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
@@ -48,6 +50,8 @@ pub enum LoadError {
     Unreachable(String),
     #[error("loading YCSB records: {0}")]
     Crew(String),
+    #[error("loading YCSB records: sharding the fresh table: {0}")]
+    Sharding(String),
 }
 
 impl From<String> for LoadError {
@@ -216,6 +220,7 @@ async fn load_worker(
 
 /// Loads records until `records` are present, with `workers` workers; with `crew`, every
 /// client process loads its share of the records, with its share of the workers.
+#[allow(clippy::too_many_arguments)]
 pub async fn load(
     target: &Target,
     raw: &RawProperties,
@@ -224,6 +229,7 @@ pub async fn load(
     workers: u32,
     limit: Duration,
     crew: Option<Helpers<'_>>,
+    shard: Option<&CollectionPlan>,
 ) -> Result<LoadReport, LoadError> {
     let client = &target.client;
     let base = Properties::from_raw(raw)?;
@@ -247,6 +253,11 @@ pub async fn load(
         }
     };
     let started = Instant::now();
+    if let (0, Some(plan)) = (from, shard) {
+        shard_collection(client, plan, limit)
+            .await
+            .map_err(|e| LoadError::Sharding(e.to_string()))?;
+    }
     if from < records {
         match crew {
             None => load_share(target, raw, seed, records, from..records, workers, limit).await?,

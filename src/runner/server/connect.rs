@@ -41,7 +41,7 @@ pub struct ServerInfo {
     /// Percona Server for MongoDB reports its own version as `psmdbVersion`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub psmdb_version: Option<String>,
-    /// `standalone` or `replicaSet:<name>`.
+    /// `standalone`, `replicaSet:<name>` or `mongos`.
     pub topology: String,
     /// `hello.isWritablePrimary`.
     pub writable_primary: bool,
@@ -49,6 +49,9 @@ pub struct ServerInfo {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<String>,
 }
+
+/// [`ServerInfo::topology`] of a router of a sharded cluster.
+pub const MONGOS: &str = "mongos";
 
 /// A connected target.
 #[derive(Debug, Clone)]
@@ -58,6 +61,9 @@ pub struct Target {
     pub server: ServerInfo,
     /// How its workers send their commands (`wire`).
     pub wire: WirePath,
+    /// How the workload's collections are sharded, for a target reached through mongos
+    /// (`spec.workload.sharding`); the seeding shards a fresh collection so.
+    pub sharding: Option<std::sync::Arc<crate::api::WorkloadSharding>>,
 }
 
 /// `uri` with its user information (user and password) replaced by `***`, for messages.
@@ -177,6 +183,7 @@ pub async fn connect_with(
         client,
         server: server_info(&hello, &build),
         wire,
+        sharding: None,
     })
 }
 
@@ -184,6 +191,7 @@ pub async fn connect_with(
 pub fn server_info(hello: &Document, build: &Document) -> ServerInfo {
     let topology = match hello.get_str("setName") {
         Ok(set) => format!("replicaSet:{set}"),
+        Err(_) if hello.get_str("msg") == Ok("isdbgrid") => MONGOS.to_owned(),
         Err(_) => "standalone".to_owned(),
     };
     let writable_primary = hello

@@ -1,5 +1,6 @@
 //! Reaching and watching a target: connecting and learning what it is (`connect.rs`),
-//! initiating a provisioned replica set (`rs_init.rs`), waiting for replication to settle and
+//! initiating a provisioned replica set (`rs_init.rs`) or sharded cluster (`sharding.rs`,
+//! which also shards a collection and reads its distribution), waiting for replication to settle and
 //! noticing elections (`replication.rs`), the members' server figures (`stats.rs`) and the
 //! query plans of sampled operations (`explain.rs`).
 //!
@@ -10,10 +11,11 @@ mod connect;
 mod explain;
 pub mod replication;
 pub mod rs_init;
+pub mod sharding;
 mod stats;
 
 pub use connect::{
-    ConnectError, ServerInfo, Target, client_options, compressor, connect, connect_with,
+    ConnectError, MONGOS, ServerInfo, Target, client_options, compressor, connect, connect_with,
     journal_option, redact_uri, server_info,
 };
 pub use explain::{explain_all, flights_samples, ycsb_samples};

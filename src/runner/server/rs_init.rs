@@ -52,7 +52,11 @@ pub fn config(set: &str, members: &[String]) -> Document {
 
 /// Options of the direct connection to the member that initiates: that member alone, and the
 /// credentials of `uri`, if it has any.
-async fn direct_options(member: ServerAddress, uri: &str, timeout: Duration) -> ClientOptions {
+pub(crate) async fn direct_options(
+    member: ServerAddress,
+    uri: &str,
+    timeout: Duration,
+) -> ClientOptions {
     let mut opts = ClientOptions::builder()
         .hosts(vec![member])
         .direct_connection(true)
@@ -75,6 +79,19 @@ pub async fn initiate(
     uri: &str,
     timeout: Duration,
 ) -> Result<(), InitError> {
+    let command = doc! {"replSetInitiate": config(set, members)};
+    initiate_with(set, members, command, uri, timeout).await
+}
+
+/// [`initiate`] with `command` as the `replSetInitiate` to send (a config server set's has
+/// `configsvr: true`).
+pub async fn initiate_with(
+    set: &str,
+    members: &[String],
+    command: Document,
+    uri: &str,
+    timeout: Duration,
+) -> Result<(), InitError> {
     let first = members.first().cloned().unwrap_or_default();
     let address = ServerAddress::parse(&first).map_err(|source| InitError::Address {
         set: set.to_owned(),
@@ -90,8 +107,7 @@ pub async fn initiate(
     // Bounded as every server call is: a member that accepts the connection but never
     // answers would otherwise hold the runner forever.
     let admin = direct.database("admin");
-    let command = admin.run_command(doc! {"replSetInitiate": config(set, members)});
-    match within(timeout, command).await {
+    match within(timeout, admin.run_command(command)).await {
         Ok(_) => {}
         Err(e) if driver_code(&e) == Some(ALREADY_INITIALIZED) => {}
         Err(source) => {

@@ -34,6 +34,23 @@ pub enum StatsError {
     },
 }
 
+/// Every member of every shard a `listShards` reply names (`host` is `<set>/<m0>,<m1>,…`).
+fn shard_hosts(reply: &mongodb::bson::Document) -> Vec<String> {
+    reply
+        .get_array("shards")
+        .map(|shards| {
+            shards
+                .iter()
+                .filter_map(|s| s.as_document()?.get_str("host").ok())
+                .flat_map(|host| {
+                    let members = host.split_once('/').map_or(host, |(_, m)| m);
+                    members.split(',').map(str::to_owned).collect::<Vec<_>>()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// A direct connection to each member of a target.
 pub struct Members {
     target: String,
@@ -42,7 +59,7 @@ pub struct Members {
 
 impl Members {
     /// One client per member the target's `hello` lists (the target's own address when it is
-    /// not a replica set).
+    /// not a replica set; every shard's members behind a mongos).
     pub async fn of(target: &Target, uri: &str) -> Result<Members, StatsError> {
         let base = mongodb::options::ClientOptions::parse(super::connect::journal_option(uri))
             .await
@@ -53,7 +70,22 @@ impl Members {
                 command: "parsing the URI",
                 source: Box::new(source),
             })?;
-        let hosts: Vec<String> = if target.server.hosts.is_empty() {
+        let hosts: Vec<String> = if target.server.topology == super::connect::MONGOS {
+            // The data-bearing members of every shard, not the routers: their figures are
+            // the server's work (the same login reaches them: docs/results.md).
+            let shards = target
+                .client
+                .database("admin")
+                .run_command(doc! {"listShards": 1})
+                .await
+                .map_err(|source| StatsError::Command {
+                    target: target.name.clone(),
+                    member: super::connect::redact_uri(uri),
+                    command: "listShards",
+                    source: Box::new(source),
+                })?;
+            shard_hosts(&shards)
+        } else if target.server.hosts.is_empty() {
             base.hosts.iter().map(ToString::to_string).collect()
         } else {
             target.server.hosts.clone()
@@ -205,6 +237,19 @@ mod tests {
     use super::*;
     use crate::runner::server::ServerInfo;
 
+    #[test]
+    fn behind_a_router_the_members_are_every_shard_s() {
+        let reply = doc! {"shards": [
+            {"_id": "s0", "host": "s0/a-0.a:27017,a-1.a:27017", "state": 1},
+            {"_id": "s1", "host": "s1/b-0.b:27017", "state": 1},
+        ], "ok": 1};
+        assert_eq!(
+            shard_hosts(&reply),
+            ["a-0.a:27017", "a-1.a:27017", "b-0.b:27017"]
+        );
+        assert!(shard_hosts(&doc! {"ok": 1}).is_empty());
+    }
+
     #[tokio::test]
     async fn a_uri_that_does_not_parse_keeps_its_password_out_of_the_message() {
         let target = Target {
@@ -221,6 +266,7 @@ mod tests {
                 hosts: Vec::new(),
             },
             wire: crate::runner::wire::WirePath::Driver("a test".into()),
+            sharding: None,
         };
         let uri = "mongodb://bench:planted-Pw7@127.0.0.1:27017/?maxPoolSize=lots";
         let msg = Members::of(&target, uri).await.err().unwrap().to_string();

@@ -481,4 +481,42 @@ mod tests {
             assert!(f.flight_date_millis <= t0 + 59 * 60_000);
         }
     }
+
+    #[test]
+    fn the_shard_key_fields_the_api_lists_are_the_document_s_scalars() {
+        use crate::api::sharding::{FLIGHTS_FIELDS, FieldKind};
+        use mongodb::bson::Bson;
+        let doc = Flight::generate(1, 7, seeded_flight_id(7)).to_document();
+        let mut scalars = Vec::new();
+        for (key, value) in &doc {
+            match value {
+                Bson::Document(inner) => scalars.extend(
+                    inner
+                        .iter()
+                        .filter(|(_, v)| !matches!(v, Bson::Array(_)))
+                        .map(|(k, v)| (format!("{key}.{k}"), v.clone())),
+                ),
+                Bson::Array(_) => {}
+                v => scalars.push((key.clone(), v.clone())),
+            }
+        }
+        let kinds: Vec<(String, FieldKind)> = scalars
+            .iter()
+            .map(|(k, v)| {
+                let kind = match v {
+                    Bson::Int32(_) => FieldKind::Int,
+                    Bson::String(_) => FieldKind::String,
+                    Bson::DateTime(_) => FieldKind::Date,
+                    Bson::ObjectId(_) => FieldKind::ObjectId,
+                    other => panic!("{k}: a {other:?} the list has no kind for"),
+                };
+                (k.clone(), kind)
+            })
+            .collect();
+        let listed: Vec<(String, FieldKind)> = FLIGHTS_FIELDS
+            .iter()
+            .map(|(f, k)| ((*f).to_owned(), *k))
+            .collect();
+        assert_eq!(listed, kinds);
+    }
 }

@@ -18,9 +18,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::ResourceExt;
 
 use super::meta::{child_meta as meta, non_empty};
-use super::names::{self, PLAN_DIR, PLAN_KEY};
+use super::names::{self, PLAN_DIR, PLAN_KEY, Part};
 use super::pod::{RunAs, container_security, pod_security, secret_env};
 use super::secrets;
+use super::servers;
 use crate::api::{MongoBenchmark, Platform, Target};
 use crate::operator::Error;
 use crate::plan::{JobPlan, JobTarget, ServerFacts};
@@ -90,20 +91,25 @@ pub fn job_plan(
         .iter()
         .enumerate()
         .map(|(i, target)| {
-            let (initiate_members, replica_set_name) = if target.is_provisioned() {
-                let server = names::server_name(&bench_name, &target.name, &platform.name);
-                let members = (0..bench.spec.replica_set().members())
-                    .map(|m| names::member_address(&server, &namespace, m))
-                    .collect();
-                (members, Some(server))
-            } else {
-                (Vec::new(), None)
-            };
+            let cluster = (target.is_provisioned() && target.is_sharded()).then(|| {
+                servers::sharded::cluster_layout(&bench_name, &namespace, target, platform)
+            });
+            let (initiate_members, replica_set_name) =
+                if target.is_provisioned() && !target.is_sharded() {
+                    let server = names::server_name(&bench_name, &target.name, &platform.name);
+                    let members = (0..bench.spec.replica_set().members())
+                        .map(|m| names::member_address(&server, &namespace, m))
+                        .collect();
+                    (members, Some(server))
+                } else {
+                    (Vec::new(), None)
+                };
             JobTarget {
                 name: target.name.clone(),
                 uri_env: target_uri_env(i),
                 initiate_members,
                 replica_set_name,
+                cluster,
                 facts: facts.get(&target.name).cloned(),
             }
         })
@@ -186,8 +192,14 @@ pub fn runner_objects(
                 external.uri_secret_ref.key(),
             )),
             None => {
-                let server = names::server_name(&bench_name, &target.name, &platform.name);
-                let members = bench.spec.replica_set().members();
+                let plain = if target.is_sharded() {
+                    let mongos =
+                        names::part_name(&bench_name, &target.name, &platform.name, Part::Mongos);
+                    names::mongos_uri(&mongos, &namespace)
+                } else {
+                    let server = names::server_name(&bench_name, &target.name, &platform.name);
+                    names::replica_set_uri(&server, &namespace, bench.spec.replica_set().members())
+                };
                 let uri = if bench.spec.replica_set().auth() {
                     // The credentials come from the admin Secret; the URI names them with
                     // the kubelet's $(VAR) expansion, so no spec or plan holds them.
@@ -196,11 +208,9 @@ pub fn runner_objects(
                         (format!("{uri_env}_USERNAME"), format!("{uri_env}_PASSWORD"));
                     env.push(secret_env(&user, &admin, secrets::USERNAME_KEY));
                     env.push(secret_env(&password, &admin, secrets::PASSWORD_KEY));
-                    names::replica_set_uri_with_credentials(
-                        &server, &namespace, members, &user, &password,
-                    )
+                    names::with_credentials(&plain, &user, &password)
                 } else {
-                    names::replica_set_uri(&server, &namespace, members)
+                    plain
                 };
                 env.push(EnvVar {
                     name: uri_env.clone(),

@@ -1,5 +1,5 @@
 use super::*;
-use crate::operator::fixtures::{STUDY, bench};
+use crate::operator::fixtures::{SHARDED, STUDY, bench};
 use serde_json::json;
 
 fn value<T: serde::Serialize>(t: &T) -> serde_json::Value {
@@ -122,6 +122,59 @@ fn provisioned_target_job_gets_the_replica_set_uri_and_the_client_pool() {
     );
     assert_eq!(plan.completed_cells, ["psmdb-8.0.axion.1m.r1"]);
     assert_eq!(plan.spec, b.spec);
+}
+
+#[test]
+fn a_sharded_target_is_reached_through_its_routers_and_brought_up_by_the_runner() {
+    let b = bench("sh", SHARDED);
+    let objects = runner_objects(
+        &b,
+        &[&b.spec.targets[0]],
+        &b.spec.platforms[0],
+        Vec::new(),
+        &BTreeMap::new(),
+        "mongobench:1.0",
+    )
+    .unwrap();
+    let plan: JobPlan =
+        serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()[PLAN_KEY]).unwrap();
+    let target = &plan.targets[0];
+    // No replica set of its own to initiate: the runner brings the cluster up instead.
+    assert!(target.initiate_members.is_empty());
+    assert_eq!(target.replica_set_name, None);
+    let cluster = target.cluster.as_ref().expect("the cluster's layout");
+    assert_eq!(cluster.config.name, "sh-mongodb-9-0-x86-config");
+    assert_eq!(cluster.config.members.len(), 3);
+    assert_eq!(cluster.shards.len(), 2);
+    let job = value(&objects.job);
+    let env = &job["spec"]["template"]["spec"]["containers"][0]["env"];
+    let uri = env
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == target.uri_env.as_str())
+        .unwrap();
+    assert_eq!(
+        uri["value"],
+        format!(
+            "mongodb://$({0}_USERNAME):$({0}_PASSWORD)@sh-mongodb-9-0-x86-mongos.lab.svc.\
+             cluster.local:27017/?authSource=admin",
+            target.uri_env
+        )
+    );
+    // The replica-set target beside it keeps its own.
+    let rs = runner_objects(
+        &b,
+        &[&b.spec.targets[1]],
+        &b.spec.platforms[0],
+        Vec::new(),
+        &BTreeMap::new(),
+        "mongobench:1.0",
+    )
+    .unwrap();
+    let plan: JobPlan = serde_yaml::from_str(&rs.plan.data.as_ref().unwrap()[PLAN_KEY]).unwrap();
+    assert_eq!(plan.targets[0].cluster, None);
+    assert_eq!(plan.targets[0].initiate_members.len(), 3);
 }
 
 #[test]

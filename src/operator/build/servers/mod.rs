@@ -16,8 +16,9 @@ use k8s_openapi::api::apps::v1::{
 use k8s_openapi::api::core::v1::{
     Affinity, Container, ContainerPort, EmptyDirVolumeSource, EnvVar, KeyToPath,
     PersistentVolumeClaim, PersistentVolumeClaimSpec, PodAffinityTerm, PodAntiAffinity, PodSpec,
-    PodTemplateSpec, Probe, SecretVolumeSource, Service, ServicePort, ServiceSpec, TCPSocketAction,
-    Volume, VolumeMount, VolumeResourceRequirements, WeightedPodAffinityTerm,
+    PodTemplateSpec, Probe, ResourceRequirements, SecretVolumeSource, Service, ServicePort,
+    ServiceSpec, TCPSocketAction, Volume, VolumeMount, VolumeResourceRequirements,
+    WeightedPodAffinityTerm,
 };
 use k8s_openapi::api::networking::v1::{
     NetworkPolicy, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort,
@@ -65,11 +66,37 @@ pub fn mongod_args(
     target: &Target,
     replica_set: &str,
 ) -> Result<Vec<String>, Error> {
-    let mut args = vec![
-        "--replSet".to_owned(),
-        replica_set.to_owned(),
-        "--bind_ip_all".to_owned(),
-    ];
+    set_args(bench, target, replica_set, SetRole::ReplicaSet)
+}
+
+/// What a replica set is to its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetRole {
+    /// The whole target.
+    ReplicaSet,
+    /// The config server set of a sharded target.
+    ConfigServer,
+    /// One shard of a sharded target.
+    Shard,
+}
+
+fn set_args(
+    bench: &MongoBenchmark,
+    target: &Target,
+    replica_set: &str,
+    role: SetRole,
+) -> Result<Vec<String>, Error> {
+    let mut args = vec!["--replSet".to_owned(), replica_set.to_owned()];
+    // Both roles change the default port (27019, 27018); every member listens on 27017.
+    match role {
+        SetRole::ReplicaSet => {}
+        SetRole::ConfigServer => args.push("--configsvr".to_owned()),
+        SetRole::Shard => args.push("--shardsvr".to_owned()),
+    }
+    if role != SetRole::ReplicaSet {
+        args.extend(["--port".to_owned(), MONGOD_PORT.to_string()]);
+    }
+    args.push("--bind_ip_all".to_owned());
     if bench.spec.replica_set().auth() {
         args.push("--auth".to_owned());
         args.push("--keyFile".to_owned());
@@ -88,7 +115,137 @@ pub fn mongod_args(
     Ok(args)
 }
 
-fn match_labels(labels: &BTreeMap<String, String>) -> LabelSelector {
+/// What a pod needs to hand mongod or mongos the benchmark's keyfile: the Secret and an
+/// in-memory directory as volumes, the mount of that directory, and the init container that
+/// copies the key there with mode 0400.
+pub(crate) struct Keyfile {
+    pub mount: VolumeMount,
+    pub volumes: Vec<Volume>,
+    pub init_container: Container,
+}
+
+impl Keyfile {
+    /// `resources` are the main container's: a pod is Guaranteed only when its init
+    /// containers are too, and the larger of the two is what the pod requests.
+    pub(crate) fn of(bench_name: &str, image: &str, resources: &ResourceRequirements) -> Keyfile {
+        let key = secrets::KEYFILE_KEY;
+        let volumes = vec![
+            Volume {
+                name: "keyfile-secret".to_owned(),
+                secret: Some(SecretVolumeSource {
+                    secret_name: Some(names::keyfile_secret(bench_name)),
+                    items: Some(vec![KeyToPath {
+                        key: key.to_owned(),
+                        path: key.to_owned(),
+                        ..KeyToPath::default()
+                    }]),
+                    default_mode: Some(0o400),
+                    ..SecretVolumeSource::default()
+                }),
+                ..Volume::default()
+            },
+            Volume {
+                name: "keyfile".to_owned(),
+                empty_dir: Some(EmptyDirVolumeSource {
+                    medium: Some("Memory".to_owned()),
+                    ..EmptyDirVolumeSource::default()
+                }),
+                ..Volume::default()
+            },
+        ];
+        // fsGroup makes the kubelet add group read to the Secret's files, and mongod refuses
+        // a keyfile any group can read: a copy the same user makes is 0400.
+        let init_container = Container {
+            name: KEYFILE_CONTAINER.to_owned(),
+            image: Some(image.to_owned()),
+            command: Some(vec![
+                "install".to_owned(),
+                "-m".to_owned(),
+                "0400".to_owned(),
+                format!("{KEYFILE_SECRET_DIR}/{key}"),
+                format!("{KEYFILE_DIR}/{key}"),
+            ]),
+            resources: Some(resources.clone()),
+            security_context: Some(container_security()),
+            volume_mounts: Some(vec![
+                VolumeMount {
+                    name: "keyfile-secret".to_owned(),
+                    mount_path: KEYFILE_SECRET_DIR.to_owned(),
+                    read_only: Some(true),
+                    ..VolumeMount::default()
+                },
+                VolumeMount {
+                    name: "keyfile".to_owned(),
+                    mount_path: KEYFILE_DIR.to_owned(),
+                    ..VolumeMount::default()
+                },
+            ]),
+            ..Container::default()
+        };
+        Keyfile {
+            mount: VolumeMount {
+                name: "keyfile".to_owned(),
+                mount_path: KEYFILE_DIR.to_owned(),
+                read_only: Some(true),
+                ..VolumeMount::default()
+            },
+            volumes,
+            init_container,
+        }
+    }
+}
+
+/// A container of `image` serving the MongoDB port with `resources`, its TCP readiness probe
+/// and the restricted security context; callers add the command, arguments, environment and
+/// mounts.
+pub(crate) fn serving_container(
+    name: &str,
+    image: &str,
+    resources: ResourceRequirements,
+) -> Container {
+    Container {
+        name: name.to_owned(),
+        image: Some(image.to_owned()),
+        ports: Some(vec![ContainerPort {
+            name: Some("mongodb".to_owned()),
+            container_port: MONGOD_PORT,
+            ..ContainerPort::default()
+        }]),
+        resources: Some(resources),
+        // TCP only: an RS-aware probe would keep members unready until the runner
+        // initiates the set, and mongosh probes add CPU noise to the measurement.
+        readiness_probe: Some(Probe {
+            tcp_socket: Some(TCPSocketAction {
+                port: IntOrString::Int(MONGOD_PORT),
+                ..TCPSocketAction::default()
+            }),
+            period_seconds: Some(5),
+            ..Probe::default()
+        }),
+        security_context: Some(container_security()),
+        ..Container::default()
+    }
+}
+
+/// A Service of the MongoDB port in front of the pods `labels` select.
+pub(crate) fn mongodb_service(metadata: ObjectMeta, labels: &BTreeMap<String, String>) -> Service {
+    Service {
+        metadata,
+        spec: Some(ServiceSpec {
+            selector: Some(labels.clone()),
+            ports: Some(vec![ServicePort {
+                name: Some("mongodb".to_owned()),
+                port: MONGOD_PORT,
+                target_port: Some(IntOrString::Int(MONGOD_PORT)),
+                ..ServicePort::default()
+            }]),
+            ..ServiceSpec::default()
+        }),
+        ..Service::default()
+    }
+}
+
+pub(crate) fn match_labels(labels: &BTreeMap<String, String>) -> LabelSelector {
     LabelSelector {
         match_labels: Some(labels.clone()),
         ..LabelSelector::default()
@@ -96,7 +253,7 @@ fn match_labels(labels: &BTreeMap<String, String>) -> LabelSelector {
 }
 
 /// One member per node (`Required`) or spread where possible (`Preferred`).
-fn anti_affinity(kind: AntiAffinity, selector: &LabelSelector) -> PodAntiAffinity {
+pub(crate) fn anti_affinity(kind: AntiAffinity, selector: &LabelSelector) -> PodAntiAffinity {
     let term = PodAffinityTerm {
         label_selector: Some(selector.clone()),
         topology_key: "kubernetes.io/hostname".to_owned(),
@@ -130,9 +287,20 @@ pub fn server_objects(
     platform: &Platform,
 ) -> Result<ServerObjects, Error> {
     let bench_name = bench.name_any();
-    if bench.namespace().is_none() {
-        return Err(Error::Incomplete(bench_name));
-    }
+    let set = SetShape {
+        name: names::server_name(&bench_name, &target.name, &platform.name),
+        labels: names::slot_labels(&bench_name, Component::Server, &target.name, &platform.name),
+        members: bench.spec.replica_set().members(),
+        role: SetRole::ReplicaSet,
+    };
+    replica_set_objects(bench, target, platform, &set)
+}
+
+/// The image and distribution of a provisioned `target`.
+///
+/// # Errors
+/// [`Error::Spec`] for an external target or one without a distribution.
+pub(crate) fn image_of(target: &Target) -> Result<(&str, Distribution), Error> {
     let image = target.image.as_deref().ok_or_else(|| {
         Error::Spec(format!(
             "spec.targets[{}]: an external target gets no servers",
@@ -145,13 +313,38 @@ pub fn server_objects(
             target.name
         ))
     })?;
+    Ok((image, distribution))
+}
+
+/// One replica set of a target: its name (also the StatefulSet's and the Service's), the
+/// labels its pods carry and select on, its size and role.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetShape {
+    pub name: String,
+    pub labels: BTreeMap<String, String>,
+    pub members: u32,
+    pub role: SetRole,
+}
+
+/// The StatefulSet, headless Service and NetworkPolicy of one replica set of `target`.
+pub(crate) fn replica_set_objects(
+    bench: &MongoBenchmark,
+    target: &Target,
+    platform: &Platform,
+    set: &SetShape,
+) -> Result<ServerObjects, Error> {
+    let bench_name = bench.name_any();
+    if bench.namespace().is_none() {
+        return Err(Error::Incomplete(bench_name));
+    }
+    let (image, distribution) = image_of(target)?;
     let rs = bench.spec.replica_set();
     let auth = rs.auth();
     let storage = rs.storage_size.as_ref().ok_or_else(|| {
         Error::Spec("spec.replicaSet.storageSize is required when a target has an image".into())
     })?;
-    let name = names::server_name(&bench_name, &target.name, &platform.name);
-    let labels = names::slot_labels(&bench_name, Component::Server, &target.name, &platform.name);
+    let name = set.name.clone();
+    let labels = set.labels.clone();
     let metadata = child_meta(bench, &name, &labels)?;
     let selector = match_labels(&labels);
     let resources = rs
@@ -190,91 +383,16 @@ pub fn server_objects(
             &admin,
             secrets::PASSWORD_KEY,
         ));
-        mounts.push(VolumeMount {
-            name: "keyfile".to_owned(),
-            mount_path: KEYFILE_DIR.to_owned(),
-            read_only: Some(true),
-            ..VolumeMount::default()
-        });
-        volumes.push(Volume {
-            name: "keyfile-secret".to_owned(),
-            secret: Some(SecretVolumeSource {
-                secret_name: Some(names::keyfile_secret(&bench_name)),
-                items: Some(vec![KeyToPath {
-                    key: secrets::KEYFILE_KEY.to_owned(),
-                    path: secrets::KEYFILE_KEY.to_owned(),
-                    ..KeyToPath::default()
-                }]),
-                default_mode: Some(0o400),
-                ..SecretVolumeSource::default()
-            }),
-            ..Volume::default()
-        });
-        volumes.push(Volume {
-            name: "keyfile".to_owned(),
-            empty_dir: Some(EmptyDirVolumeSource {
-                medium: Some("Memory".to_owned()),
-                ..EmptyDirVolumeSource::default()
-            }),
-            ..Volume::default()
-        });
-        // fsGroup makes the kubelet add group read to the Secret's files, and mongod refuses
-        // a keyfile any group can read: a copy the same user makes is 0400.
-        let key = secrets::KEYFILE_KEY;
-        init_containers.push(Container {
-            name: KEYFILE_CONTAINER.to_owned(),
-            image: Some(image.to_owned()),
-            command: Some(vec![
-                "install".to_owned(),
-                "-m".to_owned(),
-                "0400".to_owned(),
-                format!("{KEYFILE_SECRET_DIR}/{key}"),
-                format!("{KEYFILE_DIR}/{key}"),
-            ]),
-            // The members' requests and limits: a pod is Guaranteed only when its init
-            // containers are too, and the larger of the two is what the pod requests.
-            resources: Some(resources.clone()),
-            security_context: Some(container_security()),
-            volume_mounts: Some(vec![
-                VolumeMount {
-                    name: "keyfile-secret".to_owned(),
-                    mount_path: KEYFILE_SECRET_DIR.to_owned(),
-                    read_only: Some(true),
-                    ..VolumeMount::default()
-                },
-                VolumeMount {
-                    name: "keyfile".to_owned(),
-                    mount_path: KEYFILE_DIR.to_owned(),
-                    ..VolumeMount::default()
-                },
-            ]),
-            ..Container::default()
-        });
+        let keyfile = Keyfile::of(&bench_name, image, &resources);
+        mounts.push(keyfile.mount);
+        volumes.extend(keyfile.volumes);
+        init_containers.push(keyfile.init_container);
     }
     let container = Container {
-        name: names::MONGOD_CONTAINER.to_owned(),
-        image: Some(image.to_owned()),
-        args: Some(mongod_args(bench, target, &name)?),
+        args: Some(set_args(bench, target, &name, set.role)?),
         env: non_empty(env),
-        ports: Some(vec![ContainerPort {
-            name: Some("mongodb".to_owned()),
-            container_port: MONGOD_PORT,
-            ..ContainerPort::default()
-        }]),
-        resources: Some(resources),
-        // TCP only: an RS-aware probe would keep members unready until the runner
-        // initiates the set, and mongosh probes add CPU noise to the measurement.
-        readiness_probe: Some(Probe {
-            tcp_socket: Some(TCPSocketAction {
-                port: IntOrString::Int(MONGOD_PORT),
-                ..TCPSocketAction::default()
-            }),
-            period_seconds: Some(5),
-            ..Probe::default()
-        }),
         volume_mounts: Some(mounts),
-        security_context: Some(container_security()),
-        ..Container::default()
+        ..serving_container(names::MONGOD_CONTAINER, image, resources)
     };
     let pod_spec = PodSpec {
         affinity: Some(Affinity {
@@ -309,7 +427,7 @@ pub fn server_objects(
     let stateful_set = StatefulSet {
         metadata: metadata.clone(),
         spec: Some(StatefulSetSpec {
-            replicas: Some(i32::try_from(rs.members()).unwrap_or(i32::MAX)),
+            replicas: Some(i32::try_from(set.members).unwrap_or(i32::MAX)),
             service_name: Some(name.clone()),
             pod_management_policy: Some("Parallel".to_owned()),
             persistent_volume_claim_retention_policy: Some(
@@ -331,22 +449,26 @@ pub fn server_objects(
         }),
         ..StatefulSet::default()
     };
-    let service = Service {
-        metadata: metadata.clone(),
-        spec: Some(ServiceSpec {
-            cluster_ip: Some("None".to_owned()),
-            publish_not_ready_addresses: Some(true),
-            selector: Some(labels.clone()),
-            ports: Some(vec![ServicePort {
-                name: Some("mongodb".to_owned()),
-                port: MONGOD_PORT,
-                target_port: Some(IntOrString::Int(MONGOD_PORT)),
-                ..ServicePort::default()
-            }]),
-            ..ServiceSpec::default()
-        }),
-        ..Service::default()
-    };
+    let mut service = mongodb_service(metadata.clone(), &labels);
+    if let Some(spec) = service.spec.as_mut() {
+        spec.cluster_ip = Some("None".to_owned());
+        spec.publish_not_ready_addresses = Some(true);
+    }
+    let network_policy = admit_benchmark_pods(&bench_name, metadata, selector);
+    Ok(ServerObjects {
+        stateful_set,
+        service,
+        network_policy,
+    })
+}
+
+/// A NetworkPolicy that admits only `bench_name`'s pods to the pods `selector` picks, on the
+/// mongod port.
+pub(crate) fn admit_benchmark_pods(
+    bench_name: &str,
+    metadata: ObjectMeta,
+    selector: LabelSelector,
+) -> NetworkPolicy {
     let benchmark_pods = BTreeMap::from([
         (
             "app.kubernetes.io/name".to_owned(),
@@ -354,10 +476,10 @@ pub fn server_objects(
         ),
         (
             names::BENCHMARK_LABEL.to_owned(),
-            names::label_value(&bench_name),
+            names::label_value(bench_name),
         ),
     ]);
-    let network_policy = NetworkPolicy {
+    NetworkPolicy {
         metadata,
         spec: Some(NetworkPolicySpec {
             pod_selector: Some(selector),
@@ -375,13 +497,12 @@ pub fn server_objects(
             }]),
             ..NetworkPolicySpec::default()
         }),
-    };
-    Ok(ServerObjects {
-        stateful_set,
-        service,
-        network_policy,
-    })
+    }
 }
+
+pub mod sharded;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_sharded;

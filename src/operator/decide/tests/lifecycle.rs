@@ -54,6 +54,44 @@ fn a_new_benchmark_provisions_the_first_target_of_every_platform() {
 }
 
 #[test]
+fn a_sharded_target_waits_for_every_member_and_router() {
+    let spec = SPEC.replace(
+        "  - {name: a, image: 'mongo:8.0.4', distribution: community}",
+        "  - {name: a, image: 'mongo:8.0.4', distribution: community, topology: sharded,\n     \
+         shards: {count: 2, members: 1}, configServers: {members: 1}, mongos: {replicas: 1}}",
+    ) + "workload:\n  type: flights\n  sharding:\n    collections:\n      - {collection: \
+         flights, shardKey: {field: flight_id, type: hashed}}\n";
+    let spec = spec.replace("workload: {type: flights}\n", "");
+    let b = bench("bench", &spec);
+    assert!(b.spec.targets[0].is_sharded());
+    let mut o = Observed {
+        runner_access: true,
+        ..Observed::default()
+    };
+    // 1 config server + 2 shards of 1 + 1 router: 4 pods, 3 of them ready.
+    o.stateful_sets.insert(slot("a", "p"), 3);
+    o.stateful_sets.insert(slot("a", "q"), 4);
+    let d = decide(&b, &o, &settings(0)).unwrap();
+    assert_eq!(d.actions, [runner("a", "q", &[])]);
+    assert_eq!(
+        cond(&d, "ServersReady"),
+        (
+            "False",
+            "Provisioning",
+            "target a on platform p: 3/4 members ready"
+        )
+    );
+    o.stateful_sets.insert(slot("a", "p"), 4);
+    let d = decide(&b, &o, &settings(0)).unwrap();
+    assert_eq!(d.actions, [runner("a", "p", &[]), runner("a", "q", &[])]);
+    let shape = d.status.targets.iter().find(|t| t.platform == "p").unwrap();
+    assert_eq!(
+        shape.topology.as_deref(),
+        Some("sharded: 2 shards × 1 members, 1 config servers, 1 mongos")
+    );
+}
+
+#[test]
 fn sequential_runs_one_slot_at_a_time() {
     let b = bench("bench", &format!("{SPEC}parallelism: Sequential\n"));
     let d = decide(&b, &Observed::default(), &settings(0)).unwrap();

@@ -1,0 +1,273 @@
+//! The cross-field rules of sharded targets and `spec.workload.sharding`: the CEL rules
+//! restated with paths, plus what CEL cannot see (the fields and collections the workload
+//! generates, the order and type of split points).
+
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use super::violation::Violation;
+use crate::api::sharding::{
+    FLIGHTS_FIELDS, FLIGHTS_UPDATED_FIELDS, FieldKind, MongosPool, ShardKeyType, ShardedCollection,
+};
+use crate::api::spec::MongoBenchmarkSpec;
+use crate::api::workload::{Workload, WorkloadType};
+
+pub(super) fn check_sharding(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    let sharded: Vec<usize> = (0..spec.targets.len())
+        .filter(|&i| spec.targets[i].is_sharded())
+        .collect();
+    for (i, target) in spec.targets.iter().enumerate() {
+        let path = format!("spec.targets[{i}]");
+        let shaped =
+            target.shards.is_some() || target.config_servers.is_some() || target.mongos.is_some();
+        if shaped && !target.is_sharded() {
+            out.push(Violation::new(
+                &path,
+                "shards, configServers and mongos apply only to topology sharded",
+            ));
+        }
+        if shaped && target.external.is_some() {
+            out.push(Violation::new(
+                &path,
+                "shards, configServers and mongos shape a cluster the operator provisions; an \
+                 external sharded target is reached through its mongos URI",
+            ));
+        }
+        if let Some(shards) = &target.shards
+            && let Some(members) = shards.members
+            && ![1, 3, 5, 7].contains(&members)
+        {
+            out.push(Violation::new(
+                &format!("{path}.shards.members"),
+                format!("must be 1, 3, 5 or 7, got {members}"),
+            ));
+        }
+        if let Some(config) = &target.config_servers
+            && let Some(members) = config.members
+            && ![1, 3, 5, 7].contains(&members)
+        {
+            out.push(Violation::new(
+                &format!("{path}.configServers.members"),
+                format!("must be 1, 3, 5 or 7, got {members}"),
+            ));
+        }
+        let client = spec.client.clone().unwrap_or_default();
+        if target
+            .mongos
+            .as_ref()
+            .is_some_and(|m| m.pool() == MongosPool::Client)
+            && client.platform.is_none()
+            && client.node_selector.is_empty()
+        {
+            out.push(Violation::new(
+                &format!("{path}.mongos.pool"),
+                "client puts the routers on the client's pool, but spec.client names none (set \
+                 spec.client.platform or spec.client.nodeSelector)",
+            ));
+        }
+    }
+    match (&spec.workload.sharding, sharded.first()) {
+        (None, Some(&i)) => out.push(Violation::new(
+            "spec.workload.sharding",
+            format!(
+                "required: spec.targets[{i}] ({}) is sharded; name each collection's shard key, \
+                 e.g. sharding: {{collections: [{{collection: {}, shardKey: {{field: _id, type: \
+                 hashed}}}}]}}",
+                spec.targets[i].name,
+                collections(&spec.workload)[0]
+            ),
+        )),
+        (Some(_), None) => out.push(Violation::new(
+            "spec.workload.sharding",
+            "applies only to targets with topology sharded, and no target is",
+        )),
+        _ => {}
+    }
+    if let Some(sharding) = &spec.workload.sharding {
+        for (i, collection) in sharding.collections.iter().enumerate() {
+            let path = format!("spec.workload.sharding.collections[{i}]");
+            if let Some(j) = sharding.collections[..i]
+                .iter()
+                .position(|c| c.collection == collection.collection)
+            {
+                out.push(Violation::new(
+                    &format!("{path}.collection"),
+                    format!(
+                        "{:?} is already sharded by collections[{j}]",
+                        collection.collection
+                    ),
+                ));
+            }
+            check_collection(&spec.workload, collection, &path, out);
+        }
+    }
+}
+
+/// The collections the workload writes.
+fn collections(workload: &Workload) -> Vec<String> {
+    match workload.kind {
+        WorkloadType::Flights => vec!["flights".to_owned()],
+        WorkloadType::Ycsb => vec![
+            workload
+                .ycsb
+                .as_ref()
+                .and_then(|y| y.table.clone())
+                .unwrap_or_else(|| "usertable".to_owned()),
+        ],
+    }
+}
+
+/// The scalar fields of the workload's documents and their kinds.
+pub fn generated_fields(workload: &Workload) -> Vec<(String, FieldKind)> {
+    match workload.kind {
+        WorkloadType::Flights => FLIGHTS_FIELDS
+            .iter()
+            .map(|(f, k)| ((*f).to_owned(), *k))
+            .collect(),
+        WorkloadType::Ycsb => {
+            let ycsb = workload.ycsb.as_ref();
+            let prefix = ycsb
+                .and_then(|y| y.field_name_prefix.as_deref())
+                .unwrap_or("field");
+            let count = ycsb.and_then(|y| y.field_count).unwrap_or(10);
+            std::iter::once(("_id".to_owned(), FieldKind::String))
+                .chain((0..count).map(|n| (format!("{prefix}{n}"), FieldKind::String)))
+                .collect()
+        }
+    }
+}
+
+fn check_collection(
+    workload: &Workload,
+    collection: &ShardedCollection,
+    path: &str,
+    out: &mut Vec<Violation>,
+) {
+    let known = collections(workload);
+    if !known.contains(&collection.collection) {
+        out.push(Violation::new(
+            &format!("{path}.collection"),
+            format!(
+                "{:?} is not a collection this {} workload writes; expected {}",
+                collection.collection,
+                workload.kind.as_str(),
+                known.join(" or ")
+            ),
+        ));
+        return;
+    }
+    let key = &collection.shard_key;
+    let fields = generated_fields(workload);
+    let Some(kind) = fields
+        .iter()
+        .find(|(f, _)| *f == key.field)
+        .map(|(_, k)| *k)
+    else {
+        let names: Vec<&str> = fields.iter().map(|(f, _)| f.as_str()).collect();
+        out.push(Violation::new(
+            &format!("{path}.shardKey.field"),
+            format!(
+                "{:?} is not a field the {} workload generates; expected one of: {}",
+                key.field,
+                workload.kind.as_str(),
+                names.join(", ")
+            ),
+        ));
+        return;
+    };
+    if workload.kind == WorkloadType::Flights
+        && FLIGHTS_UPDATED_FIELDS.contains(&key.field.as_str())
+    {
+        out.push(Violation::new(
+            &format!("{path}.shardKey.field"),
+            format!(
+                "{:?} is changed by the flights updates; a shard key there would move documents \
+                 between shards on every update: pick a field the workload never changes, e.g. \
+                 flight_id",
+                key.field
+            ),
+        ));
+    }
+    let Some(split) = &collection.pre_split else {
+        return;
+    };
+    if split.chunks_per_shard.is_some() && !split.points.is_empty() {
+        out.push(Violation::new(
+            &format!("{path}.preSplit"),
+            "set chunksPerShard or points, not both",
+        ));
+    }
+    if split.points.is_empty() {
+        // chunksPerShard on a range key cuts at quantiles of the seeded keys, which the
+        // runner samples from the generator for integer and string fields it can regenerate.
+        let sampled = match workload.kind {
+            WorkloadType::Flights => matches!(kind, FieldKind::Int | FieldKind::String),
+            WorkloadType::Ycsb => key.field == "_id",
+        };
+        if key.kind == ShardKeyType::Range && !sampled {
+            out.push(Violation::new(
+                &format!("{path}.preSplit.chunksPerShard"),
+                format!(
+                    "a range key is cut at quantiles of the keys the generator seeds, and {} \
+                     ({}) has none to sample; split it at points, or use a hashed key",
+                    key.field,
+                    match workload.kind {
+                        WorkloadType::Ycsb => "a random YCSB value",
+                        WorkloadType::Flights => kind.as_str(),
+                    }
+                ),
+            ));
+        }
+        return;
+    }
+    let points_path = format!("{path}.preSplit.points");
+    if key.kind == ShardKeyType::Hashed {
+        out.push(Violation::new(
+            &points_path,
+            "applies only to a range shard key: a hashed key's chunks are slices of the hash \
+             space; use chunksPerShard",
+        ));
+        return;
+    }
+    for (n, point) in split.points.iter().enumerate() {
+        let fits = matches!(
+            (kind, point),
+            (FieldKind::Int, IntOrString::Int(_)) | (FieldKind::String, IntOrString::String(_))
+        );
+        if !fits {
+            out.push(Violation::new(
+                &format!("{points_path}[{n}]"),
+                format!(
+                    "{} is not {}, the type of {}",
+                    shown(point),
+                    kind.as_str(),
+                    key.field
+                ),
+            ));
+            return;
+        }
+    }
+    for n in 1..split.points.len() {
+        let ascending = match (&split.points[n - 1], &split.points[n]) {
+            (IntOrString::Int(a), IntOrString::Int(b)) => a < b,
+            (IntOrString::String(a), IntOrString::String(b)) => a < b,
+            _ => true,
+        };
+        if !ascending {
+            out.push(Violation::new(
+                &format!("{points_path}[{n}]"),
+                format!(
+                    "{} does not follow {}: split points must be strictly ascending",
+                    shown(&split.points[n]),
+                    shown(&split.points[n - 1])
+                ),
+            ));
+        }
+    }
+}
+
+fn shown(point: &IntOrString) -> String {
+    match point {
+        IntOrString::Int(i) => i.to_string(),
+        IntOrString::String(s) => format!("{s:?}"),
+    }
+}
