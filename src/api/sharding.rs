@@ -1,7 +1,7 @@
 //! Sharded targets (`spec.targets[].topology: sharded` with `shards`, `configServers`,
 //! `mongos`) and how the workload's collections are sharded on them (`spec.workload.sharding`:
 //! shard key, pre-split, balancer). The initiation sequence and the split points are in
-//! `plan/sharding.rs`; docs/operator.md, "Sharded targets", explains the whole path.
+//! `plan/sharding/`; docs/operator.md, "Sharded targets", explains the whole path.
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::KubeSchema;
@@ -137,7 +137,7 @@ pub struct WorkloadSharding {
     #[schemars(extend("default" = "stopped"))]
     pub balancer: Option<Balancer>,
     /// Largest skew of documents over shards a cell may have, in percent of the mean per shard
-    /// (default 25): a cell above it is flagged `ShardSkew`.
+    /// (default 25): a cell above it is flagged (docs/results.md, "Sharded targets").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0, max = 1000.0), extend("default" = 25.0))]
     pub max_skew_percent: Option<f64>,

@@ -20,6 +20,10 @@ pub const ACTIVITY_COMPONENT: &str = "activity";
 /// Label with the platform (sanitized) the activity is on.
 pub const PLATFORM_LABEL: &str = "mongobench.io/platform";
 
+/// The phase of a runner bringing a sharded cluster up, before its step
+/// (`bringing up the sharded cluster: adding shard b-t-p-shard-1`).
+pub const BRINGING_UP: &str = "bringing up the sharded cluster";
+
 /// One activity of a runner: seeding a target to a size, or a phase of a cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activity {

@@ -117,7 +117,7 @@ fn collections(workload: &Workload) -> Vec<String> {
 }
 
 /// The scalar fields of the workload's documents and their kinds.
-pub fn generated_fields(workload: &Workload) -> Vec<(String, FieldKind)> {
+fn generated_fields(workload: &Workload) -> Vec<(String, FieldKind)> {
     match workload.kind {
         WorkloadType::Flights => FLIGHTS_FIELDS
             .iter()

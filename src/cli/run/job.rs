@@ -171,7 +171,7 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
                     target: t.name.clone(),
                     size: size.clone(),
                     cell: None,
-                    phase: format!("bringing up the sharded cluster: {what}"),
+                    phase: format!("{}: {what}", activity::BRINGING_UP),
                 });
             };
             let limit = Duration::from_secs(300);

@@ -14,7 +14,7 @@ use crate::api::{
     RunnerStatus, TargetStatus, condition_types as ct,
 };
 use crate::operator::build::jobs;
-use crate::operator::observe::{Observed, Slot};
+use crate::operator::observe::{JobState, Observed, Slot};
 use crate::operator::status::{self, CellOutcome, condition};
 use crate::plan::Cell;
 use crate::result::CellResult;
@@ -211,6 +211,20 @@ pub(super) fn build_status(
             false,
             "WaitingForServers",
             "no runner has started on the current step".into(),
+        )
+    } else if let Some(a) = observed.activities.iter().find_map(|(platform, a)| {
+        let active = observed
+            .jobs
+            .iter()
+            .any(|(k, state)| k.platform() == platform && *state == JobState::Active);
+        (active && a.phase.starts_with(crate::runner::activity::BRINGING_UP)).then_some(a)
+    }) {
+        // A stall there shows where: the step the runner is on.
+        c(
+            ct::DATA_SEEDED,
+            false,
+            "BringingUpCluster",
+            format!("target {}: {}", a.target, a.phase),
         )
     } else if input.steps.contains(&Step::Seeding) {
         c(

@@ -198,10 +198,12 @@ pub async fn observe(
         }
         if let Some(slot) = slot_of(bench, s.labels()) {
             let wanted = s.spec.as_ref().and_then(|sp| sp.replicas).unwrap_or(1);
+            // Its own pods: a sharded target's slot has several StatefulSets.
+            let prefix = format!("{}-", s.name_any());
             let existing = observed
                 .server_pods
                 .iter()
-                .filter(|p| p.slot == slot)
+                .filter(|p| p.slot == slot && p.name.starts_with(&prefix))
                 .count();
             if existing < usize::try_from(wanted).unwrap_or(0) {
                 let created = s.metadata.creation_timestamp.as_ref().map(|t| t.0);

@@ -1,6 +1,6 @@
 //! Bringing up a cluster the operator provisioned: the observable state, the next step and
-//! its exact command. Replica sets are initiated in the shape of `runner/server/rs_init.rs`'s
-//! `config`, plus `configsvr: true` for the config servers.
+//! its exact command. Every replica set, a sharded cluster's or a target's own
+//! (`runner/server/rs_init.rs`), is initiated with [`replica_set_config`].
 
 use std::fmt;
 
@@ -84,9 +84,9 @@ pub fn next_cluster_step(
     ClusterStep::Done
 }
 
-/// `replSetInitiate`'s configuration: member 0 preferred as primary, so the primary is
-/// predictable across runs (as `runner/server/rs_init.rs` does).
-fn initiate_command(set: &SetLayout, configsvr: bool) -> Document {
+/// `replSetInitiate`'s configuration of `set`: members numbered in order, member 0 preferred
+/// as primary so the primary is predictable across runs; a config server set says so.
+pub fn replica_set_config(set: &SetLayout, configsvr: bool) -> Document {
     let members: Vec<Document> = set
         .members
         .iter()
@@ -102,7 +102,11 @@ fn initiate_command(set: &SetLayout, configsvr: bool) -> Document {
         config.insert("configsvr", true);
     }
     config.insert("members", members);
-    doc! {"replSetInitiate": config}
+    config
+}
+
+fn initiate_command(set: &SetLayout, configsvr: bool) -> Document {
+    doc! {"replSetInitiate": replica_set_config(set, configsvr)}
 }
 
 /// `<set>/<m0>,<m1>,...`: a replica set seed list, as `--configdb` and `addShard` take it.

@@ -8,6 +8,7 @@ use mongodb::bson::Bson;
 use super::collection::{Chunk, key_order};
 use crate::result::ShardShare;
 
+/// How far the fullest shard is above the mean, in percent of the mean documents per shard;
 /// 0 with no shard or no document.
 pub fn skew_percent(shares: &[ShardShare]) -> f64 {
     let total: u128 = shares.iter().map(|s| u128::from(s.documents)).sum();

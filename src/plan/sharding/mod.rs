@@ -9,7 +9,10 @@ mod cluster;
 mod collection;
 mod distribution;
 
-pub use cluster::{ClusterLayout, ClusterStep, Observed, SetLayout, configdb, next_cluster_step};
+pub use cluster::{
+    ClusterLayout, ClusterStep, Observed, SetLayout, configdb, next_cluster_step,
+    replica_set_config,
+};
 pub use collection::{
     Bound, Chunk, CollectionPlan, CollectionSeen, CollectionStep, ShardingError, SplitValue,
     collection_plan, hashed_points, next_collection_step, quantile_points,

@@ -8,6 +8,7 @@ use mongodb::Client;
 use mongodb::bson::{Document, doc};
 use mongodb::options::{ClientOptions, ServerAddress};
 
+use crate::plan::sharding::{SetLayout, replica_set_config};
 use crate::runner::deadline::within;
 use crate::runner::outcome::driver_code;
 
@@ -36,18 +37,14 @@ pub enum InitError {
     },
 }
 
-/// The `replSetInitiate` configuration: members numbered in order, the first one preferred
-/// as primary so the primary is predictable across runs.
+/// The `replSetInitiate` configuration of `set` with `members` (plan/sharding builds every
+/// set's, a sharded cluster's too).
 pub fn config(set: &str, members: &[String]) -> Document {
-    let members: Vec<Document> = members
-        .iter()
-        .enumerate()
-        .map(|(i, host)| {
-            let priority = if i == 0 { 2 } else { 1 };
-            doc! {"_id": i as i32, "host": host, "priority": priority}
-        })
-        .collect();
-    doc! {"_id": set, "members": members}
+    let layout = SetLayout {
+        name: set.to_owned(),
+        members: members.to_vec(),
+    };
+    replica_set_config(&layout, false)
 }
 
 /// Options of the direct connection to the member that initiates: that member alone, and the

@@ -113,7 +113,14 @@ pub fn active_deadline_seconds(
     let per_cell = phase(settings.warmup) + measured + CELL_OVERHEAD_SECONDS;
     let mut total = 0.0;
     for target in targets {
-        total += INITIATE_SECONDS;
+        // A sharded cluster: its config set and every shard's set are initiated and each
+        // shard added, one after another, every step bounded as a replica set's is.
+        let sets = if target.is_sharded() && target.is_provisioned() {
+            1 + target.shards.clone().unwrap_or_default().count()
+        } else {
+            1
+        };
+        total += INITIATE_SECONDS * f64::from(sets);
         let cells = crate::plan::possible_cells_of(spec, &target.name, &platform.name)
             .map_err(|e| Error::Spec(e.to_string()))?;
         let mut seeded = std::collections::BTreeSet::new();

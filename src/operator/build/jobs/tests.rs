@@ -147,6 +147,12 @@ fn a_sharded_target_is_reached_through_its_routers_and_brought_up_by_the_runner(
     assert_eq!(cluster.config.members.len(), 3);
     assert_eq!(cluster.shards.len(), 2);
     let job = value(&objects.job);
+    // A set's initiation allowance for the config servers and each of the 2 shards; 1M
+    // documents, 3 repetitions of 10 min after 1 min: 2 × (3 × 300 + 1M / 200 + 3 × 960).
+    assert_eq!(
+        job["spec"]["activeDeadlineSeconds"],
+        2 * (3 * 300 + 1_000_000 / 200 + 3 * (60 + 600 + 300))
+    );
     let env = &job["spec"]["template"]["spec"]["containers"][0]["env"];
     let uri = env
         .as_array()

@@ -89,6 +89,25 @@ fn a_sharded_target_waits_for_every_member_and_router() {
         shape.topology.as_deref(),
         Some("sharded: 2 shards × 1 members, 1 config servers, 1 mongos")
     );
+    // While its runner brings the cluster up, the step it is on is the DataSeeded condition
+    // and the first cell's activity.
+    o.jobs.insert(job("a", "p"), JobState::Active);
+    let phase = "bringing up the sharded cluster: adding shard bench-a-p-shard-1";
+    o.activities.insert(
+        "p".into(),
+        crate::runner::activity::Activity {
+            target: "a".into(),
+            size: "1k".into(),
+            cell: None,
+            phase: phase.into(),
+        },
+    );
+    let d = decide(&b, &o, &settings(0)).unwrap();
+    assert_eq!(
+        cond(&d, "DataSeeded"),
+        ("False", "BringingUpCluster", &*format!("target a: {phase}"))
+    );
+    assert_eq!(d.status.cells[0].activity.as_deref(), Some(phase));
 }
 
 #[test]
