@@ -131,10 +131,15 @@ fn shards(results: &[CellResult]) -> String {
     if sharded.is_empty() {
         return String::new();
     }
+    let targets: Vec<String> = sharding_text::topologies(results)
+        .iter()
+        .map(|l| format!("- {}\n", escape(l)))
+        .collect();
     let mut out = format!(
-        "\n### Shards\n\nWhere each cell's collection lay after its measured phase.\n\n\
+        "\n### Shards\n\n{}\nWhere each cell's collection lay after its measured phase.\n\n\
          | target | size | platform | repetition | {} |\n\
          | --- | --- | --- | ---: | --- | ---: | ---: | --- |\n",
+        targets.concat(),
         sharding_text::COLUMNS.join(" | ")
     );
     for (r, s) in sharded {
@@ -381,6 +386,13 @@ mod tests {
         ]));
         let text = render_markdown(&results, &options());
         let (_, after) = text.split_once("\n### Shards\n").unwrap();
+        assert!(
+            after.starts_with(&format!(
+                "\n- {}: sharded: 2 shards × 3 members, 3 config servers, 2 mongos\n\n",
+                results[0].cell.target
+            )),
+            "{after}"
+        );
         let rows: Vec<&str> = after.lines().filter(|l| l.starts_with("| ")).collect();
         let first = &results[0].cell;
         assert_eq!(

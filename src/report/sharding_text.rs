@@ -57,9 +57,25 @@ pub fn sharded(results: &[CellResult]) -> Vec<(&CellResult, &ShardingRecord)> {
         .collect()
 }
 
-/// A line per cell of a sharded target; empty without one.
+/// `target: shape` of each sharded target, in the order targets first appear.
+pub fn topologies(results: &[CellResult]) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for (r, s) in sharded(results) {
+        let line = format!("{}: {}", r.cell.target, s.topology);
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// Each sharded target's shape, then a line per cell of it; empty without one.
 pub fn render_shards(results: &[CellResult]) -> String {
     let mut out = String::new();
+    for line in topologies(results) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     for (r, s) in sharded(results) {
         let [shares, skew, moved, flags] = row(s);
         out.push_str(&format!(
@@ -111,7 +127,8 @@ mod tests {
         assert_eq!(
             render_shards(std::slice::from_ref(&r)),
             format!(
-                "{}: airline.flights over 2 shards, documents / chunks: s-0 612,400 / 4, s-1 \
+                "mongodb-9.0: sharded: 2 shards × 3 members, 3 config servers, 2 mongos\n\
+                 {}: airline.flights over 2 shards, documents / chunks: s-0 612,400 / 4, s-1 \
                  387,600 / 3; skew 22.5%, 1 chunks moved; the balancer moved 1 chunk during \
                  the measurement\n",
                 r.cell

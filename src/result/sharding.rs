@@ -22,6 +22,9 @@ pub struct ShardShare {
 #[derive(Serialize, Deserialize, schemars::JsonSchema, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ShardingRecord {
+    /// The cluster's shape, e.g. `sharded: 2 shards × 3 members, 3 config servers, 2 mongos`
+    /// (`sharded (external)`, or `sharded` when the spec does not describe the target).
+    pub topology: String,
     /// `database.collection`.
     pub namespace: String,
     /// Per shard, before the measured phase.

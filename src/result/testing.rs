@@ -224,6 +224,7 @@ pub(crate) fn sharding_record(flags: &[&str]) -> crate::result::ShardingRecord {
         chunks,
     };
     crate::result::ShardingRecord {
+        topology: "sharded: 2 shards × 3 members, 3 config servers, 2 mongos".into(),
         namespace: "airline.flights".into(),
         before: vec![share("s-0", 500_000, 4), share("s-1", 500_000, 4)],
         after: vec![share("s-0", 612_400, 4), share("s-1", 387_600, 3)],

@@ -11,7 +11,7 @@ use crate::cli::validate::check_text;
 use crate::plan;
 use crate::runner::benchmark::{Benchmark, Connected};
 use crate::runner::send::ExecOptions;
-use crate::runner::server::{MONGOS, connect_with, redact_uri};
+use crate::runner::server::{MONGOS, Sharding, connect_with, redact_uri};
 use crate::runner::slots::PrecisionGoal;
 
 /// Reads and validates the one MongoBenchmark in `file`.
@@ -133,8 +133,12 @@ pub(super) async fn connect_all(
                 target.server.topology
             )));
         }
-        if mongos {
-            target.sharding = spec.workload.sharding.clone().map(std::sync::Arc::new);
+        if let (true, Some(workload)) = (mongos, &spec.workload.sharding) {
+            let topology = spec.target(name).and_then(|t| t.topology_text());
+            target.sharding = Some(std::sync::Arc::new(Sharding {
+                workload: workload.clone(),
+                topology: topology.unwrap_or_else(|| "sharded".to_owned()),
+            }));
         }
         tracing::info!(target = %name, version = %target.server.version, topology = %target.server.topology, "connected");
         out.push(Connected {

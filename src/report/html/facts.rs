@@ -68,11 +68,17 @@ pub(super) fn shards(results: &[CellResult]) -> String {
         .collect();
     let mut headers = vec!["target", "platform", "size", "rep"];
     headers.extend(sharding_text::COLUMNS);
-    let content = note(
-        "Where each cell's collection lay after its measured phase (docs/results.md, \
-         \"Sharded targets\"): documents and chunks per shard, the skew of documents over the \
-         shards, and the chunks the balancer moved while it was measured.",
-    ) + &table(&headers, &["rep", "skew", "chunks moved"], &rows);
+    let shapes: String = sharding_text::topologies(results)
+        .iter()
+        .map(|l| note(l))
+        .collect();
+    let content = shapes
+        + &note(
+            "Where each cell's collection lay after its measured phase (docs/results.md, \
+             \"Sharded targets\"): documents and chunks per shard, the skew of documents over \
+             the shards, and the chunks the balancer moved while it was measured.",
+        )
+        + &table(&headers, &["rep", "skew", "chunks moved"], &rows);
     section("shards", "Shards", &content)
 }
 

@@ -450,6 +450,14 @@ fn sharded_cells_get_a_section_of_their_distribution() {
     let mut results = study();
     results[1].sharding = Some(crate::result::testing::sharding_record(&[]));
     let doc = page(&results);
+    let notes: Vec<String> = select(&doc, "section#shards p").iter().map(text).collect();
+    assert_eq!(
+        notes[0],
+        format!(
+            "{}: sharded: 2 shards × 3 members, 3 config servers, 2 mongos",
+            results[1].cell.target
+        )
+    );
     let rows = select(&doc, "section#shards tr");
     assert_eq!(rows.len(), 2, "a header and the one sharded cell");
     let cells: Vec<String> = select(&doc, "section#shards tr td")

@@ -295,6 +295,7 @@ struct ShardCheck {
     database: String,
     collection: String,
     max_skew_percent: f64,
+    topology: String,
 }
 
 impl ShardCheck {
@@ -302,13 +303,15 @@ impl ShardCheck {
     fn of(target: &Target, database: &str, collection: &str) -> Option<ShardCheck> {
         let sharding = target.sharding.as_ref()?;
         sharding
+            .workload
             .collections
             .iter()
             .any(|c| c.collection == collection)
             .then(|| ShardCheck {
                 database: database.to_owned(),
                 collection: collection.to_owned(),
-                max_skew_percent: sharding.max_skew_percent(),
+                max_skew_percent: sharding.workload.max_skew_percent(),
+                topology: sharding.topology.clone(),
             })
     }
 
@@ -334,6 +337,7 @@ impl ShardCheck {
         let flags =
             judge_distribution(&after, &chunks_before, &chunks_after, self.max_skew_percent);
         ShardingRecord {
+            topology: self.topology.clone(),
             namespace: format!("{}.{}", self.database, self.collection),
             skew_percent: skew_percent(&after),
             max_skew_percent: self.max_skew_percent,

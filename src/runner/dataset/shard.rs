@@ -31,6 +31,7 @@ pub async fn sharding_plan(
         return Ok(None);
     };
     let Some(wanted) = sharding
+        .workload
         .collections
         .iter()
         .find(|c| c.collection == collection)

@@ -61,9 +61,19 @@ pub struct Target {
     pub server: ServerInfo,
     /// How its workers send their commands (`wire`).
     pub wire: WirePath,
-    /// How the workload's collections are sharded, for a target reached through mongos
-    /// (`spec.workload.sharding`); the seeding shards a fresh collection so.
-    pub sharding: Option<std::sync::Arc<crate::api::WorkloadSharding>>,
+    /// For a target reached through mongos with `spec.workload.sharding`: how the
+    /// workload's collections are sharded (the seeding shards a fresh collection so).
+    pub sharding: Option<std::sync::Arc<Sharding>>,
+}
+
+/// A sharded target's settings, as the runner needs them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sharding {
+    /// `spec.workload.sharding`.
+    pub workload: crate::api::WorkloadSharding,
+    /// The cluster's shape for results (`Target::topology_text`, or `sharded` for a target
+    /// the spec does not describe).
+    pub topology: String,
 }
 
 /// `uri` with its user information (user and password) replaced by `***`, for messages.
