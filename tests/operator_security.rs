@@ -1,5 +1,6 @@
-//! Server, runner and operator pods pass the `restricted` Pod Security level of the real API
-//! server, for both image families; a StatefulSet or runner Job whose pods admission refuses
+//! Server (replica-set members, sharded clusters' members and routers), runner and operator
+//! pods pass the `restricted` Pod Security level of the real API server, for both image
+//! families; a StatefulSet or runner Job whose pods admission refuses
 //! (here a ResourceQuota, with the real quota admission and controller-manager) ends
 //! `Stalled` naming the object; and no password (an external target's, or the generated admin
 //! password) appears in status, events, ConfigMaps, Jobs, pods, runner logs or the operator's
@@ -69,6 +70,23 @@ async fn admitted(
         .map_err(|e| e.to_string())
 }
 
+/// The member pod of `sts` as the StatefulSet controller makes it: each claim template
+/// becomes a persistentVolumeClaim volume.
+fn member(sts: &StatefulSet) -> PodTemplateSpec {
+    let spec = sts.spec.as_ref().unwrap();
+    let mut template = spec.template.clone();
+    let pod = template.spec.as_mut().unwrap();
+    for claim in spec.volume_claim_templates.iter().flatten() {
+        let name = claim.metadata.name.clone().unwrap();
+        pod.volumes.get_or_insert_with(Vec::new).push(
+            serde_json::from_value(json!({"name": name,
+                "persistentVolumeClaim": {"claimName": format!("{name}-psa-0")}}))
+            .unwrap(),
+        );
+    }
+    template
+}
+
 /// A benchmark as the API server would hand it to the operator (namespace and uid set).
 fn benchmark_in(env: &support::KubeEnv, name: &str, spec: Value) -> MongoBenchmark {
     let spec: MongoBenchmarkSpec = serde_json::from_value(spec).unwrap();
@@ -118,23 +136,43 @@ async fn every_server_runner_and_operator_pod_is_admitted_under_restricted() {
         let platform = &b.spec.platforms[0];
         for target in b.spec.targets.iter().filter(|t| t.is_provisioned()) {
             let objects = servers::server_objects(&b, target, platform).unwrap();
-            let sts = objects.stateful_set.spec.as_ref().unwrap();
-            // The member pod as the StatefulSet controller makes it: each claim template
-            // becomes a persistentVolumeClaim volume.
-            let mut template = sts.template.clone();
-            let pod = template.spec.as_mut().unwrap();
-            for claim in sts.volume_claim_templates.iter().flatten() {
-                let name = claim.metadata.name.clone().unwrap();
-                pod.volumes.get_or_insert_with(Vec::new).push(
-                    serde_json::from_value(json!({"name": name,
-                        "persistentVolumeClaim": {"claimName": format!("{name}-psa-0")}}))
-                    .unwrap(),
-                );
-            }
-            admitted(&env, &format!("server-{auth}"), &template)
-                .await
-                .unwrap_or_else(|e| panic!("server pod of {} (auth {auth}): {e}", target.name));
+            admitted(
+                &env,
+                &format!("server-{auth}"),
+                &member(&objects.stateful_set),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("server pod of {} (auth {auth}): {e}", target.name));
         }
+        // The same targets as sharded clusters: every set's members and the routers.
+        let mut sharded = both_families();
+        sharded["replicaSet"]["auth"] = json!(auth);
+        for t in sharded["targets"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .take(2)
+        {
+            t["topology"] = json!("sharded");
+        }
+        sharded["workload"]["sharding"] = json!({"collections": [
+            {"collection": "flights", "shardKey": {"field": "flight_id", "type": "hashed"}}]});
+        let sb = benchmark_in(&env, "psa", sharded);
+        for target in sb.spec.targets.iter().filter(|t| t.is_provisioned()) {
+            let objects = servers::sharded::sharded_objects(&sb, target, platform).unwrap();
+            for set in &objects.sets {
+                admitted(&env, &format!("set-{auth}"), &member(&set.stateful_set))
+                    .await
+                    .unwrap_or_else(|e| {
+                        panic!("sharded member of {} (auth {auth}): {e}", target.name)
+                    });
+            }
+            let routers = &objects.mongos.spec.as_ref().unwrap().template;
+            admitted(&env, &format!("mongos-{auth}"), routers)
+                .await
+                .unwrap_or_else(|e| panic!("mongos pod of {} (auth {auth}): {e}", target.name));
+        }
+
         if auth {
             // The runners' ServiceAccount, which the operator creates before any runner
             // (without its owner, which does not exist here: the garbage collector would

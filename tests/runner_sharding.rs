@@ -8,8 +8,8 @@
 //! - Bringing a cluster up reads each set's member 0 directly: sets that answer as initiated
 //!   are not initiated again, and a router that never answers as one stops the runner with
 //!   the step it waited at.
-//! - Sharding a collection on a server that does not shard fails with the server's own error,
-//!   naming the collection and the step.
+//! - Sharding a collection, or setting the balancer, on a server that does not shard fails
+//!   with the server's own error, naming the step.
 mod support;
 
 use std::process::Command;
@@ -17,7 +17,9 @@ use std::time::Duration;
 
 use mongobench::api::{Balancer, ShardKey, ShardKeyType};
 use mongobench::plan::sharding::{ClusterLayout, SetLayout, collection_plan};
-use mongobench::runner::server::sharding::{bring_up, read_collection, shard_collection};
+use mongobench::runner::server::sharding::{
+    bring_up, read_collection, set_balancer, shard_collection,
+};
 
 /// `host:port` of a URI without user, path or options.
 fn address(uri: &str) -> String {
@@ -140,4 +142,13 @@ async fn a_server_that_does_not_shard_refuses_with_its_own_error() {
         "{message}"
     );
     assert!(message.contains("shardCollection"), "{message}");
+    let e = set_balancer(&env.client, Balancer::Stopped, Duration::from_secs(10))
+        .await
+        .expect_err("the server has no balancer");
+    let message = e.to_string();
+    assert!(
+        message.starts_with("reading the balancer's state: "),
+        "{message}"
+    );
+    assert!(message.contains("balancerStatus"), "{message}");
 }

@@ -17,17 +17,25 @@ pub(super) fn check_sharding(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>
         .collect();
     for (i, target) in spec.targets.iter().enumerate() {
         let path = format!("spec.targets[{i}]");
-        let shaped =
-            target.shards.is_some() || target.config_servers.is_some() || target.mongos.is_some();
-        if shaped && !target.is_sharded() {
+        // The first of them given: where a reader looks.
+        let shaped = [
+            ("shards", target.shards.is_some()),
+            ("configServers", target.config_servers.is_some()),
+            ("mongos", target.mongos.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(field, given)| given.then(|| format!("{path}.{field}")));
+        if let Some(field) = &shaped
+            && !target.is_sharded()
+        {
             out.push(Violation::new(
-                &path,
+                field,
                 "shards, configServers and mongos apply only to topology sharded",
             ));
         }
-        if shaped && target.external.is_some() {
+        if let (Some(field), Some(_)) = (&shaped, &target.external) {
             out.push(Violation::new(
-                &path,
+                field,
                 "shards, configServers and mongos shape a cluster the operator provisions; an \
                  external sharded target is reached through its mongos URI",
             ));
@@ -67,10 +75,10 @@ pub(super) fn check_sharding(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>
     }
     match (&spec.workload.sharding, sharded.first()) {
         (None, Some(&i)) => out.push(Violation::new(
-            "spec.workload.sharding",
+            "spec.workload",
             format!(
-                "required: spec.targets[{i}] ({}) is sharded; name each collection's shard key, \
-                 e.g. sharding: {{collections: [{{collection: {}, shardKey: {{field: _id, type: \
+                "sharding is required: spec.targets[{i}] ({}) is sharded; name each \
+                 collection's shard key, e.g. sharding: {{collections: [{{collection: {}, shardKey: {{field: _id, type: \
                  hashed}}}}]}}",
                 spec.targets[i].name,
                 collections(&spec.workload)[0]

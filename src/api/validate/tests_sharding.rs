@@ -190,8 +190,8 @@ fn the_topology_and_the_workload_s_sharding_go_together() {
             json!({"type": "flights"})
         )),
         [
-            "spec.workload.sharding: required: spec.targets[0] (mongodb-9.0) is sharded; name \
-          each collection's shard key, e.g. sharding: {collections: [{collection: flights, \
+            "spec.workload: sharding is required: spec.targets[0] (mongodb-9.0) is sharded; \
+             name each collection's shard key, e.g. sharding: {collections: [{collection: flights, \
           shardKey: {field: _id, type: hashed}}]}"
         ]
     );
@@ -212,7 +212,8 @@ fn the_topology_and_the_workload_s_sharding_go_together() {
     assert_eq!(
         errors(&shaped),
         [
-            "spec.targets[0]: shards, configServers and mongos apply only to topology sharded",
+            "spec.targets[0].shards: shards, configServers and mongos apply only to topology \
+             sharded",
             "spec.targets[0].shards.members: must be 1, 3, 5 or 7, got 2",
             "spec.targets[0].mongos.pool: client puts the routers on the client's pool, but \
              spec.client names none (set spec.client.platform or spec.client.nodeSelector)",

@@ -145,10 +145,6 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
     )?;
     let slice = plan_slice(&job)?;
 
-    let client = kube::Client::try_default()
-        .await
-        .context("connecting to the Kubernetes API for results")?;
-    let publisher = activity::Publisher::start(client.clone(), &job);
     let mut targets = Vec::new();
     for t in &job.targets {
         let uri = std::env::var(&t.uri_env).map_err(|_| {
@@ -157,6 +153,13 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
                 t.uri_env, t.name
             ))
         })?;
+        targets.push((t.name.clone(), uri));
+    }
+    let client = kube::Client::try_default()
+        .await
+        .context("connecting to the Kubernetes API for results")?;
+    let publisher = activity::Publisher::start(client.clone(), &job);
+    for (t, (_, uri)) in job.targets.iter().zip(&targets) {
         if let (Some(cluster), true) = (&t.cluster, slice.is_coordinator()) {
             let balancer = job
                 .spec
@@ -175,7 +178,7 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
                 });
             };
             let limit = Duration::from_secs(300);
-            let up = sharding::bring_up(cluster, &uri, balancer, limit, &mut step).await;
+            let up = sharding::bring_up(cluster, uri, balancer, limit, &mut step).await;
             if let Err(e) = up {
                 return fail(&format!("target {}: sharded cluster: {e}", t.name));
             }
@@ -186,12 +189,11 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
                 .clone()
                 .unwrap_or_else(|| "rs0".to_owned());
             if let Err(e) =
-                rs_init::initiate(&set, &t.initiate_members, &uri, Duration::from_secs(300)).await
+                rs_init::initiate(&set, &t.initiate_members, uri, Duration::from_secs(300)).await
             {
                 return fail(&format!("target {}: replica-set initiation: {e}", t.name));
             }
         }
-        targets.push((t.name.clone(), uri));
     }
     let timeout = Duration::from_secs(args.connect_timeout);
     if !slice.is_coordinator() {

@@ -105,6 +105,15 @@ pub fn replica_set_config(set: &SetLayout, configsvr: bool) -> Document {
     config
 }
 
+/// `{balancerStart: 1}` or `{balancerStop: 1}`.
+pub fn balancer_command(on: bool) -> Document {
+    if on {
+        doc! {"balancerStart": 1}
+    } else {
+        doc! {"balancerStop": 1}
+    }
+}
+
 fn initiate_command(set: &SetLayout, configsvr: bool) -> Document {
     doc! {"replSetInitiate": replica_set_config(set, configsvr)}
 }
@@ -133,8 +142,7 @@ impl ClusterStep {
                 .shards
                 .get(i)
                 .map(|s| doc! {"addShard": seed_list(s), "name": &s.name}),
-            ClusterStep::SetBalancer(false) => Some(doc! {"balancerStop": 1}),
-            ClusterStep::SetBalancer(true) => Some(doc! {"balancerStart": 1}),
+            ClusterStep::SetBalancer(on) => Some(balancer_command(on)),
             ClusterStep::WaitForMongos | ClusterStep::Done => None,
         }
     }

@@ -10,7 +10,7 @@ mod collection;
 mod distribution;
 
 pub use cluster::{
-    ClusterLayout, ClusterStep, Observed, SetLayout, configdb, next_cluster_step,
+    ClusterLayout, ClusterStep, Observed, SetLayout, balancer_command, configdb, next_cluster_step,
     replica_set_config,
 };
 pub use collection::{

@@ -18,6 +18,7 @@ use crate::result::DatasetDigest;
 use crate::runner::crew::Helpers;
 use crate::runner::deadline::{describe, whole_collection, within};
 use crate::runner::server::Target;
+use crate::runner::server::sharding::set_balancer;
 use crate::workload::flights;
 use crate::workload::ycsb::Properties;
 
@@ -211,6 +212,12 @@ pub async fn prepare_with(
     };
     if !keep {
         drop_dataset(client, &database, &collection, &ns, limit).await?;
+    }
+    if let Some(sharding) = &target.sharding {
+        let policy = sharding.workload.balancer();
+        set_balancer(client, policy, limit)
+            .await
+            .map_err(|e| DatasetError::Sharding(e.to_string()))?;
     }
     // Used only when the loader starts a fresh collection.
     let shard =

@@ -15,7 +15,7 @@ use super::rs_init::{self, InitError};
 use crate::api::Balancer;
 use crate::plan::sharding::{
     Chunk, ClusterLayout, ClusterStep, CollectionPlan, CollectionSeen, Observed, SetLayout,
-    ShardingError, next_cluster_step, next_collection_step,
+    ShardingError, balancer_command, next_cluster_step, next_collection_step,
 };
 use crate::result::ShardShare;
 use crate::runner::deadline::{describe, within};
@@ -240,6 +240,29 @@ pub async fn bring_up(
             }
         }
     }
+}
+
+/// Sets the cluster's balancer to `policy` unless `balancerStatus` says it already is: a
+/// cluster the runner did not bring up (an external target) runs under the spec's policy too.
+pub async fn set_balancer(
+    client: &Client,
+    policy: Balancer,
+    timeout: Duration,
+) -> Result<(), ShardingIoError> {
+    let admin = client.database("admin");
+    let status = within(timeout, admin.run_command(doc! {"balancerStatus": 1}))
+        .await
+        .map_err(server("reading the balancer's state"))?;
+    // A state it does not say is set as well.
+    let on = status.get_str("mode").ok().map(|mode| mode != "off");
+    let want = policy == Balancer::Running;
+    if on != Some(want) {
+        let step = ClusterStep::SetBalancer(want).to_string();
+        within(timeout, admin.run_command(balancer_command(want)))
+            .await
+            .map_err(server(step))?;
+    }
+    Ok(())
 }
 
 /// The sharding state of `plan`'s collection: its key when sharded, and its chunks in key
