@@ -252,13 +252,7 @@ async fn ycsb_d_and_e_grow_through_two_sizes_without_a_duplicate_key() {
         let results = runs::run_benchmark(&bench, &targets).await;
         assert_eq!(results.len(), 4);
         for r in &results {
-            assert!(
-                r.is_valid(),
-                "{}: {:?} {:?}",
-                r.cell,
-                r.status,
-                r.invalid_reasons
-            );
+            runs::assert_valid(r);
             let errors = &r.measured.as_ref().unwrap().overall.errors;
             assert_eq!(errors.duplicate_key, 0, "{}: {errors:?}", r.cell);
         }

@@ -66,13 +66,7 @@ async fn run_and_compare(
     let connected = runs::connect_all(targets, workers).await;
     let results = runs::run_benchmark(&bench, &connected).await;
     for r in &results {
-        assert!(
-            r.is_valid(),
-            "{}: {:?} {:?}",
-            r.cell,
-            r.status,
-            r.invalid_reasons
-        );
+        runs::assert_valid(r);
     }
     let comparison = compare(
         &results,

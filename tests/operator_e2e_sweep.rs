@@ -16,8 +16,6 @@ mod support;
 use std::path::Path;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Secret;
-use kube::api::{Api, PostParams};
 use mongobench::result::CellResult;
 use mongobench::verdict::stats::Summary;
 use operator_common as common;
@@ -99,21 +97,7 @@ async fn the_example_sweep_finds_the_same_knee_with_one_client_pod_and_with_two(
         &format!("{}?directConnection=true", server.uri),
         Duration::from_millis(10),
     );
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": "db"},
-        "stringData": {"uri": proxy.uri}
-    }))
-    .unwrap();
-    Api::<Secret>::namespaced(env.client.clone(), &env.namespace)
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
-    let _kubelet = testenv_kubelet::start(
-        env.client.clone(),
-        &env.namespace,
-        &env.kubeconfig,
-        Path::new(env!("CARGO_BIN_EXE_mongobench")),
-    );
+    let _kubelet = faults_common::db_and_kubelet(&env, &proxy.uri).await;
     let operator = common::start(&env, common::options(&env.namespace));
 
     common::apply(&env, &benchmark("one-pod", 1)).await;

@@ -54,13 +54,7 @@ fn knee(r: &CellResult) -> f64 {
 
 /// [`knee`], without a saturated step above it.
 fn unbounded_knee(r: &CellResult) -> f64 {
-    assert!(
-        r.is_valid(),
-        "{}: {:?} {:?}",
-        r.cell,
-        r.status,
-        r.invalid_reasons
-    );
+    runs::assert_valid(r);
     let sweep = r.sweep.as_ref().expect("a sweep record");
     let knee = sweep.knee_step().expect("a knee");
     let above = sweep.steps.iter().filter(|s| s.saturated.is_some());

@@ -38,22 +38,27 @@ pub fn benchmark(name: &str, sizes: &[&str], repetitions: u32) -> serde_json::Va
 pub async fn environment(test: &str) -> (TestEnv, support::PrivateMongo, testenv_kubelet::Kubelet) {
     let env = common::setup(test).await;
     let server = support::private_mongo(test);
+    let kubelet = db_and_kubelet(&env, &server.uri).await;
+    (env, server, kubelet)
+}
+
+/// The Secret `db` (key `uri`) naming `uri`, and the client-node kubelet, in `env`'s namespace.
+pub async fn db_and_kubelet(env: &TestEnv, uri: &str) -> testenv_kubelet::Kubelet {
     let secret: Secret = serde_json::from_value(json!({
         "metadata": {"name": "db"},
-        "stringData": {"uri": server.uri}
+        "stringData": {"uri": uri}
     }))
     .unwrap();
     Api::<Secret>::namespaced(env.client.clone(), &env.namespace)
         .create(&PostParams::default(), &secret)
         .await
         .unwrap();
-    let kubelet = testenv_kubelet::start(
+    testenv_kubelet::start(
         env.client.clone(),
         &env.namespace,
         &env.kubeconfig,
         Path::new(env!("CARGO_BIN_EXE_mongobench")),
-    );
-    (env, server, kubelet)
+    )
 }
 
 /// Waits for the benchmark to end and checks what every fault must leave: `Completed`, each of

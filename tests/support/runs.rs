@@ -134,3 +134,14 @@ pub fn completed_per_label(r: &mongobench::result::CellResult) -> Vec<(String, u
         .map(|(label, op)| (label.clone(), op.completed))
         .collect()
 }
+
+/// Panics with the cell, its status and its reasons unless `r` is a valid result.
+pub fn assert_valid(r: &mongobench::result::CellResult) {
+    assert!(
+        r.is_valid(),
+        "{}: {:?} {:?}",
+        r.cell,
+        r.status,
+        r.invalid_reasons
+    );
+}

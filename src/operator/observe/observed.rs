@@ -169,7 +169,8 @@ impl ObservedResult {
 pub struct Observed {
     /// Result documents by cell id.
     pub results: BTreeMap<String, ObservedResult>,
-    /// Ready members of each slot's StatefulSet (present = the StatefulSet exists).
+    /// Ready server pods of each slot: its StatefulSet's members, or a sharded target's
+    /// members of every set plus its routers (present = its servers exist).
     pub stateful_sets: BTreeMap<Slot, u32>,
     /// Server pods of the benchmark, on any slot.
     pub server_pods: Vec<ServerPod>,
