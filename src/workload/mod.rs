@@ -1,5 +1,6 @@
-//! Deterministic workload generators: `flights/v1` (specs/flights.md) and YCSB core workloads A–F
-//! (specs/ycsb.md), and the [`Operation`] they produce. The crate's bottom layer: it uses nothing
+//! Deterministic workload generators: `flights/v1` (specs/flights.md), YCSB core workloads A–F
+//! (specs/ycsb.md) and custom workloads described as data (specs/custom.md, with the import of
+//! plgm's files in `plgm`), and the [`Operation`] they produce. The crate's bottom layer: it uses nothing
 //! else of `mongobench` (only the driver's BSON types); `runner`, `plan`, `measure` and `operator`
 //! build on it, and the runner executes the operations.
 //!
@@ -9,10 +10,15 @@
 //! encoder for generated documents; each workload lives in its own module.
 
 pub mod bson_writer;
+pub mod custom;
 pub mod flights;
+pub mod plgm;
 pub mod rng;
 pub mod ycsb;
 // Further workloads register here, one `pub mod` line each.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
 
 use mongodb::bson::{Document, RawDocumentBuf};
 
@@ -78,6 +84,22 @@ impl Command {
             .to_document()
             .expect("a command body is a well-formed document")
     }
+}
+
+/// A `&'static str` for a name made at run time (`Operation::label`, `Operation::database`):
+/// such names are few and live as long as the process, so each distinct one is leaked once.
+pub(crate) fn intern(s: &str) -> &'static str {
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(&name) = names.get(s) {
+        return name;
+    }
+    let name: &'static str = Box::leak(s.to_owned().into_boxed_str());
+    names.insert(name);
+    name
 }
 
 /// Largest command document the runner sends: MongoDB's `maxBsonObjectSize`, 16 MiB. A server

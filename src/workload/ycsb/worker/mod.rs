@@ -12,7 +12,7 @@
 //! A load-phase insert draws nothing from the worker's stream: record `k` comes from its own
 //! stream ([`RecordBuilder::load_document`]), so it does not depend on the worker count.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use mongodb::bson::{Bson, Document};
 
@@ -34,24 +34,6 @@ use crate::workload::Operation;
 enum ScanLength {
     Uniform(Uniform),
     Zipfian(Zipfian),
-}
-
-/// Interns database names for [`Operation::database`] (one leak per distinct name).
-fn intern(name: &str) -> &'static str {
-    if name == "ycsb" {
-        return "ycsb";
-    }
-    static NAMES: OnceLock<Mutex<Vec<&'static str>>> = OnceLock::new();
-    let mut names = NAMES
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(n) = names.iter().find(|n| **n == name) {
-        return n;
-    }
-    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
-    names.push(leaked);
-    leaked
 }
 
 /// The operation stream of one worker of one client process.
@@ -207,7 +189,7 @@ impl Worker {
                 || props.txninsert_partition
                 || workers == 1
                 || !inserts,
-            database: intern(&props.database),
+            database: crate::workload::intern(&props.database),
             table: props.table.clone(),
             records,
             projection_order,
