@@ -36,6 +36,11 @@ fn main() -> ExitCode {
         Command::Plan(args) => mongobench::cli::plan::run(&args),
         Command::Get(args) => mongobench::cli::get::run(&args),
         Command::Verify(args) => mongobench::cli::verify::run(&args, &mut std::io::stdout().lock()),
+        Command::Import(args) => mongobench::cli::import::run(
+            &args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
     };
     match outcome {
         Ok(code) => code,

@@ -11,6 +11,7 @@
 
 pub mod advice;
 mod crd;
+pub mod custom;
 pub mod dataset;
 pub mod flights;
 mod kstatus;
@@ -29,6 +30,7 @@ pub mod ycsb;
 
 pub use advice::{Advice, MemberQos, advice};
 pub use crd::{API_VERSION, GROUP, KIND, VERSION, crd, crd_yaml, openapi_schema};
+pub use custom::{ConfigMapKeyRef, CustomSource};
 pub use dataset::{Dataset, IndexBuild};
 pub use flights::{
     AggregateSplit, FindSplit, Flights, FlightsMix, FlightsVersion, IndexSet, WriteSplit,

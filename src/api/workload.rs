@@ -1,5 +1,6 @@
-//! `spec.workload`: the load applied in every cell. `type` picks the generator (`flights` or
-//! `ycsb`); the matching sibling block holds its knobs, under the names of the workload specs
+//! `spec.workload`: the load applied in every cell. `type` picks the generator (`flights`,
+//! `ycsb` or `custom`); the matching sibling block holds its knobs (or, for `custom`, where its
+//! document is), under the names of the workload specs
 //! (flights.md §9, YCSB CoreWorkload properties in camelCase). Settings shared by both
 //! (workers, run length, warm-up, pacing, seed, concerns) sit directly under `workload`.
 
@@ -9,6 +10,7 @@ use kube::KubeSchema;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::custom::CustomSource;
 use super::flights::Flights;
 use super::sharding::WorkloadSharding;
 use super::sweep::Sweep;
@@ -37,6 +39,14 @@ pub const WRITE_CONCERN_PATTERN: &str = "^(default|majority|[1-9][0-9]?)$";
 #[x_kube(validation = Rule::new("self.type != 'ycsb' || has(self.ycsb)")
     .message("spec.workload.ycsb is required when type is ycsb (it names the YCSB workload, a to f)")
     .field_path(".ycsb"))]
+#[x_kube(validation = Rule::new("self.type == 'custom' || !has(self.custom)")
+    .message("spec.workload.custom applies only to type custom").field_path(".custom"))]
+#[x_kube(validation = Rule::new("self.type != 'custom' || has(self.custom)")
+    .message("spec.workload.custom is required when type is custom (inline, file or configMapRef)")
+    .field_path(".custom"))]
+#[x_kube(validation = Rule::new("self.type != 'custom' || (!has(self.duration) && !has(self.operations) && !has(self.warmup) && !has(self.warmupOperations) && !has(self.sweep))")
+    .message("spec.workload: a custom workload's phases set its run length and warm-up; set none of duration, operations, warmup, warmupOperations, sweep")
+    .field_path(".custom"))]
 #[x_kube(validation = Rule::new("!has(self.duration) || !has(self.operations)")
     .message("spec.workload: set duration or operations, not both").field_path(".operations"))]
 #[x_kube(validation = Rule::new("!has(self.warmup) || !has(self.warmupOperations)")
@@ -52,8 +62,9 @@ pub const WRITE_CONCERN_PATTERN: &str = "^(default|majority|[1-9][0-9]?)$";
     .message("spec.workload: a ladder of workers sets each step's workers; leave workers unset")
     .field_path(".sweep.workers"))]
 pub struct Workload {
-    /// The workload generator: `flights` (plgm-style flights, see `flights`) or `ycsb`
-    /// (YCSB core workloads A to F, see `ycsb`).
+    /// The workload generator: `flights` (plgm-style flights, see `flights`), `ycsb` (YCSB
+    /// core workloads A to F, see `ycsb`) or `custom` (collections, operations and phases
+    /// described as data, see `custom`).
     #[serde(rename = "type")]
     pub kind: WorkloadType,
 
@@ -64,6 +75,11 @@ pub struct Workload {
     /// The YCSB workload and overrides of its core properties (type `ycsb`; required then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ycsb: Option<Ycsb>,
+
+    /// Where the document of a custom workload is (type `custom`; required then):
+    /// docs/specs/custom.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom: Option<CustomSource>,
 
     /// Concurrent client workers, one operation in flight each (1 to 4096, default 16).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -299,6 +315,8 @@ pub enum WorkloadType {
     Flights,
     /// YCSB core workloads A to F.
     Ycsb,
+    /// A workload described as data (`custom/v1`).
+    Custom,
 }
 
 impl WorkloadType {
@@ -307,6 +325,7 @@ impl WorkloadType {
         match self {
             WorkloadType::Flights => "flights",
             WorkloadType::Ycsb => "ycsb",
+            WorkloadType::Custom => "custom",
         }
     }
 }

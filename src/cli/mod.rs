@@ -7,7 +7,9 @@
 //! uses it.
 
 pub mod crd;
+pub mod custom;
 pub mod get;
+pub mod import;
 pub mod input;
 pub mod operator;
 pub mod plan;
@@ -73,6 +75,9 @@ pub enum Command {
     Get(get::GetArgs),
     /// Check the traffic fingerprints of `run --out` files by generating the traffic again.
     Verify(verify::VerifyArgs),
+    /// Turn another tool's workload files into a custom workload document
+    /// (`mongobench import plgm --collections C.json --queries Q.json -o workload.yaml`).
+    Import(import::ImportArgs),
 }
 
 impl Command {
@@ -87,6 +92,7 @@ impl Command {
             Command::Plan(_) => "plan",
             Command::Get(_) => "get",
             Command::Verify(_) => "verify",
+            Command::Import(_) => "import",
         }
     }
 }

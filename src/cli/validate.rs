@@ -19,6 +19,10 @@ pub use super::input::Problem;
 use super::input::{MAX_MANIFEST_BYTES, label, read_text};
 use super::yaml_lines::{LineIndex, first_control_character, scan_error};
 use crate::api::{self, GROUP, KIND};
+use crate::plan::custom::{CustomError, parse_document};
+
+/// Where an inline custom workload document is, the prefix of its problems.
+const INLINE: &str = "spec.workload.custom.inline";
 
 /// Exit code for invalid input.
 pub const EXIT_INVALID: u8 = 2;
@@ -228,6 +232,18 @@ fn check_document(
         path: v.path,
         message: v.message,
     }));
+    if problems.is_empty()
+        && let Some(text) = value
+            .pointer("/spec/workload/custom/inline")
+            .and_then(|t| t.as_str())
+        && let Err(CustomError::Document { origin, error }) = parse_document(text, INLINE)
+    {
+        problems.push(Problem {
+            line: lines.line(index, &origin),
+            message: error.to_string(),
+            path: origin,
+        });
+    }
     problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
     let advice = match value.get("spec").cloned().map(serde_json::from_value) {
         Some(Ok(spec)) if problems.is_empty() => api::advice(&spec)
@@ -365,13 +381,22 @@ pub fn run(args: &ValidateArgs, out: &mut impl Write) -> anyhow::Result<ExitCode
     let mut lines = Vec::new();
     for file in &args.files {
         let label = label(file);
-        let report = match read_text(file, MAX_MANIFEST_BYTES, "manifest") {
-            Ok(text) => check_text(&text),
-            Err(problem) => FileReport::refuse(problem),
+        let (report, files) = match read_text(file, MAX_MANIFEST_BYTES, "manifest") {
+            Ok(text) => {
+                let report = check_text(&text);
+                let files = if report.is_valid() {
+                    custom_files(&text, file)
+                } else {
+                    Vec::new()
+                };
+                (report, files)
+            }
+            Err(problem) => (FileReport::refuse(problem), Vec::new()),
         };
-        all_valid &= report.is_valid();
+        all_valid &= report.is_valid() && files.is_empty();
         benchmarks += report.benchmarks.len();
         lines.extend(report.render(&label));
+        lines.extend(files);
     }
     if benchmarks == 0 && all_valid {
         // One message: a lone file's skip line becomes the refusal.
@@ -389,6 +414,17 @@ pub fn run(args: &ValidateArgs, out: &mut impl Write) -> anyhow::Result<ExitCode
     } else {
         ExitCode::from(EXIT_INVALID)
     })
+}
+
+/// The refusals of the custom workload files the MongoBenchmarks of `text` (read from `path`)
+/// name: read relative to it and checked, one line each.
+fn custom_files(text: &str, path: &std::path::Path) -> Vec<String> {
+    serde_yaml::Deserializer::from_str(text)
+        .filter_map(|d| serde_json::Value::deserialize(d).ok())
+        .filter(|v| v.pointer("/spec/workload/custom/file").is_some())
+        .filter_map(|v| serde_json::from_value::<api::MongoBenchmark>(v).ok())
+        .filter_map(|mut bench| crate::cli::custom::resolve(&mut bench, path).err())
+        .collect()
 }
 
 #[cfg(test)]

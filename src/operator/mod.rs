@@ -27,13 +27,15 @@
 //!
 //! Layers, bottom first: `error.rs`; `build/` (pure rendering) and `status/` (pure folding);
 //! `observe/` (reads the API); `decide/` (pure, over what was observed); `apply.rs` (writes);
-//! `run.rs` with `context.rs`, `leader.rs`, `http.rs` and the metrics on top. Uses `api/`,
+//! `run.rs` with `context.rs`, `leader.rs`, `http.rs`, `custom_workload.rs` (a custom
+//! workload's document, read before each pass decides) and the metrics on top. Uses `api/`,
 //! `plan/`, `result/`, the comparison of `report/` and the names the runner writes under.
 //! This file is only the face.
 
 pub mod apply;
 pub mod build;
 pub mod context;
+pub mod custom_workload;
 pub mod decide;
 pub mod error;
 #[cfg(test)]

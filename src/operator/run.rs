@@ -23,6 +23,7 @@ use serde::de::DeserializeOwned;
 use super::apply;
 use super::build::{jobs, names};
 use super::context::{Context, OperatorOptions};
+use super::custom_workload;
 use super::decide::{self, Settings};
 use super::error::Error;
 use super::metrics::Metrics;
@@ -207,6 +208,9 @@ fn get_api<
     Api::namespaced(ctx.client.clone(), ns)
 }
 
+/// How often a benchmark waiting for its custom workload's ConfigMap looks again.
+const WORKLOAD_RETRY: Duration = Duration::from_secs(15);
+
 /// One pass over one benchmark: observe, decide, apply, write status, publish events.
 async fn reconcile_pass(cached: Arc<MongoBenchmark>, ctx: Arc<Context>) -> Result<Action, Error> {
     let started = Instant::now();
@@ -229,6 +233,16 @@ async fn reconcile_pass(cached: Arc<MongoBenchmark>, ctx: Arc<Context>) -> Resul
         ctx.metrics.set_benchmark(&ns, &name, None);
         return Ok(Action::await_change());
     }
+    let bench = match custom_workload::resolve(&ctx.client, bench.clone()).await? {
+        Ok(resolved) => resolved,
+        Err(why) => {
+            tracing::warn!(benchmark = %name, namespace = %ns, reason = why.reason, message = %why.message, "waiting for the workload");
+            let status = custom_workload::waiting_status(&bench, &why, Timestamp::now());
+            apply::write_status(&ctx, &bench, &status).await?;
+            ctx.metrics.set_benchmark(&ns, &name, Some(&status));
+            return Ok(Action::requeue(WORKLOAD_RETRY));
+        }
+    };
     let run_id = jobs::run_id(&bench);
     let observed = observe::observe(&ctx.client, &bench, &run_id).await?;
     let settings = Settings {

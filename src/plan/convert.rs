@@ -9,6 +9,7 @@ use crate::api::{
 use crate::workload::flights::{self, AggregateSplit, FindSplit, Params, WriteSplit};
 use crate::workload::ycsb::RawProperties;
 
+use super::custom::{CustomError, PhaseLoad, custom_plan, phase_settings};
 use super::sweep::SweepPlan;
 use super::workload::{RunSettings, WorkloadPlan};
 
@@ -28,6 +29,8 @@ pub enum PlanError {
          workload inserts (insertProportion {insert}): run it with one client pod"
     )]
     SharedInsertCounter { pods: u32, insert: f64 },
+    #[error("{0}")]
+    Custom(#[from] CustomError),
 }
 
 /// The generator configuration of the spec's workload.
@@ -174,6 +177,7 @@ pub fn workload_plan(spec: &MongoBenchmarkSpec) -> Result<WorkloadPlan, PlanErro
                 seed: w.seed(),
             })
         }
+        WorkloadType::Custom => Ok(WorkloadPlan::Custom(Box::new(custom_plan(spec)?))),
     }
 }
 
@@ -189,7 +193,11 @@ fn json_name<T: serde::Serialize>(v: &T) -> String {
 pub fn run_settings(spec: &MongoBenchmarkSpec) -> Result<RunSettings, PlanError> {
     let w = &spec.workload;
     let sweep = w.sweep.as_ref().map(SweepPlan::of).transpose()?;
-    Ok(RunSettings {
+    let custom = match w.kind {
+        WorkloadType::Custom => Some(phase_settings(spec)?),
+        _ => None,
+    };
+    let mut settings = RunSettings {
         workers: sweep
             .as_ref()
             .and_then(SweepPlan::first_workers)
@@ -214,7 +222,20 @@ pub fn run_settings(spec: &MongoBenchmarkSpec) -> Result<RunSettings, PlanError>
         },
         operation_timeout: w.operation_timeout()?,
         sweep,
-    })
+        warmup_load: None,
+    };
+    if let Some(phases) = custom {
+        let PhaseLoad {
+            workers,
+            target_ops_per_sec,
+        } = phases.load;
+        settings.workers = workers;
+        settings.target_ops_per_sec = target_ops_per_sec;
+        settings.measured = phases.measured;
+        settings.warmup = phases.warmup;
+        settings.warmup_load = phases.warmup_load;
+    }
+    Ok(settings)
 }
 
 /// Documents a dataset size stands for: counts as they are; byte sizes through the workload's
@@ -224,6 +245,7 @@ pub fn documents(plan: &WorkloadPlan, size: DatasetSize) -> u64 {
         (DatasetSize::Documents(n), _) => n,
         (DatasetSize::Bytes(b), WorkloadPlan::Flights(_)) => flights::documents_for_data_bytes(b),
         (DatasetSize::Bytes(b), WorkloadPlan::Ycsb { .. }) => b.div_ceil(YCSB_RECORD_BYTES),
+        (DatasetSize::Bytes(b), WorkloadPlan::Custom(c)) => c.workload.documents_for_bytes(b),
     }
 }
 

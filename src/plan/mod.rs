@@ -3,12 +3,14 @@
 //! the runner's own terms. Pure functions: no I/O.
 //!
 //! `cells.rs` expands the matrix, `workload.rs` holds the plan and settings types the runner
-//! executes, `convert.rs` derives them from the spec, `job.rs` is the plan file the operator
+//! executes, `convert.rs` derives them from the spec (`custom.rs` for a custom workload's
+//! document and phases), `job.rs` is the plan file the operator
 //! hands a runner Job. Depends only on `api/` and `workload/` (and `result/`'s types); both
 //! the operator and the runner build on it.
 
 mod cells;
 mod convert;
+pub mod custom;
 mod job;
 pub mod sharding;
 pub mod sweep;
@@ -16,6 +18,7 @@ mod workload;
 
 pub use cells::{Cell, cell_id, cells, cells_of, cells_with_added, possible_cells_of, sanitize};
 pub use convert::{CONNECT_TIMEOUT, PlanError, documents, run_settings, workload_plan};
+pub use custom::PhaseLoad;
 pub use job::{
     JobPlan, JobTarget, LOCAL_PLATFORM, MemberFacts, PLAN_VERSION, PLAN_VERSION_KEY, ServerFacts,
 };

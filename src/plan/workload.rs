@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::api::RunLength;
 
+use super::custom::{CustomPlan, PhaseLoad};
 use super::sweep::{Steps, SweepPlan};
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::RawProperties;
@@ -15,6 +16,7 @@ use crate::workload::ycsb::RawProperties;
 pub enum WorkloadPlan {
     Flights(Box<Params>),
     Ycsb { raw: RawProperties, seed: u64 },
+    Custom(Box<CustomPlan>),
 }
 
 impl WorkloadPlan {
@@ -23,16 +25,18 @@ impl WorkloadPlan {
         match self {
             WorkloadPlan::Flights(p) => p.seed,
             WorkloadPlan::Ycsb { seed, .. } => *seed,
+            WorkloadPlan::Custom(c) => c.seed,
         }
     }
 
-    /// `flights/v1` or `ycsb/workloada` (the preset's file name).
+    /// `flights/v1`, `ycsb/workloada` (the preset's file name) or `custom/v1`.
     pub fn name(&self) -> String {
         match self {
             WorkloadPlan::Flights(_) => flights::VERSION.to_owned(),
             WorkloadPlan::Ycsb { raw, .. } => {
                 format!("ycsb/{}", raw.preset_name().unwrap_or("custom"))
             }
+            WorkloadPlan::Custom(_) => crate::workload::custom::VERSION.to_owned(),
         }
     }
 }
@@ -54,6 +58,9 @@ pub struct RunSettings {
     /// A load sweep: `measured` is then each step's length and `target_ops_per_sec` the first
     /// step's rate (the warm-up's).
     pub sweep: Option<SweepPlan>,
+    /// The warm-up's own workers and rate (a custom workload's warm-up phase); `None`: those of
+    /// the measured phase.
+    pub warmup_load: Option<PhaseLoad>,
 }
 
 impl RunSettings {
@@ -74,12 +81,26 @@ impl RunSettings {
         }
     }
 
-    /// Most workers any phase runs (a ladder's top): the connections a target needs.
+    /// These settings for the warm-up: its own workers and rate where it has them.
+    pub fn for_warmup(&self) -> RunSettings {
+        match self.warmup_load {
+            None => self.clone(),
+            Some(load) => RunSettings {
+                workers: load.workers,
+                target_ops_per_sec: load.target_ops_per_sec,
+                ..self.clone()
+            },
+        }
+    }
+
+    /// Most workers any phase runs (a ladder's top, a larger warm-up): the connections a
+    /// target needs.
     pub fn most_workers(&self) -> u32 {
-        match self.sweep.as_ref().map(|s| &s.steps) {
+        let measured = match self.sweep.as_ref().map(|s| &s.steps) {
             Some(Steps::Workers(workers)) => workers.iter().max().copied().unwrap_or(self.workers),
             _ => self.workers,
-        }
+        };
+        measured.max(self.warmup_load.map_or(0, |l| l.workers))
     }
 }
 

@@ -49,11 +49,18 @@ pub async fn within<T>(
 }
 
 /// A driver error as a reason: the words of a call that ran out of time (see [`within`]) as
-/// they are, any other as the driver writes it.
+/// they are, a server's refusal as its code, name and message (the driver's own rendering adds
+/// the raw reply's bytes), any other as the driver writes it.
 pub fn describe(e: &mongodb::error::Error) -> String {
-    e.get_custom::<String>()
-        .cloned()
-        .unwrap_or_else(|| e.to_string())
+    if let Some(words) = e.get_custom::<String>() {
+        return words.clone();
+    }
+    match &*e.kind {
+        mongodb::error::ErrorKind::Command(c) => {
+            format!("error {} ({}): {}", c.code, c.code_name, c.message)
+        }
+        _ => e.to_string(),
+    }
 }
 
 /// The limit of commands whose work grows with the collection.

@@ -109,6 +109,11 @@ impl Follower<'_> {
                             .map_err(|e| e.to_string())?;
                         Ok(serde_json::Value::Null)
                     }
+                    WorkloadPlan::Custom(_) => Err(
+                        "a custom workload is seeded by the first client process alone, which \
+                         sends no such order"
+                            .to_owned(),
+                    ),
                 }
             }
             Task::Warmup { start_at_ms } => {
@@ -146,7 +151,9 @@ impl Follower<'_> {
             }
             Task::Restore => {
                 let restored = match state.held.remove(&order.target) {
-                    Some(changes) => restore(&target.client, plan, order.records, &changes, limit)
+                    // The first process reloads every collection the phase may have written.
+                    Some(_) if matches!(plan, WorkloadPlan::Custom(_)) => Restored::default(),
+                    Some(changes) => restore(target, plan, order.records, &changes, limit)
                         .await
                         .map_err(|e| format!("restoring: {e}"))?,
                     None => Restored::default(),

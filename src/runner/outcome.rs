@@ -52,6 +52,36 @@ impl Failure {
     }
 }
 
+/// Whether a server error `code` refuses the command itself rather than reporting a condition
+/// of the moment: a malformed or unsupported command, which sending it again would only repeat.
+/// BadValue (2), FailedToParse (9), TypeMismatch (14), ConflictingUpdateOperators (40),
+/// DollarPrefixedFieldName (52), CommandNotFound (59), InvalidOptions (72), InvalidNamespace (73),
+/// CommandNotSupported (115), InvalidPipelineOperator (168), NotImplemented (238), and the
+/// aggregation parser's location codes for an unknown stage, operator or accumulator.
+pub fn refuses_command(code: i32) -> bool {
+    matches!(
+        code,
+        2 | 9
+            | 14
+            | 40
+            | 52
+            | 59
+            | 72
+            | 73
+            | 115
+            | 168
+            | 238
+            | 15952
+            | 15955
+            | 16410
+            | 17276
+            | 28664
+            | 31249
+            | 40323
+            | 40324
+    )
+}
+
 /// The server error code carried by a driver error, if any.
 pub fn driver_code(e: &mongodb::error::Error) -> Option<i32> {
     use mongodb::error::{ErrorKind, WriteFailure};
@@ -67,7 +97,7 @@ pub fn driver_code(e: &mongodb::error::Error) -> Option<i32> {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Failure::Driver(e) => write!(f, "{e}"),
+            Failure::Driver(e) => f.write_str(&super::deadline::describe(e)),
             Failure::Write { code, message } => write!(f, "write error {code}: {message}"),
             Failure::TimedOut(limit) => {
                 f.write_str(&super::deadline::timed_out("operation", *limit))

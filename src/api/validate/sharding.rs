@@ -73,7 +73,20 @@ pub(super) fn check_sharding(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>
             ));
         }
     }
+    let custom = spec.workload.kind == WorkloadType::Custom;
+    if custom
+        && let Some(sharding) = &spec.workload.sharding
+        && !sharding.collections.is_empty()
+    {
+        out.push(Violation::new(
+            "spec.workload.sharding.collections",
+            "a custom workload names each collection's shard key in its document              (collections[].shardKey, docs/specs/custom.md); leave this list empty",
+        ));
+        return;
+    }
     match (&spec.workload.sharding, sharded.first()) {
+        // A custom workload's shard keys are in its document; the block is optional.
+        (None, Some(_)) if custom => {}
         (None, Some(&i)) => out.push(Violation::new(
             "spec.workload",
             format!(
@@ -120,7 +133,8 @@ fn collections(workload: &Workload) -> Vec<String> {
                 .as_ref()
                 .and_then(|y| y.table.clone())
                 .unwrap_or_else(|| "usertable".to_owned()),
-        ],
+        ], // Named in its document, which the rules here do not read.
+        WorkloadType::Custom => Vec::new(),
     }
 }
 
@@ -141,6 +155,7 @@ fn generated_fields(workload: &Workload) -> Vec<(String, FieldKind)> {
                 .chain((0..count).map(|n| (format!("{prefix}{n}"), FieldKind::String)))
                 .collect()
         }
+        WorkloadType::Custom => Vec::new(),
     }
 }
 
@@ -210,6 +225,7 @@ fn check_collection(
         let sampled = match workload.kind {
             WorkloadType::Flights => matches!(kind, FieldKind::Int | FieldKind::String),
             WorkloadType::Ycsb => key.field == "_id",
+            WorkloadType::Custom => false,
         };
         if key.kind == ShardKeyType::Range && !sampled {
             out.push(Violation::new(
@@ -220,7 +236,7 @@ fn check_collection(
                     key.field,
                     match workload.kind {
                         WorkloadType::Ycsb => "a random YCSB value",
-                        WorkloadType::Flights => kind.as_str(),
+                        WorkloadType::Flights | WorkloadType::Custom => kind.as_str(),
                     }
                 ),
             ));

@@ -28,6 +28,7 @@ pub(super) fn check_workload(workload: &Workload, out: &mut Vec<Violation>) {
             "required when type is ycsb: name the YCSB workload, e.g. ycsb: {workload: a}",
         ));
     }
+    check_custom(workload, out);
     if workload.duration.is_some() && workload.operations.is_some() {
         out.push(Violation::new(
             "spec.workload.operations",
@@ -56,6 +57,64 @@ pub(super) fn check_workload(workload: &Workload, out: &mut Vec<Violation>) {
     }
     if let Some(ycsb) = &workload.ycsb {
         check_ycsb(ycsb, out);
+    }
+}
+
+/// The CEL rules of `type: custom` with paths. The document itself is read where its text is
+/// at hand (`plan::custom`), not here.
+fn check_custom(workload: &Workload, out: &mut Vec<Violation>) {
+    let custom = workload.kind == WorkloadType::Custom;
+    if !custom && workload.custom.is_some() {
+        out.push(Violation::new(
+            "spec.workload.custom",
+            format!(
+                "applies only to type custom; this workload is type {}",
+                workload.kind.as_str()
+            ),
+        ));
+    }
+    if !custom {
+        return;
+    }
+    match &workload.custom {
+        None => out.push(Violation::new(
+            "spec.workload.custom",
+            "required when type is custom: give the workload document as inline, file or \
+             configMapRef (docs/specs/custom.md)",
+        )),
+        Some(source) => {
+            let given = [
+                source.inline.is_some(),
+                source.file.is_some(),
+                source.config_map_ref.is_some(),
+            ];
+            if given.iter().filter(|&&g| g).count() != 1 {
+                out.push(Violation::new(
+                    "spec.workload.custom",
+                    "set exactly one of inline, file, configMapRef",
+                ));
+            }
+        }
+    }
+    let set: Vec<&str> = [
+        ("duration", workload.duration.is_some()),
+        ("operations", workload.operations.is_some()),
+        ("warmup", workload.warmup.is_some()),
+        ("warmupOperations", workload.warmup_operations.is_some()),
+        ("sweep", workload.sweep.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(field, set)| set.then_some(field))
+    .collect();
+    if !set.is_empty() {
+        out.push(Violation::new(
+            "spec.workload.custom",
+            format!(
+                "a custom workload's phases set its run length and warm-up (phases[].duration \
+                 or operations); leave spec.workload.{} unset",
+                set.join(", ")
+            ),
+        ));
     }
 }
 
@@ -167,7 +226,8 @@ fn op_classes(workload: &Workload) -> Vec<&'static str> {
             .map(|(name, _)| name)
             .collect()
         }
-        (WorkloadType::Ycsb, None) => Vec::new(),
+        // Custom workloads refuse sweeps; none has a latency goal to check.
+        (WorkloadType::Ycsb, None) | (WorkloadType::Custom, _) => Vec::new(),
         (WorkloadType::Flights, _) => {
             let m = workload.flights().mix();
             [

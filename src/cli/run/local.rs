@@ -14,6 +14,7 @@ use crate::report::render_csv;
 use crate::result::{CellResult, CellStatus};
 use crate::runner::benchmark::{self, Connected, Events};
 use crate::runner::cell::CellProgress;
+use crate::runner::cell::identity::CUSTOM_WORKLOAD_FILE;
 use crate::runner::crew::{Board, ClientSlice, Crew};
 use crate::runner::dataset::Seeded;
 use crate::runner::sink;
@@ -135,6 +136,16 @@ pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("writing {}/results.csv", dir.display()))?;
         std::fs::write(dir.join("report.txt"), &report)
             .with_context(|| format!("writing {}/report.txt", dir.display()))?;
+        // A custom result names its document by SHA-256 only: keep it for `verify`.
+        if let Some(text) = spec
+            .workload
+            .custom
+            .as_ref()
+            .and_then(|c| c.inline.as_ref())
+        {
+            let file = dir.join(CUSTOM_WORKLOAD_FILE);
+            std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
+        }
     }
     for r in &results {
         match &r.status {

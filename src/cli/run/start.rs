@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec};
+use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec, WorkloadSharding, WorkloadType};
 use crate::cli::input::{MAX_MANIFEST_BYTES, invalid, label, read_text};
 use crate::cli::validate::check_text;
 use crate::plan;
@@ -38,7 +38,10 @@ pub fn read_spec(file: &std::path::Path) -> anyhow::Result<MongoBenchmark> {
         let value = serde_json::Value::deserialize(document)
             .map_err(|e| invalid(format!("{label}: {e}")))?;
         if value.get("kind").and_then(|k| k.as_str()) == Some(KIND) {
-            return serde_json::from_value(value).map_err(|e| invalid(format!("{label}: {e}")));
+            let mut bench: MongoBenchmark =
+                serde_json::from_value(value).map_err(|e| invalid(format!("{label}: {e}")))?;
+            crate::cli::custom::resolve(&mut bench, file).map_err(invalid)?;
+            return Ok(bench);
         }
     }
     Err(invalid(format!(
@@ -119,7 +122,14 @@ pub(super) async fn connect_all(
     spec: &MongoBenchmarkSpec,
     timeout: Duration,
 ) -> anyhow::Result<Vec<Connected>> {
-    let workers = spec.workload.most_workers();
+    // A custom workload's phases may run more workers than spec.workload.workers.
+    let workers = plan::run_settings(spec)
+        .map_or_else(|_| spec.workload.most_workers(), |s| s.most_workers());
+    // A custom workload's shard keys are in its document; the balancer policy defaults.
+    let sharding =
+        spec.workload.sharding.clone().or_else(|| {
+            (spec.workload.kind == WorkloadType::Custom).then(WorkloadSharding::default)
+        });
     let mut out = Vec::new();
     for (name, uri) in targets {
         let mut target = connect_with(name, uri, workers, timeout, &spec.workload.wire_compressors)
@@ -133,7 +143,7 @@ pub(super) async fn connect_all(
                 target.server.topology
             )));
         }
-        if let (true, Some(workload)) = (mongos, &spec.workload.sharding) {
+        if let (true, Some(workload)) = (mongos, &sharding) {
             let topology = spec.target(name).and_then(|t| t.topology_text());
             target.sharding = Some(std::sync::Arc::new(Sharding {
                 workload: workload.clone(),

@@ -24,6 +24,25 @@ pub struct CollStatsSizes {
 }
 
 impl CollStatsSizes {
+    /// The sizes of several collections taken together (a custom workload's); a figure is
+    /// known only when it is known of every collection.
+    pub fn total(parts: &[CollStatsSizes]) -> CollStatsSizes {
+        let sum =
+            |get: fn(&CollStatsSizes) -> Option<u64>| parts.iter().map(get).sum::<Option<u64>>();
+        let (count, size) = (sum(|p| p.count), sum(|p| p.size));
+        CollStatsSizes {
+            count,
+            size,
+            avg_obj_size: match (count, size) {
+                (Some(c), Some(s)) if c > 0 => Some(s as f64 / c as f64),
+                _ => None,
+            },
+            storage_size: sum(|p| p.storage_size),
+            total_index_size: sum(|p| p.total_index_size),
+            nindexes: sum(|p| p.nindexes),
+        }
+    }
+
     /// Reads a `collStats` command reply, or one `$collStats` output document (its
     /// `storageStats` section).
     ///

@@ -177,6 +177,12 @@ pub fn runner_board_name<S: AsRef<str>>(benchmark: &str, platform: &str, targets
     format!("{}-crew", runner_job_name(benchmark, platform, targets))
 }
 
+/// Name of the ConfigMap holding the copy of a custom workload's document the operator took
+/// from the user's ConfigMap when it first planned the run.
+pub fn workload_copy_name(benchmark: &str) -> String {
+    dns_label(&[benchmark, "workload"], JOB_NAME_MAX)
+}
+
 /// Name of the runners' ServiceAccount, Role and RoleBinding of a benchmark.
 pub fn runner_account(benchmark: &str) -> String {
     dns_label(&[benchmark, "runner"], JOB_NAME_MAX)

@@ -3,11 +3,13 @@
 //! per-worker operation counts, without a server, and fingerprinted.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::api::RunLength;
 use crate::plan::{RunSettings, WorkloadPlan};
 use crate::result::{CellResult, WorkloadIdentity};
 use crate::runner::send::{Source, fingerprint};
+use crate::workload::custom;
 use crate::workload::flights::fingerprint::FingerprintVersion;
 use crate::workload::flights::{self, DatasetInfo, Params};
 use crate::workload::ycsb::{self, RawProperties, SharedState};
@@ -91,6 +93,25 @@ pub fn identity(plan: &WorkloadPlan, settings: &RunSettings, documents: u64) -> 
             put("thinkJitterMs", params.think_jitter_ms.to_string());
             for (k, v) in traffic_parameters(params) {
                 put(k, v);
+            }
+        }
+        WorkloadPlan::Custom(custom) => {
+            put("seed", custom.seed.to_string());
+            put("datasetSeed", custom.dataset_seed.to_string());
+            put("custom.documentSha256", custom.workload.text_sha256());
+            put("custom.dataset", custom.workload.dataset_identity());
+            if let Some(load) = settings.warmup_load {
+                put("run.warmupWorkers", load.workers.to_string());
+                put(
+                    "run.warmupOpsPerSecond",
+                    load.target_ops_per_sec
+                        .map_or("closed loop".into(), |r| r.to_string()),
+                );
+            }
+            if let Ok(counts) = custom.counts(documents) {
+                for (c, n) in custom.workload.collections().iter().zip(counts) {
+                    put(&format!("custom.seeded.{}", c.name), n.to_string());
+                }
             }
         }
         WorkloadPlan::Ycsb { raw, seed } => {
@@ -191,6 +212,15 @@ fn parameter<T: std::str::FromStr>(
 /// counts and compares the fingerprints: a flights result's in the version it records (v1
 /// results written before v2 are checked with v1).
 pub fn verify(result: &CellResult) -> Result<Verification, VerifyError> {
+    verify_with(result, None)
+}
+
+/// [`verify`], with the document of a custom workload at hand (a custom result's identity
+/// holds only its SHA-256).
+pub fn verify_with(
+    result: &CellResult,
+    document: Option<&Arc<custom::Workload>>,
+) -> Result<Verification, VerifyError> {
     let identity = &result.identity;
     if identity.is_empty() {
         return Err(VerifyError::NoIdentity);
@@ -265,6 +295,11 @@ pub fn verify(result: &CellResult) -> Result<Verification, VerifyError> {
             ));
         }
         sources
+    } else if workload == custom::VERSION {
+        match custom_sources(identity, counts, workers, document)? {
+            Ok(sources) => sources,
+            Err(why) => return Ok(Verification::NotReproducible(why)),
+        }
     } else {
         let mut raw = RawProperties::new();
         for (k, v) in &identity.parameters {
@@ -309,6 +344,56 @@ pub fn verify(result: &CellResult) -> Result<Verification, VerifyError> {
     })
 }
 
+/// The measured streams of a custom result, or why they cannot be made: its document is not
+/// at hand, or another one is.
+fn custom_sources(
+    identity: &WorkloadIdentity,
+    counts: &[u64],
+    workers: u32,
+    document: Option<&Arc<custom::Workload>>,
+) -> Result<Result<Vec<Source>, String>, VerifyError> {
+    let wanted: String = parameter(identity, "custom.documentSha256")?;
+    let Some(workload) = document.filter(|w| w.text_sha256() == wanted) else {
+        return Ok(Err(format!(
+            "its custom workload's document (SHA-256 {}) is not at hand: give it with \
+             --workload FILE, or keep the {CUSTOM_WORKLOAD_FILE} a run writes beside its results",
+            &wanted[..wanted.len().min(16)]
+        )));
+    };
+    let seed: u64 = parameter(identity, "seed")?;
+    let dataset_seed: u64 = parameter(identity, "datasetSeed")?;
+    let seeded = workload
+        .collections()
+        .iter()
+        .map(|c| parameter(identity, &format!("custom.seeded.{}", c.name)))
+        .collect::<Result<Vec<u64>, _>>()?;
+    let names: Arc<[Arc<str>]> = workload
+        .operations()
+        .iter()
+        .map(|o| Arc::from(o.name.as_str()))
+        .collect();
+    let measured = workload.phases().len() - 1;
+    Ok(Ok(counts
+        .iter()
+        .enumerate()
+        .map(|(w, &count)| {
+            let worker = custom::Worker::new(
+                workload,
+                seed,
+                dataset_seed,
+                measured,
+                w as u32,
+                workers,
+                &seeded,
+            );
+            Source::custom(worker, Some(count), Default::default(), names.clone())
+        })
+        .collect()))
+}
+
+/// The file a local run writes a custom workload's document to, beside its results.
+pub const CUSTOM_WORKLOAD_FILE: &str = "custom-workload.yaml";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,6 +416,7 @@ mod tests {
             read_preference: None,
             operation_timeout: DEFAULT_OPERATION_TIMEOUT,
             sweep: None,
+            warmup_load: None,
         };
         let mut r = sample_result("t", 1, 10.0);
         r.identity = identity(&WorkloadPlan::Flights(Box::new(params)), &settings, 1000);

@@ -12,6 +12,7 @@ use crate::runner::send::{
     Changes, ExecOptions, PhaseConfig, PhaseOutcome, Progress, Source, Stop, run_phase,
 };
 use crate::runner::server::Target;
+use crate::workload::custom;
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::{self, SharedState};
 
@@ -53,7 +54,9 @@ impl<'a> CellInputs<'a> {
             WorkloadPlan::Flights(params) => {
                 flights::DatasetInfo::fresh(params.dataset_seed, records)
             }
-            WorkloadPlan::Ycsb { .. } => flights::DatasetInfo::fresh(0, records),
+            WorkloadPlan::Ycsb { .. } | WorkloadPlan::Custom(_) => {
+                flights::DatasetInfo::fresh(0, records)
+            }
         };
         CellInputs {
             plan,
@@ -72,7 +75,12 @@ impl<'a> CellInputs<'a> {
         length: RunLength,
         warmup: bool,
     ) -> Result<(Vec<Source>, Vec<Option<flights::ThinkTime>>), String> {
-        let workers = self.settings.workers.max(1);
+        let settings = if warmup {
+            self.settings.for_warmup()
+        } else {
+            self.settings.clone()
+        };
+        let workers = settings.workers.max(1);
         let counts = match length {
             RunLength::Operations(t) => Some(flights::operations_per_worker(t, workers)),
             RunLength::Duration(_) => None,
@@ -100,6 +108,35 @@ impl<'a> CellInputs<'a> {
                         changes.clone(),
                     ));
                     think.push(Some(flights::ThinkTime::new(&params, w)));
+                }
+            }
+            WorkloadPlan::Custom(plan) => {
+                let phase = plan.phase(warmup);
+                let seeded = plan.counts(self.records)?;
+                changes.custom_collections(&plan.workload.written_collections(phase));
+                let names: Arc<[Arc<str>]> = plan
+                    .workload
+                    .operations()
+                    .iter()
+                    .map(|o| Arc::from(o.name.as_str()))
+                    .collect();
+                for w in self.slice.workers(workers) {
+                    let worker = custom::Worker::new(
+                        &plan.workload,
+                        plan.seed,
+                        plan.dataset_seed,
+                        phase,
+                        w,
+                        workers,
+                        &seeded,
+                    );
+                    sources.push(Source::custom(
+                        worker,
+                        counts.as_ref().map(|c| c[w as usize]),
+                        changes.clone(),
+                        names.clone(),
+                    ));
+                    think.push(None);
                 }
             }
             WorkloadPlan::Ycsb { raw, seed } => {
@@ -134,16 +171,22 @@ impl<'a> CellInputs<'a> {
         start_at: Option<Instant>,
         progress: &CellProgress,
     ) -> Result<PhaseOutcome, (&'static str, String)> {
+        let warmup = name == "warmup";
+        let settings = if warmup {
+            self.settings.for_warmup()
+        } else {
+            self.settings.clone()
+        };
         let exec =
-            ExecOptions::from_settings(self.settings).map_err(|e| ("settings", e.to_string()))?;
+            ExecOptions::from_settings(&settings).map_err(|e| ("settings", e.to_string()))?;
         let shared = SharedState::new(self.records);
         let (src, think) = self
-            .sources(&shared, length, name == "warmup")
+            .sources(&shared, length, warmup)
             .map_err(|e| (name, e))?;
-        let workers = self.settings.workers.max(1);
+        let workers = settings.workers.max(1);
         let config = PhaseConfig {
             stop: stop(length),
-            target_ops_per_sec: self.settings.target_ops_per_sec,
+            target_ops_per_sec: settings.target_ops_per_sec,
             exec,
             first_worker: self.slice.workers(workers).start,
             total_workers: workers,

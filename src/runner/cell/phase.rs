@@ -6,13 +6,15 @@
 use std::time::{Duration, Instant};
 
 use crate::api::RunLength;
+use crate::measure::server::CollStatsSizes;
+use crate::plan::custom::CustomPlan;
 use crate::plan::sharding::{
     Chunk, DistributionFlag, judge_distribution, moved_chunks, skew_percent,
 };
 use crate::plan::{RunSettings, WorkloadPlan};
 use crate::result::{CellResult, RestoreRecord, ShardShare, ShardingRecord};
 use crate::runner::crew::{ClientSlice, Helpers, Issued, Task, grace};
-use crate::runner::dataset::{self, Restored, Seeded, digest, restore};
+use crate::runner::dataset::{self, Restored, Seeded, restore};
 use crate::runner::deadline::{self, bounded};
 use crate::runner::send::Changes;
 use crate::runner::server::{self, Members, SETTLE_TIMEOUT, Target, coll_stats, settle, sharding};
@@ -96,7 +98,10 @@ impl Cell<'_> {
 
         progress.set("measuring");
         let measuring = "measured phase";
-        let shard_check = ShardCheck::of(target, &database, &collection);
+        let shard_check = match plan {
+            WorkloadPlan::Custom(custom) => ShardCheck::of_custom(target, custom),
+            _ => ShardCheck::of(target, &database, &collection),
+        };
         let shards_before = match &shard_check {
             Some(check) => Some(
                 check
@@ -185,7 +190,7 @@ impl Cell<'_> {
             }
             result.sharding = Some(record);
         }
-        let sizes = coll_stats(target, &database, &collection);
+        let sizes = dataset_sizes(target, plan, &database, &collection);
         let whole = deadline::whole_collection(limit);
         result.dataset.coll_stats = bounded(whole, "collStats", sizes)
             .await
@@ -212,15 +217,9 @@ impl Cell<'_> {
     ) -> Result<RestoreRecord, String> {
         let started = Instant::now();
         let limit = self.settings.operation_timeout;
-        let mut restored = restore(
-            &self.target.client,
-            self.plan,
-            seeded.documents,
-            changes,
-            limit,
-        )
-        .await
-        .map_err(|e| e.to_string())?;
+        let mut restored = restore(self.target, self.plan, seeded.documents, changes, limit)
+            .await
+            .map_err(|e| e.to_string())?;
         if let Some(h) = self.crew {
             for other in h.crew.slice().all().skip(1) {
                 let issued = h
@@ -252,6 +251,23 @@ impl Cell<'_> {
     }
 }
 
+/// The `collStats` sizes of what `plan` seeded: its collection, or all of a custom workload's.
+async fn dataset_sizes(
+    target: &Target,
+    plan: &WorkloadPlan,
+    database: &str,
+    collection: &str,
+) -> Result<CollStatsSizes, server::StatsError> {
+    let WorkloadPlan::Custom(custom) = plan else {
+        return coll_stats(target, database, collection).await;
+    };
+    let mut parts = Vec::new();
+    for c in custom.workload.collections() {
+        parts.push(coll_stats(target, database, &c.name).await?);
+    }
+    Ok(CollStatsSizes::total(&parts))
+}
+
 /// Checks the collection against the seeded digest after a restore; seeds the size again
 /// when they differ, and says why.
 async fn verify(
@@ -263,8 +279,7 @@ async fn verify(
 ) -> Result<Option<String>, String> {
     let client = &target.client;
     let limit = settings.operation_timeout;
-    let (database, collection) = dataset::namespace(plan).map_err(|e| e.to_string())?;
-    let now = digest(client, &database, &collection, limit)
+    let now = dataset::plan_digest(client, plan, limit)
         .await
         .map_err(|e| e.to_string())?;
     if now == seeded.digest {
@@ -307,12 +322,27 @@ impl ShardCheck {
             .collections
             .iter()
             .any(|c| c.collection == collection)
-            .then(|| ShardCheck {
-                database: database.to_owned(),
-                collection: collection.to_owned(),
-                max_skew_percent: sharding.workload.max_skew_percent(),
-                topology: sharding.topology.clone(),
-            })
+            .then(|| ShardCheck::on(target, database, collection))?
+    }
+
+    /// The check of a custom workload on `target`: of its first collection with a shard key.
+    fn of_custom(target: &Target, plan: &CustomPlan) -> Option<ShardCheck> {
+        let first = plan
+            .workload
+            .collections()
+            .iter()
+            .find(|c| c.shard_key.is_some())?;
+        ShardCheck::on(target, plan.workload.database(), &first.name)
+    }
+
+    fn on(target: &Target, database: &str, collection: &str) -> Option<ShardCheck> {
+        let sharding = target.sharding.as_ref()?;
+        Some(ShardCheck {
+            database: database.to_owned(),
+            collection: collection.to_owned(),
+            max_skew_percent: sharding.workload.max_skew_percent(),
+            topology: sharding.topology.clone(),
+        })
     }
 
     async fn read(

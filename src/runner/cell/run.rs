@@ -164,6 +164,10 @@ impl Cell<'_> {
                     .map(|(v, c)| (v.code().to_owned(), c))
                     .collect()
             }
+            WorkloadPlan::Custom(custom) => {
+                let counts = custom.counts(records).map_err(|e| ("explaining", e))?;
+                custom.workload.explain_samples(custom.seed, &counts)
+            }
             WorkloadPlan::Ycsb { .. } => {
                 let (mut src, _) = inputs
                     .sources(

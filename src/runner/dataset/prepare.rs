@@ -14,6 +14,7 @@ use mongodb::bson::{Document, doc};
 use serde::{Deserialize, Serialize};
 
 use crate::plan::WorkloadPlan;
+use crate::plan::custom::CustomPlan;
 use crate::result::DatasetDigest;
 use crate::runner::crew::Helpers;
 use crate::runner::deadline::{describe, whole_collection, within};
@@ -23,6 +24,7 @@ use crate::workload::flights;
 use crate::workload::ycsb::Properties;
 
 use super::digest::{DigestError, digest};
+use super::seed_custom::{self, CustomSeedError};
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
 use super::{seed_flights, seed_ycsb};
 
@@ -64,6 +66,8 @@ pub enum DatasetError {
     Properties(#[from] crate::workload::ycsb::PropertyError),
     #[error("sharding the collection: {0}")]
     Sharding(String),
+    #[error("{0}")]
+    Custom(#[from] CustomSeedError),
 }
 
 fn server(step: &'static str) -> impl FnOnce(mongodb::error::Error) -> DatasetError {
@@ -97,6 +101,18 @@ impl StoredDigest {
 pub fn namespace(plan: &WorkloadPlan) -> Result<(String, String), DatasetError> {
     Ok(match plan {
         WorkloadPlan::Flights(_) => (flights::DATABASE.to_owned(), flights::COLLECTION.to_owned()),
+        WorkloadPlan::Custom(c) => {
+            let names: Vec<&str> = c
+                .workload
+                .collections()
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            (
+                c.workload.database().to_owned(),
+                format!("{{{}}}", names.join(",")),
+            )
+        }
         WorkloadPlan::Ycsb { raw, .. } => {
             let props = Properties::from_raw(&{
                 let mut r = raw.clone();
@@ -144,6 +160,7 @@ pub fn dataset_identity(plan: &WorkloadPlan) -> String {
             p.index_set.name(),
             p.index_build
         ),
+        WorkloadPlan::Custom(c) => seed_custom::identity(c),
         WorkloadPlan::Ycsb { raw, seed } => {
             let properties: Vec<String> = raw
                 .iter()
@@ -189,6 +206,9 @@ pub async fn prepare_with(
     limit: Duration,
     crew: Option<Helpers<'_>>,
 ) -> Result<Seeded, DatasetError> {
+    if let WorkloadPlan::Custom(custom) = plan {
+        return prepare_custom(target, custom, documents, current, reuse, limit).await;
+    }
     let client = &target.client;
     let started = Instant::now();
     let (database, collection) = namespace(plan)?;
@@ -245,25 +265,14 @@ pub async fn prepare_with(
             };
             (action, report.from, report.load_seconds)
         }
+        WorkloadPlan::Custom(_) => unreachable!("prepare_custom seeds a custom workload"),
     };
     let digest = match (current, action) {
         // Nothing was written to a state the caller already verified.
         (Some(state), "reused") if state.documents == documents => state.digest.clone(),
         _ => digest(client, &database, &collection, limit).await?,
     };
-    let stored = StoredDigest {
-        namespace: ns.clone(),
-        dataset: identity,
-        documents: documents as i64,
-        method: digest.method.clone(),
-        value: digest.value.clone(),
-    };
-    within(
-        limit,
-        digests.replace_one(doc! {"_id": &ns}, &stored).upsert(true),
-    )
-    .await
-    .map_err(server("storing the digest"))?;
+    store(&digests, &ns, identity, documents, &digest, limit).await?;
     Ok(Seeded {
         documents,
         digest,
@@ -272,6 +281,124 @@ pub async fn prepare_with(
         inserted: documents - from,
         insert_seconds,
     })
+}
+
+/// [`prepare_with`] for a custom workload: its collections grown from a state of fewer
+/// documents in each (the caller's, or a stored one of the same identity that verifies), else
+/// dropped and seeded fresh. Client processes do not share the load.
+async fn prepare_custom(
+    target: &Target,
+    plan: &CustomPlan,
+    documents: u64,
+    current: Option<&Seeded>,
+    reuse: bool,
+    limit: Duration,
+) -> Result<Seeded, DatasetError> {
+    let client = &target.client;
+    let started = Instant::now();
+    let id = seed_custom::stored_id(plan);
+    let identity = seed_custom::identity(plan);
+    let digests = client
+        .database(META_DATABASE)
+        .collection::<StoredDigest>(DIGESTS);
+    let to = seed_custom::counts(plan, documents)?;
+    // A state grows into this one when no collection of it holds more.
+    let grows_from = |n: u64| {
+        seed_custom::counts(plan, n)
+            .ok()
+            .filter(|from| from.iter().zip(&to).all(|(a, b)| a <= b))
+    };
+    let from = match current {
+        Some(state) => grows_from(state.documents),
+        None if reuse => match within(limit, digests.find_one(doc! {"_id": &id}))
+            .await
+            .map_err(server("reading the stored digest"))?
+        {
+            Some(stored)
+                if stored.dataset == identity
+                    && seed_custom::digest_all(client, plan, limit).await? == stored.digest() =>
+            {
+                grows_from(stored.documents as u64)
+            }
+            _ => None,
+        },
+        None => None,
+    };
+    let from = match from {
+        Some(from) => from,
+        None => {
+            seed_custom::drop_all(client, plan, limit).await?;
+            within(limit, digests.delete_one(doc! {"_id": &id}))
+                .await
+                .map_err(server("removing the old stored digest"))?;
+            vec![0; to.len()]
+        }
+    };
+    if let Some(sharding) = &target.sharding {
+        set_balancer(client, sharding.workload.balancer(), limit)
+            .await
+            .map_err(|e| DatasetError::Sharding(e.to_string()))?;
+    }
+    let insert_seconds = seed_custom::load(target, plan, &from, &to, limit).await?;
+    let inserted = to.iter().sum::<u64>() - from.iter().sum::<u64>();
+    let action = match (from.iter().all(|&f| f == 0), inserted) {
+        (true, _) => "fresh",
+        (false, 0) => "reused",
+        (false, _) => "grown",
+    };
+    let digest = seed_custom::digest_all(client, plan, limit).await?;
+    store(&digests, &id, identity, documents, &digest, limit).await?;
+    Ok(Seeded {
+        documents,
+        digest,
+        action,
+        seconds: started.elapsed().as_secs_f64(),
+        inserted,
+        insert_seconds: if inserted == 0 { 0.0 } else { insert_seconds },
+    })
+}
+
+/// Stores `digest` as the state of `namespace`, seeded under `identity` at `documents`.
+async fn store(
+    digests: &mongodb::Collection<StoredDigest>,
+    namespace: &str,
+    identity: String,
+    documents: u64,
+    digest: &DatasetDigest,
+    limit: Duration,
+) -> Result<(), DatasetError> {
+    let stored = StoredDigest {
+        namespace: namespace.to_owned(),
+        dataset: identity,
+        documents: documents as i64,
+        method: digest.method.clone(),
+        value: digest.value.clone(),
+    };
+    within(
+        limit,
+        digests
+            .replace_one(doc! {"_id": namespace}, &stored)
+            .upsert(true),
+    )
+    .await
+    .map_err(server("storing the digest"))?;
+    Ok(())
+}
+
+/// The digest of everything `plan` seeds: its collection's, or all of a custom workload's.
+///
+/// # Errors
+/// A collection whose digest cannot be taken.
+pub async fn plan_digest(
+    client: &Client,
+    plan: &WorkloadPlan,
+    limit: Duration,
+) -> Result<DatasetDigest, DatasetError> {
+    if let WorkloadPlan::Custom(custom) = plan {
+        return Ok(seed_custom::digest_all(client, custom, limit).await?);
+    }
+    let (database, collection) = namespace(plan)?;
+    Ok(digest(client, &database, &collection, limit).await?)
 }
 
 /// Drops the collection with its dataset record and stored digest.

@@ -1,5 +1,7 @@
 //! Bringing a collection back to its seeded state S(size) after a phase changed it
-//! (specs/flights.md §7a, specs/ycsb.md §2a), at a cost proportional to the operations run:
+//! (specs/flights.md §7a, specs/ycsb.md §2a; a custom workload reloads the collections its
+//! phase may have written, specs/custom.md §7). For the built-in workloads the cost is
+//! proportional to the operations run:
 //! the documents the phase inserted are removed, and every seeded document it may have
 //! updated or deleted is written again as the generator made it. The generators know each
 //! operation's target, so the set of such documents is collected while the operations are
@@ -7,8 +9,10 @@
 
 use std::time::Duration;
 
+use mongodb::Database;
 use mongodb::bson::{Bson, Document, RawDocumentBuf, doc};
-use mongodb::{Client, Database};
+
+use crate::runner::server::Target;
 
 use crate::plan::WorkloadPlan;
 use crate::runner::deadline::whole_collection;
@@ -53,18 +57,31 @@ pub enum RestoreError {
     },
     #[error("restoring YCSB records: {0}")]
     Properties(#[from] ycsb::PropertyError),
+    #[error("restoring the custom workload's collections: {0}")]
+    Custom(String),
 }
 
 /// Restores the collection of `plan` to its seeded state of `documents` documents (records)
 /// from `changes`. Each write command is a range delete or a bulk of up to [`CHUNK`]
 /// statements, so it may take [`whole_collection`] of the operation timeout `timeout`.
 pub async fn restore(
-    client: &Client,
+    target: &Target,
     plan: &WorkloadPlan,
     documents: u64,
     changes: &Changes,
     timeout: Duration,
 ) -> Result<Restored, RestoreError> {
+    if let WorkloadPlan::Custom(custom) = plan {
+        let written = changes.custom_written();
+        let rewritten = super::seed_custom::reload(target, custom, documents, &written, timeout)
+            .await
+            .map_err(|e| RestoreError::Custom(e.to_string()))?;
+        return Ok(Restored {
+            removed: 0,
+            rewritten,
+        });
+    }
+    let client = &target.client;
     let timeout = whole_collection(timeout);
     match plan {
         WorkloadPlan::Flights(params) => {
@@ -129,6 +146,7 @@ pub async fn restore(
                 rewritten: keynums.len() as u64,
             })
         }
+        WorkloadPlan::Custom(_) => unreachable!("restored above"),
     }
 }
 

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use mongodb::bson::{Bson, Document};
 
+use crate::api::{PreSplit, ShardKey, ShardKeyType};
 use crate::plan::WorkloadPlan;
+use crate::plan::custom::CustomPlan;
 use crate::plan::sharding::{CollectionPlan, SplitValue, collection_plan};
 use crate::runner::server::Target;
 use crate::runner::server::sharding::{ShardingIoError, list_shards};
@@ -50,6 +52,63 @@ pub async fn sharding_plan(
     )))
 }
 
+/// Chunks per shard a custom workload's sharded collection is pre-split into
+/// (docs/specs/custom.md §3).
+const CUSTOM_CHUNKS_PER_SHARD: u32 = 2;
+
+/// The plan of collection `c` of a custom workload on `target` for `count` seeded documents,
+/// or `None` when the target is not sharded or the collection has no shard key.
+pub async fn custom_plan(
+    target: &Target,
+    plan: &CustomPlan,
+    c: usize,
+    count: u64,
+    limit: Duration,
+) -> Result<Option<CollectionPlan>, ShardingIoError> {
+    let collection = &plan.workload.collections()[c];
+    let (Some(_), Some(key)) = (&target.sharding, &collection.shard_key) else {
+        return Ok(None);
+    };
+    let shards = list_shards(&target.client, limit).await?;
+    let key = ShardKey {
+        field: key.field.clone(),
+        kind: if key.hashed {
+            ShardKeyType::Hashed
+        } else {
+            ShardKeyType::Range
+        },
+    };
+    let split = PreSplit {
+        chunks_per_shard: Some(CUSTOM_CHUNKS_PER_SHARD),
+        points: Vec::new(),
+    };
+    Ok(Some(collection_plan(
+        plan.workload.database(),
+        &collection.name,
+        &key,
+        Some(&split),
+        &shards,
+        || {
+            sample(count)
+                .filter_map(|i| {
+                    let doc = plan.workload.document(plan.dataset_seed, c, i);
+                    split_value(dotted(&doc, &key.field)?)
+                })
+                .collect()
+        },
+    )))
+}
+
+/// A seeded value as a split point: integers and strings only.
+fn split_value(value: &Bson) -> Option<SplitValue> {
+    match value {
+        Bson::Int32(v) => Some(SplitValue::Int(i64::from(*v))),
+        Bson::Int64(v) => Some(SplitValue::Int(*v)),
+        Bson::String(s) => Some(SplitValue::Str(s.clone())),
+        _ => None,
+    }
+}
+
 /// The seqs (record numbers) sampled from `documents`.
 fn sample(documents: u64) -> impl Iterator<Item = u64> {
     let n = documents.min(SAMPLE);
@@ -67,12 +126,7 @@ pub fn range_keys(plan: &WorkloadPlan, field: &str, documents: u64) -> Vec<Split
             .filter_map(|seq| {
                 let doc =
                     Flight::generate(params.dataset_seed, seq, seeded_flight_id(seq)).to_document();
-                match dotted(&doc, field)? {
-                    Bson::Int32(v) => Some(SplitValue::Int(i64::from(*v))),
-                    Bson::Int64(v) => Some(SplitValue::Int(*v)),
-                    Bson::String(s) => Some(SplitValue::Str(s.clone())),
-                    _ => None,
-                }
+                split_value(dotted(&doc, field)?)
             })
             .collect(),
         WorkloadPlan::Ycsb { raw, .. } if field == "_id" => {
@@ -83,7 +137,7 @@ pub fn range_keys(plan: &WorkloadPlan, field: &str, documents: u64) -> Vec<Split
                 .map(|n| SplitValue::Str(key_name(n, props.hashed_keys, props.zero_padding)))
                 .collect()
         }
-        WorkloadPlan::Ycsb { .. } => Vec::new(),
+        WorkloadPlan::Ycsb { .. } | WorkloadPlan::Custom(_) => Vec::new(),
     }
 }
 

@@ -25,6 +25,8 @@ pub struct Changes {
     /// YCSB: one past the highest record number the phase inserted (0: none). Run-phase
     /// inserts number records from the record count up, so these are the records to remove.
     inserted_end: AtomicU64,
+    /// Custom: one bit per collection (by index) an operation of the phase may write.
+    custom_written: AtomicU64,
 }
 
 impl Changes {
@@ -64,6 +66,18 @@ impl Changes {
             }
             ycsb::OpKind::Read | ycsb::OpKind::Scan => {}
         }
+    }
+
+    /// Custom: notes the collections (by index, below 64) the phase's operations may write.
+    pub fn custom_collections(&self, written: &[usize]) {
+        let bits = written.iter().fold(0u64, |b, &c| b | (1 << c));
+        self.custom_written.fetch_or(bits, Ordering::Relaxed);
+    }
+
+    /// Custom: the collections the phase may have written, ascending.
+    pub fn custom_written(&self) -> Vec<usize> {
+        let bits = self.custom_written.load(Ordering::Relaxed);
+        (0..64).filter(|c| bits & (1 << c) != 0).collect()
     }
 
     /// flights: whether the phase inserted documents (all above the seeded range).

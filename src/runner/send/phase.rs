@@ -23,7 +23,7 @@ use mongodb::bson::doc;
 
 use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
 use crate::result::{ClientPath, TargetCounts};
-use crate::runner::outcome::{Failure, Reply};
+use crate::runner::outcome::{Failure, Reply, refuses_command};
 use crate::runner::server::Target;
 use crate::runner::wire::{self, WirePath};
 use crate::workload::flights;
@@ -322,6 +322,13 @@ impl WorkerContext {
                 fatal = Some(why);
                 Err(kind)
             });
+            if let (Some(name), Err(failure)) = (&step.template, &r)
+                && failure.code().is_some_and(refuses_command)
+            {
+                fatal = Some(format!(
+                    "operation {name:?}: the server refused the command: {failure}"
+                ));
+            }
             (judged, r.unwrap_or_default())
         };
         let done = Instant::now();

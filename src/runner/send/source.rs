@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::measure::ErrorKind;
 use crate::runner::outcome::Reply;
 use crate::workload::Operation;
+use crate::workload::custom;
 use crate::workload::flights;
 use crate::workload::flights::fingerprint::FingerprintVersion;
 use crate::workload::ycsb::{self, Call};
@@ -24,6 +25,9 @@ pub struct Step {
     pub target: Option<flights::Target>,
     /// Flights: which §5 shape it is (explain is sampled per variant).
     pub variant: Option<flights::Variant>,
+    /// Custom: the name of the operation template. A reply that refuses the command itself
+    /// ends the phase, naming it (docs/specs/custom.md §5).
+    pub template: Option<Arc<str>>,
 }
 
 /// A generator plus the fingerprint of what it has produced and the seeded documents it may
@@ -39,6 +43,14 @@ pub enum Source {
         worker: Box<ycsb::Worker>,
         fingerprint: ycsb::WorkerDigest,
         changes: Arc<Changes>,
+    },
+    Custom {
+        worker: Box<custom::Worker>,
+        fingerprint: custom::WorkerDigest,
+        remaining: Option<u64>,
+        changes: Arc<Changes>,
+        /// Each template's name, by index.
+        names: Arc<[Arc<str>]>,
     },
 }
 
@@ -78,9 +90,50 @@ impl Source {
         }
     }
 
+    /// A custom workload worker's source; `changes` is shared by the workers of its phase (the
+    /// collections it may write are noted there by the caller).
+    pub fn custom(
+        worker: custom::Worker,
+        remaining: Option<u64>,
+        changes: Arc<Changes>,
+        names: Arc<[Arc<str>]>,
+    ) -> Source {
+        Source::Custom {
+            worker: Box::new(worker),
+            fingerprint: custom::WorkerDigest::new(),
+            remaining,
+            changes,
+            names,
+        }
+    }
+
     /// The next operation, or `None` when an operation-bounded phase is exhausted.
     pub fn next_step(&mut self) -> Option<Step> {
         match self {
+            Source::Custom {
+                worker,
+                fingerprint,
+                remaining,
+                names,
+                ..
+            } => {
+                if let Some(left) = remaining {
+                    if *left == 0 {
+                        return None;
+                    }
+                    *left -= 1;
+                }
+                let generated = worker.next();
+                fingerprint.record(&generated.operation);
+                Some(Step {
+                    operation: generated.operation,
+                    calls: Vec::new(),
+                    buffered: false,
+                    target: None,
+                    variant: None,
+                    template: Some(names[generated.template].clone()),
+                })
+            }
             Source::Flights {
                 worker,
                 fingerprint,
@@ -104,6 +157,7 @@ impl Source {
                     buffered: false,
                     target: Some(planned.target),
                     variant: Some(planned.variant),
+                    template: None,
                 })
             }
             Source::Ycsb {
@@ -120,6 +174,7 @@ impl Source {
                     operation: op.operation,
                     target: None,
                     variant: None,
+                    template: None,
                 })
             }
         }
@@ -135,7 +190,9 @@ impl Source {
     /// The seeded documents the operations of this source's phase may have changed so far.
     pub fn changes(&self) -> &Arc<Changes> {
         match self {
-            Source::Flights { changes, .. } | Source::Ycsb { changes, .. } => changes,
+            Source::Flights { changes, .. }
+            | Source::Ycsb { changes, .. }
+            | Source::Custom { changes, .. } => changes,
         }
     }
 
@@ -144,13 +201,14 @@ impl Source {
         match self {
             Source::Flights { fingerprint, .. } => fingerprint.operations(),
             Source::Ycsb { fingerprint, .. } => fingerprint.count(),
+            Source::Custom { fingerprint, .. } => fingerprint.count(),
         }
     }
 }
 
 /// One worker's part of a run fingerprint: the operations it generated and the digest of
 /// their records; what a client process hands over so another can combine the fingerprint.
-/// The digest's length tells its version: 32 bytes (SHA-256: YCSB, flights v1) or 16
+/// The digest's length tells its version: 32 bytes (SHA-256: YCSB, custom, flights v1) or 16
 /// (XXH3-128: flights v2); [`check_shares`] refuses others.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WorkerShare {
@@ -175,6 +233,13 @@ impl Source {
                 WorkerShare {
                     operations: d.count,
                     digest: d.digest.to_vec(),
+                }
+            }
+            Source::Custom { fingerprint, .. } => {
+                let (operations, digest) = fingerprint.finish();
+                WorkerShare {
+                    operations,
+                    digest: digest.to_vec(),
                 }
             }
         }
@@ -208,8 +273,9 @@ pub fn check_shares(workload: &str, shares: &[WorkerShare]) -> Result<(), String
     }
 }
 
-/// The traffic fingerprint of a phase of `workload` (`flights/v1`, `ycsb/...`) from every
-/// worker's share, in global worker order; flights' in the version of the shares' digests.
+/// The traffic fingerprint of a phase of `workload` (`flights/v1`, `ycsb/...`, `custom/v1`)
+/// from every worker's share, in global worker order; flights' in the version of the shares'
+/// digests; custom's by its own rule (docs/specs/custom.md §7).
 ///
 /// # Panics
 /// Shares that [`check_shares`] refuses.
@@ -230,6 +296,15 @@ pub fn fingerprint_of(workload: &str, shares: &[WorkerShare]) -> String {
             })
             .collect();
         flights::RunFingerprint::from_workers(version, workers).hex()
+    } else if workload == custom::VERSION {
+        let workers: Vec<(u64, [u8; 32])> = shares
+            .iter()
+            .map(|s| {
+                let digest = s.digest.as_slice().try_into().expect("checked: 32 bytes");
+                (s.operations, digest)
+            })
+            .collect();
+        hex::encode(custom::run_fingerprint(&workers))
     } else {
         let workers: Vec<ycsb::WorkerFingerprint> = shares
             .iter()
