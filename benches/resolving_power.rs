@@ -123,6 +123,7 @@ async fn main() {
             read_preference: None,
             operation_timeout: DEFAULT_OPERATION_TIMEOUT,
             sweep: None,
+            warmup_load: None,
         },
         reuse_dataset: false,
         sizes: vec![(

@@ -58,6 +58,7 @@ fn settings(workers: u32, seconds: u64) -> RunSettings {
         read_preference: None,
         operation_timeout: DEFAULT_OPERATION_TIMEOUT,
         sweep: None,
+        warmup_load: None,
     }
 }
 

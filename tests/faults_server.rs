@@ -22,6 +22,7 @@ fn settings(measured: Duration) -> RunSettings {
     RunSettings {
         operation_timeout: LIMIT,
         sweep: None,
+        warmup_load: None,
         ..runs::settings(4, RunLength::Duration(measured))
     }
 }

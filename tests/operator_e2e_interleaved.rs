@@ -18,8 +18,8 @@ mod support;
 use std::path::Path;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::{Api, ListParams, PostParams};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ListParams};
 use mongobench::api::{CellPhase, Phase, Verdict};
 use mongobench::result::CellResult;
 use operator_common as common;
@@ -37,18 +37,6 @@ const PLANNED: u32 = 3;
 /// this many, and the verdict rests on five pairs.
 const REPETITIONS: u32 = 5;
 
-async fn secret(env: &support::KubeEnv, name: &str, uri: &str) {
-    let secret: Secret = serde_json::from_value(json!({
-        "metadata": {"name": name},
-        "stringData": {"uri": uri}
-    }))
-    .unwrap();
-    Api::<Secret>::namespaced(env.client.clone(), &env.namespace)
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
-}
-
 #[tokio::test]
 async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_to_completed() {
     let env = common::setup("e2e-verdict").await;
@@ -56,8 +44,8 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
     // both targets reach the same server, one of them through the proxy.
     let server = support::private_mongo("e2e-verdict");
     let delayed = DelayProxy::start(&server.uri, DELAY);
-    secret(&env, "direct", &server.uri).await;
-    secret(&env, "delayed", &delayed.uri).await;
+    common::uri_secret(&env, "direct", &server.uri).await;
+    common::uri_secret(&env, "delayed", &delayed.uri).await;
     let kubelet = testenv_kubelet::start(
         env.client.clone(),
         &env.namespace,

@@ -4,7 +4,8 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
+
+use support::mongobench;
 
 const SPEC: &str = "apiVersion: mongobench.io/v1alpha1
 kind: MongoBenchmark
@@ -16,18 +17,6 @@ spec:
   workload: {type: flights, workers: 2, operations: 40, warmupOperations: 10}
   repetitions: 3
 ";
-
-fn mongobench(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mongobench"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// Rewrites one field of the first result file in `dir` with `edit`.
 fn tamper(dir: &Path, edit: impl Fn(&mut serde_json::Value)) -> std::path::PathBuf {

@@ -197,6 +197,19 @@ pub fn benchmarks(env: &support::KubeEnv) -> Api<MongoBenchmark> {
     Api::namespaced(env.client.clone(), &env.namespace)
 }
 
+/// The Secret `name` holding `uri` under key `uri`, as an external target names it.
+pub async fn uri_secret(env: &support::KubeEnv, name: &str, uri: &str) {
+    let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "stringData": {"uri": uri}
+    }))
+    .unwrap();
+    Api::<k8s_openapi::api::core::v1::Secret>::namespaced(env.client.clone(), &env.namespace)
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+}
+
 /// Applies a MongoBenchmark manifest (server-side, strict) into the test namespace.
 pub async fn apply(env: &support::KubeEnv, doc: &Value) -> MongoBenchmark {
     let name = doc["metadata"]["name"].as_str().unwrap();

@@ -397,3 +397,53 @@ pub fn restart_apiserver(down: Duration) {
         std::thread::sleep(Duration::from_millis(500));
     }
 }
+
+/// `mongobench import plgm` of the fixture in plgm's format (tests/fixtures/plgm/, shaped like
+/// plgm's default flights files), its 10-minute phase cut to `duration`.
+pub fn imported_plgm(dir: &Path, duration: &str) -> PathBuf {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/plgm");
+    let out = dir.join("plgm.yaml");
+    let run = Command::new(env!("CARGO_BIN_EXE_mongobench"))
+        .args([
+            "import",
+            "plgm",
+            "--collections",
+            fixtures.join("flights-collections.json").to_str().unwrap(),
+            "--queries",
+            fixtures.join("flights-queries.json").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let phase = "phases:\n- name: plgm\n  duration: 10m\n";
+    assert!(text.contains(phase), "{text}");
+    std::fs::write(
+        &out,
+        text.replace(
+            phase,
+            &format!("phases:\n- name: plgm\n  duration: {duration}\n"),
+        ),
+    )
+    .unwrap();
+    out
+}
+
+/// Runs the built binary with `args`: its exit code, standard output and standard error.
+pub fn mongobench(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mongobench"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

@@ -33,6 +33,7 @@ pub fn settings(workers: u32, measured: RunLength) -> RunSettings {
         read_preference: None,
         operation_timeout: LIMIT,
         sweep: None,
+        warmup_load: None,
     }
 }
 
