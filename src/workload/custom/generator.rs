@@ -32,6 +32,18 @@ pub(super) enum Scope<'a> {
     },
 }
 
+impl Dist {
+    /// An offset in `[0, span]`: uniform, or a zipfian rank from the bottom (`zipfian`) or the
+    /// top (`latest`) of the range, `zipf` holding the ranks of its `span + 1` values.
+    fn offset(self, s: &mut Stream, span: u64, zipf: &Zipf) -> u64 {
+        match self {
+            Dist::Uniform => scale(s.next_u64(), 0, span),
+            Dist::Zipfian => zipf.rank(s.next_u64()),
+            Dist::Latest => span - zipf.rank(s.next_u64()),
+        }
+    }
+}
+
 impl Gen {
     pub(super) fn value(&self, s: &mut Stream, env: &Env) -> Bson {
         match self {
@@ -43,12 +55,7 @@ impl Gen {
                 dist,
                 zipf,
             } => {
-                let span = max.wrapping_sub(*min) as u64;
-                let offset = match dist {
-                    Dist::Uniform => scale(s.next_u64(), 0, span),
-                    Dist::Zipfian => zipf.rank(s.next_u64()),
-                    Dist::Latest => span - zipf.rank(s.next_u64()),
-                };
+                let offset = dist.offset(s, max.wrapping_sub(*min) as u64, zipf);
                 let value = min.wrapping_add(offset as i64);
                 // As a literal integer is: int32 when the whole range fits in 32 bits.
                 match (i32::try_from(*min), i32::try_from(*max)) {
@@ -60,8 +67,13 @@ impl Gen {
                 let k = lo.wrapping_add(scale(s.next_u64(), 0, hi.wrapping_sub(*lo) as u64) as i64);
                 Bson::Double(k as f64 / 10f64.powi(*decimals as i32))
             }
-            Gen::Str { min, max } => {
-                let len = scale(s.next_u64(), *min, *max) as usize;
+            Gen::Str {
+                min,
+                max,
+                dist,
+                zipf,
+            } => {
+                let len = (min + dist.offset(s, *max - *min, zipf)) as usize;
                 let text: String = (0..len)
                     .map(|_| char::from(b'a' + scale(s.next_u64(), 0, 25) as u8))
                     .collect();
@@ -156,7 +168,9 @@ impl Gen {
             Gen::Double { lo, hi, decimals } => {
                 json!({ "double": { "lo": lo, "hi": hi, "decimals": decimals } })
             }
-            Gen::Str { min, max } => json!({ "string": { "min": min, "max": max } }),
+            Gen::Str { min, max, dist, .. } => {
+                json!({ "string": { "min": min, "max": max, "distribution": dist.name() } })
+            }
             Gen::Choice { values, cumulative } => {
                 let values: Vec<Json> = values
                     .iter()

@@ -35,6 +35,8 @@ mod zipf;
 mod tests_parse;
 #[cfg(test)]
 mod tests_run;
+#[cfg(test)]
+mod tests_strings;
 
 use std::time::Duration;
 

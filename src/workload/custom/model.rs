@@ -144,9 +144,12 @@ pub(super) enum Gen {
         hi: i64,
         decimals: u32,
     },
+    /// Lowercase letters, the length drawn from [min, max] as `Int` draws its values.
     Str {
         min: u64,
         max: u64,
+        dist: Dist,
+        zipf: Zipf,
     },
     Choice {
         values: Vec<Bson>,

@@ -165,7 +165,7 @@ fn generator(v: &Value, path: &str, cx: &Cx, scalar_ok: bool) -> Result<Gen> {
         }
         "double" => double(args, p)?,
         "string" => {
-            let a = args_map(args, p, &["length", "min", "max"])?;
+            let a = args_map(args, p, &["length", "min", "max", "distribution"])?;
             let (min, max) = match (a.get("length"), a.get("min"), a.get("max")) {
                 (Some(v), None, None) => {
                     let n = uint_in(v, &a.at("length"), 0, MAX_STRING)?;
@@ -181,7 +181,18 @@ fn generator(v: &Value, path: &str, cx: &Cx, scalar_ok: bool) -> Result<Gen> {
                 }
                 _ => return Err(err(p, "expected `length`, or `min` and `max`")),
             };
-            Gen::Str { min, max }
+            let dist = distribution(&a)?;
+            let zipf = Zipf::new(if dist == Dist::Uniform {
+                1
+            } else {
+                max - min + 1
+            });
+            Gen::Str {
+                min,
+                max,
+                dist,
+                zipf,
+            }
         }
         "choice" => choice(args, p)?,
         "bool" => {

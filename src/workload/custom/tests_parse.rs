@@ -216,7 +216,7 @@ fn unknown_keys_are_refused_everywhere() {
             "{string: {min: 5, maxx: 12}}",
         ),
         &format!("{P}.collections[0].fields.name.string.maxx"),
-        r#"unknown key "maxx"; expected one of: length, min, max"#,
+        r#"unknown key "maxx"; expected one of: length, min, max, distribution"#,
     );
     refused(
         &edit("    weight: 30\n", "    wieght: 30\n"),
