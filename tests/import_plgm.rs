@@ -10,6 +10,18 @@ use support::mongobench;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/plgm");
 
+/// `import plgm` of the fixture's collections with `queries`.
+fn import_queries(queries: &Path) -> (i32, String, String) {
+    mongobench(&[
+        "import",
+        "plgm",
+        "--collections",
+        &fixture("flights-collections.json"),
+        "--queries",
+        path_str(queries),
+    ])
+}
+
 fn fixture(name: &str) -> String {
     format!("{FIXTURES}/{name}")
 }
@@ -105,14 +117,7 @@ fn missing_files_and_bad_json_are_refused_naming_the_file() {
 
     let bad = dir.join("queries.json");
     std::fs::write(&bad, "[\n  {\"operation\": \"find\"\n]\n").unwrap();
-    let (code, _, stderr) = mongobench(&[
-        "import",
-        "plgm",
-        "--collections",
-        &fixture("flights-collections.json"),
-        "--queries",
-        path_str(&bad),
-    ]);
+    let (code, _, stderr) = import_queries(&bad);
     assert_eq!(code, 2);
     assert_eq!(
         stderr,
@@ -127,14 +132,7 @@ fn missing_files_and_bad_json_are_refused_naming_the_file() {
         r#"[{"collection": "flights", "operation": "upsertt"}]"#,
     )
     .unwrap();
-    let (code, _, stderr) = mongobench(&[
-        "import",
-        "plgm",
-        "--collections",
-        &fixture("flights-collections.json"),
-        "--queries",
-        path_str(&bad),
-    ]);
+    let (code, _, stderr) = import_queries(&bad);
     assert_eq!(code, 2);
     assert_eq!(
         stderr,

@@ -140,55 +140,7 @@ async fn the_shop_example_runs_from_a_config_map_to_a_verdict() {
     let copy = maps.get("custom-orders-workload").await.unwrap();
     assert_eq!(copy.data.unwrap()["workload.yaml"], text);
 
-    let status = common::status_until(
-        &env,
-        bench,
-        Duration::from_secs(480),
-        "the benchmark to end",
-        |s| matches!(s.phase, Some(Phase::Completed | Phase::Failed)),
-    )
-    .await;
-    assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
-    assert_eq!(status.cells.len(), 6, "{:#?}", status.cells);
-    for cell in &status.cells {
-        assert_eq!(
-            cell.phase,
-            CellPhase::Completed,
-            "{}: {:?}",
-            cell.id,
-            cell.message
-        );
-    }
-    let results = common::cell_results(&env, &format!("mongobench.io/benchmark={bench}")).await;
-    assert_eq!(results.len(), 6);
-    let sha = &results[0].identity.parameters["custom.documentSha256"];
-    for r in &results {
-        assert!(r.is_valid(), "{}: {:?}", r.cell, r.invalid_reasons);
-        assert_eq!(r.identity.parameters["workload"], "custom/v1");
-        assert_eq!(&r.identity.parameters["custom.documentSha256"], sha);
-    }
-    assert_eq!(status.comparisons.len(), 1, "{:#?}", status.comparisons);
-    let c = &status.comparisons[0];
-    assert_eq!(
-        (c.target.as_str(), c.baseline.as_str()),
-        ("wiredtiger", "postgres")
-    );
-    assert_eq!((c.repetitions, c.baseline_repetitions), (3, 3));
-    let verdict = c.verdict.expect("a verdict");
-    let (low, high) = (
-        c.throughput_ci95_low_percent.unwrap(),
-        c.throughput_ci95_high_percent.unwrap(),
-    );
-    eprintln!(
-        "verdict {verdict:?}, interval [{low:.1}, {high:.1}], headline {:?}",
-        status.headline
-    );
-    let headline = status.headline.clone().unwrap();
-    assert!(
-        headline.starts_with("wiredtiger ")
-            && headline.contains(" ops/s vs postgres at 6k, 3 reps, MDE "),
-        "{headline}"
-    );
+    ends_with_a_verdict(&env, bench, "6k").await;
 }
 
 #[tokio::test]
@@ -220,8 +172,15 @@ async fn the_imported_plgm_files_run_inline_to_a_verdict() {
         }),
     )
     .await;
+    ends_with_a_verdict(&env, bench, "500").await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Waits for `bench` to complete and checks what it ends with: 3 valid custom/v1 cells of each
+/// target, all of one document, and one comparison with a verdict, named in the headline.
+async fn ends_with_a_verdict(env: &common::TestEnv, bench: &str, size: &str) {
     let status = common::status_until(
-        &env,
+        env,
         bench,
         Duration::from_secs(480),
         "the benchmark to end",
@@ -229,21 +188,41 @@ async fn the_imported_plgm_files_run_inline_to_a_verdict() {
     )
     .await;
     assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
-    let results = common::cell_results(&env, &format!("mongobench.io/benchmark={bench}")).await;
-    assert_eq!(results.len(), 6);
+    for cell in &status.cells {
+        assert_eq!(
+            cell.phase,
+            CellPhase::Completed,
+            "{}: {:?}",
+            cell.id,
+            cell.message
+        );
+    }
+    let results = common::cell_results(env, &format!("mongobench.io/benchmark={bench}")).await;
+    assert_eq!(
+        (status.cells.len(), results.len()),
+        (6, 6),
+        "{:#?}",
+        status.cells
+    );
+    let sha = &results[0].identity.parameters["custom.documentSha256"];
     for r in &results {
         assert!(r.is_valid(), "{}: {:?}", r.cell, r.invalid_reasons);
         assert_eq!(r.identity.parameters["workload"], "custom/v1");
+        assert_eq!(&r.identity.parameters["custom.documentSha256"], sha);
     }
     assert_eq!(status.comparisons.len(), 1, "{:#?}", status.comparisons);
     let c = &status.comparisons[0];
+    assert_eq!(
+        (c.target.as_str(), c.baseline.as_str()),
+        ("wiredtiger", "postgres")
+    );
     assert_eq!((c.repetitions, c.baseline_repetitions), (3, 3));
     assert!(c.verdict.is_some(), "{c:?}");
     let headline = status.headline.clone().unwrap();
+    eprintln!("{bench}: {headline}");
     assert!(
         headline.starts_with("wiredtiger ")
-            && headline.contains(" ops/s vs postgres at 500, 3 reps, MDE "),
+            && headline.contains(&format!(" ops/s vs postgres at {size}, 3 reps, MDE ")),
         "{headline}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
