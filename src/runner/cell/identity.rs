@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::api::RunLength;
 use crate::plan::{RunSettings, WorkloadPlan};
 use crate::result::{CellResult, WorkloadIdentity};
-use crate::runner::send::{Source, fingerprint};
+use crate::runner::send::{Source, fingerprint, template_names};
 use crate::workload::custom;
 use crate::workload::flights::fingerprint::FingerprintVersion;
 use crate::workload::flights::{self, DatasetInfo, Params};
@@ -367,11 +367,7 @@ fn custom_sources(
         .iter()
         .map(|c| parameter(identity, &format!("custom.seeded.{}", c.name)))
         .collect::<Result<Vec<u64>, _>>()?;
-    let names: Arc<[Arc<str>]> = workload
-        .operations()
-        .iter()
-        .map(|o| Arc::from(o.name.as_str()))
-        .collect();
+    let names = template_names(workload);
     let measured = workload.phases().len() - 1;
     Ok(Ok(counts
         .iter()

@@ -10,6 +10,7 @@ use crate::plan::{RunSettings, WorkloadPlan};
 use crate::runner::crew::ClientSlice;
 use crate::runner::send::{
     Changes, ExecOptions, PhaseConfig, PhaseOutcome, Progress, Source, Stop, run_phase,
+    template_names,
 };
 use crate::runner::server::Target;
 use crate::workload::custom;
@@ -114,12 +115,7 @@ impl<'a> CellInputs<'a> {
                 let phase = plan.phase(warmup);
                 let seeded = plan.counts(self.records)?;
                 changes.custom_collections(&plan.workload.written_collections(phase));
-                let names: Arc<[Arc<str>]> = plan
-                    .workload
-                    .operations()
-                    .iter()
-                    .map(|o| Arc::from(o.name.as_str()))
-                    .collect();
+                let names = template_names(&plan.workload);
                 for w in self.slice.workers(workers) {
                     let worker = custom::Worker::new(
                         &plan.workload,

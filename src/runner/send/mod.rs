@@ -12,4 +12,6 @@ mod source;
 pub use changes::Changes;
 pub use execute::{ExecOptions, Sender, execute};
 pub use phase::{PhaseConfig, PhaseOutcome, Progress, Stop, run_phase};
-pub use source::{Source, Step, WorkerShare, check_shares, fingerprint, fingerprint_of, judge};
+pub use source::{
+    Source, Step, WorkerShare, check_shares, fingerprint, fingerprint_of, judge, template_names,
+};

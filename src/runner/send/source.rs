@@ -206,6 +206,16 @@ impl Source {
     }
 }
 
+/// Each template's name of a custom workload, by index: what [`Source::custom`] names a
+/// refused template by.
+pub fn template_names(workload: &custom::Workload) -> Arc<[Arc<str>]> {
+    workload
+        .operations()
+        .iter()
+        .map(|o| Arc::from(o.name.as_str()))
+        .collect()
+}
+
 /// One worker's part of a run fingerprint: the operations it generated and the digest of
 /// their records; what a client process hands over so another can combine the fingerprint.
 /// The digest's length tells its version: 32 bytes (SHA-256: YCSB, custom, flights v1) or 16
