@@ -7,12 +7,12 @@
 //!
 //!   testenv/up mongo-sqlite && cargo bench --bench resolving_power -- \
 //!     --targets a=mongodb://127.0.0.1:27019/,b=mongodb://127.0.0.1:27019/ \
-//!     --slots 10 --seconds 1 --workers 4 --records 500
+//!     --slots 10 --seconds 1 --workers 4 --records 500 [--warmup 0.3] [--settle ROUNDS,PERCENT]
 
 use std::time::Duration;
 
 use mongobench::api::{CanaryPolicy, DEFAULT_OPERATION_TIMEOUT, DatasetSize, RunLength};
-use mongobench::plan::{RunSettings, WorkloadPlan};
+use mongobench::plan::{RunSettings, WarmupSettle, WorkloadPlan};
 use mongobench::result::{CellResult, slot_pairs};
 use mongobench::runner::benchmark::{self, Benchmark, Connected, Events};
 use mongobench::runner::cell::CellProgress;
@@ -26,6 +26,9 @@ struct Args {
     seconds: f64,
     workers: u32,
     records: u64,
+    warmup: f64,
+    /// Rounds of `warmup` until settled at most, with this tolerance; `None`: one warm-up.
+    settle: Option<(u32, f64)>,
 }
 
 fn args() -> Args {
@@ -38,6 +41,8 @@ fn args() -> Args {
         seconds: 1.0,
         workers: 4,
         records: 500,
+        warmup: 0.3,
+        settle: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -56,6 +61,15 @@ fn args() -> Args {
             "--seconds" => a.seconds = value().parse().expect("--seconds S"),
             "--workers" => a.workers = value().parse().expect("--workers N"),
             "--records" => a.records = value().parse().expect("--records N"),
+            "--warmup" => a.warmup = value().parse().expect("--warmup S"),
+            "--settle" => {
+                let v = value();
+                let (rounds, tolerance) = v.split_once(',').expect("--settle ROUNDS,PERCENT");
+                a.settle = Some((
+                    rounds.parse().expect("rounds"),
+                    tolerance.parse().expect("percent"),
+                ));
+            }
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -117,13 +131,19 @@ async fn main() {
         settings: RunSettings {
             workers: args.workers,
             measured: RunLength::Duration(Duration::from_secs_f64(args.seconds)),
-            warmup: RunLength::Duration(Duration::from_secs_f64(0.3)),
+            warmup: RunLength::Duration(Duration::from_secs_f64(args.warmup)),
             target_ops_per_sec: None,
             write_concern: None,
             read_preference: None,
             operation_timeout: DEFAULT_OPERATION_TIMEOUT,
             sweep: None,
             warmup_load: None,
+            warmup_settle: args
+                .settle
+                .map(|(max_rounds, tolerance_percent)| WarmupSettle {
+                    max_rounds,
+                    tolerance_percent,
+                }),
         },
         reuse_dataset: false,
         sizes: vec![(
@@ -141,8 +161,21 @@ async fn main() {
         .expect("the run goes to its end");
     let (a, b) = (&args.targets[0].0, &args.targets[1].0);
     println!(
-        "YCSB A, {} records, {} workers, {} s measured per cell, {} slots of {a} and {b}",
-        args.records, args.workers, args.seconds, args.slots
+        "YCSB A, {} records, {} workers, {} s measured per cell after {} s of warm-up{}, {} \
+         slots of {a} and {b}",
+        args.records,
+        args.workers,
+        args.seconds,
+        args.warmup,
+        args.settle
+            .map_or(String::new(), |(rounds, tolerance)| format!(
+                " in at most {rounds} rounds until settled within {tolerance}% (rounds run: {:?})",
+                results
+                    .iter()
+                    .map(|r| r.warmup_rounds.map_or(0, |w| w.rounds))
+                    .collect::<Vec<_>>()
+            )),
+        args.slots
     );
     println!();
     println!(

@@ -59,6 +59,7 @@ fn settings(workers: u32, seconds: u64) -> RunSettings {
         operation_timeout: DEFAULT_OPERATION_TIMEOUT,
         sweep: None,
         warmup_load: None,
+        warmup_settle: None,
     }
 }
 

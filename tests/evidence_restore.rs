@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use futures::TryStreamExt;
 use mongobench::api::RunLength;
-use mongobench::plan::{RunSettings, WorkloadPlan};
-use mongobench::result::{CellResult, CellStatus};
+use mongobench::plan::{RunSettings, WarmupSettle, WorkloadPlan};
+use mongobench::result::{CellResult, CellStatus, WarmupRounds};
 use mongobench::runner::cell::identity::{Verification, verify};
 use mongobench::runner::cell::{CellProgress, run_cell};
 use mongobench::runner::dataset::digest;
@@ -233,6 +233,61 @@ async fn ycsb_f_read_modify_writes_are_restored_exactly() {
     let r = ycsb_restore(FERRETDB, "workloadf").await;
     assert!(r.dataset.restores[1].rewritten > 0);
     assert_eq!(verify(&r), Ok(Verification::Verified));
+}
+
+/// A warm-up in rounds (`workload.warmupUntilSettled`) on WiredTiger, YCSB D: each round
+/// starts from the seeded state (its inserts are removed after it, so the next round's same
+/// keys insert cleanly), and the rounds end when one settles or they run out.
+#[tokio::test]
+async fn a_warmup_in_rounds_restores_each_round_and_stops_when_settled_or_out_of_rounds() {
+    let server = support::private_secantus("warmup-rounds");
+    let target = connect("warmup-rounds", &server.uri, 4, Duration::from_secs(10))
+        .await
+        .unwrap();
+    let plan = runs::ycsb("workloadd");
+    let mut seeded = runs::seeded(&target, &plan, 300, 4).await;
+    let seeded_digest = seeded.digest.clone();
+    let round = RunLength::Duration(Duration::from_secs(7));
+    // A tolerance of 0: no round settles (its last two seconds would have to complete exactly
+    // as many operations as the two before), so all 3 run. Then 50 %: the first one settles.
+    for (tolerance_percent, rounds, settled) in [(0.0, 3, false), (50.0, 1, true)] {
+        let settings = RunSettings {
+            warmup_settle: Some(WarmupSettle {
+                max_rounds: 3,
+                tolerance_percent,
+            }),
+            ..settings(RunLength::Operations(400), round)
+        };
+        let r = run_cell(
+            &target,
+            &server.uri,
+            &plan,
+            &settings,
+            runs::cell("warmup-rounds", &plan.name()),
+            &mut seeded,
+            &CellProgress::default(),
+        )
+        .await;
+        assert_eq!(r.status, CellStatus::Complete, "{:?}", r.status);
+        assert!(r.is_valid(), "{:?}", r.invalid_reasons);
+        assert_eq!(r.warmup_rounds, Some(WarmupRounds { rounds, settled }));
+        let after: Vec<&str> = r
+            .dataset
+            .restores
+            .iter()
+            .map(|r| r.after.as_str())
+            .collect();
+        let mut expected = vec!["warmup"; rounds as usize];
+        expected.push("measured");
+        assert_eq!(after, expected);
+        for restore in &r.dataset.restores[..rounds as usize] {
+            assert!(restore.removed > 0, "each round inserted: {restore:?}");
+            assert_eq!(restore.reseeded, None, "the restore did not verify");
+        }
+        assert_eq!(r.warmup_per_second.len(), 7, "{:?}", r.warmup_per_second);
+        assert_eq!(r.measured.as_ref().unwrap().overall.errors.duplicate_key, 0);
+        assert_eq!(seeded.digest, seeded_digest);
+    }
 }
 
 /// D and E through two sizes with two repetitions each: every cell complete and valid, no

@@ -23,6 +23,7 @@ fn settings(measured: Duration) -> RunSettings {
         operation_timeout: LIMIT,
         sweep: None,
         warmup_load: None,
+        warmup_settle: None,
         ..runs::settings(4, RunLength::Duration(measured))
     }
 }

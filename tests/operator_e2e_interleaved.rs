@@ -6,7 +6,9 @@
 //! with the project's binary, both URIs from their Secrets, and its ServiceAccount's token.
 //! The runner interleaves the repetitions in slots, each in the order its seed draws, and
 //! keeps adding slots past the planned three for a precision goal it cannot reach until
-//! `maxRepetitions`; the operator counts the added slots as cells, waits for the runner, and
+//! `maxRepetitions`, each cell warming up in rounds until settled
+//! (`workload.warmupUntilSettled`); the operator counts the added slots as cells, waits for the
+//! runner, and
 //! says in the `Precision` condition that the goal was not reached. The verdict in status is
 //! that the delayed target is slower, paired by slot, with a 95 % interval that excludes zero.
 //!
@@ -68,7 +70,8 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
                 "platforms": [{"name": "local"}],
                 "client": {"nodeSelector": {"cloud.google.com/gke-nodepool": "client"}},
                 "dataset": {"sizes": ["10"]},
-                "workload": {"type": "flights", "workers": 1, "duration": "5s", "warmup": "2s", "seed": 5},
+                "workload": {"type": "flights", "workers": 1, "duration": "5s", "warmup": "7s", "seed": 5,
+                             "warmupUntilSettled": {"maxRounds": 2, "tolerancePercent": 50}},
                 "repetitions": PLANNED,
                 "precision": {"mdePercent": 0.1, "maxRepetitions": REPETITIONS},
                 "cleanupPolicy": "Retain"
@@ -122,6 +125,15 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
             })
             .collect();
     assert_eq!(results.len(), 2 * REPETITIONS as usize);
+    // The warm-up ran in rounds until settled, as the spec asked, in the runner the plan drove.
+    for (_, r) in &results {
+        let rounds = r.warmup_rounds.expect("a warm-up in rounds records them");
+        assert!((1..=2).contains(&rounds.rounds), "{}: {rounds:?}", r.cell);
+        assert_eq!(
+            r.identity.parameters["run.warmupUntilSettled"],
+            "at most 2 rounds, within 50%"
+        );
+    }
     results.sort_by_key(|(created, r)| {
         let slot = r.slot.expect("an interleaved cell records its slot");
         (created.clone(), slot.number, slot.position)

@@ -25,6 +25,7 @@ pub mod sweep;
 pub mod targets;
 pub mod units;
 pub mod validate;
+pub mod warmup;
 pub mod workload;
 pub mod ycsb;
 
@@ -55,6 +56,7 @@ pub use sweep::{FindMax, LatencyGoal, Percentile, Sweep};
 pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target};
 pub use units::{DatasetSize, UnitsError, parse_dataset_size, parse_duration};
 pub use validate::{Violation, validate, validate_document, validate_update};
+pub use warmup::WarmupUntilSettled;
 pub use workload::{
     DEFAULT_OPERATION_TIMEOUT, ReadPreference, RunLength, WireCompressor, Workload, WorkloadType,
     WriteConcern,

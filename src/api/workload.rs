@@ -15,6 +15,7 @@ use super::flights::Flights;
 use super::sharding::WorkloadSharding;
 use super::sweep::Sweep;
 use super::units::{self, UnitsError};
+use super::warmup::WarmupUntilSettled;
 use super::ycsb::Ycsb;
 
 /// Default of `spec.workload.workers`.
@@ -44,14 +45,17 @@ pub const WRITE_CONCERN_PATTERN: &str = "^(default|majority|[1-9][0-9]?)$";
 #[x_kube(validation = Rule::new("self.type != 'custom' || has(self.custom)")
     .message("spec.workload.custom is required when type is custom (inline, file or configMapRef)")
     .field_path(".custom"))]
-#[x_kube(validation = Rule::new("self.type != 'custom' || (!has(self.duration) && !has(self.operations) && !has(self.warmup) && !has(self.warmupOperations) && !has(self.sweep))")
-    .message("spec.workload: a custom workload's phases set its run length and warm-up; set none of duration, operations, warmup, warmupOperations, sweep")
+#[x_kube(validation = Rule::new("self.type != 'custom' || (!has(self.duration) && !has(self.operations) && !has(self.warmup) && !has(self.warmupOperations) && !has(self.warmupUntilSettled) && !has(self.sweep))")
+    .message("spec.workload: a custom workload's phases set its run length and warm-up; set none of duration, operations, warmup, warmupOperations, warmupUntilSettled, sweep")
     .field_path(".custom"))]
 #[x_kube(validation = Rule::new("!has(self.duration) || !has(self.operations)")
     .message("spec.workload: set duration or operations, not both").field_path(".operations"))]
 #[x_kube(validation = Rule::new("!has(self.warmup) || !has(self.warmupOperations)")
     .message("spec.workload: set warmup or warmupOperations, not both")
     .field_path(".warmupOperations"))]
+#[x_kube(validation = Rule::new("!has(self.warmupUntilSettled) || !has(self.warmupOperations)")
+    .message("spec.workload.warmupUntilSettled: rounds last warmup, a duration; leave warmupOperations unset")
+    .field_path(".warmupUntilSettled"))]
 #[x_kube(validation = Rule::new("!has(self.sweep) || (!has(self.duration) && !has(self.operations))")
     .message("spec.workload: a sweep's steps last sweep.stepDuration; set neither duration nor operations")
     .field_path(".sweep"))]
@@ -108,6 +112,11 @@ pub struct Workload {
     /// Warm-up as a number of operations instead of a duration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup_operations: Option<u64>,
+
+    /// Repeat the warm-up, in rounds of `warmup`, until throughput has levelled off
+    /// (docs/results.md, "Warm-up until settled"); needs `warmup` of at least 7 s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_until_settled: Option<WarmupUntilSettled>,
 
     /// Pause of each worker before each operation, outside the measured latency, e.g. `5ms`
     /// (default `0`: no think time).

@@ -11,6 +11,7 @@
 //! - [`latency`]: percentile, mean, min and max by the same rules as YCSB 0.17.0.
 //! - [`client_cpu`]: the load generator's own CPU use and the `clientSaturated` flag.
 //! - [`canary`]: the noise canary, a fixed probe of the client machine taken before each cell.
+//! - [`settle`]: whether a warm-up's throughput had levelled off by its end.
 //! - [`server`]: pure readers of `serverStatus` and `hostInfo` replies, server CPU per
 //!   operation and the cache regime.
 //!
@@ -42,6 +43,7 @@ mod error_kind;
 pub mod latency;
 mod recorder;
 pub mod server;
+pub mod settle;
 
 pub use client_cpu::{ClientCpuMeter, ClientCpuUsage, SATURATION_THRESHOLD};
 pub use error_kind::{ErrorCounts, ErrorKind};

@@ -107,6 +107,7 @@ pub fn result(
         targeting: BTreeMap::new(),
         started_at: None,
         warmup_per_second: Vec::new(),
+        warmup_rounds: None,
         client_pods: Vec::new(),
         client_path: Some(crate::result::ClientPath::OwnConnections),
         mongobench_version: None,

@@ -11,7 +11,7 @@ use crate::workload::ycsb::RawProperties;
 
 use super::custom::{CustomError, PhaseLoad, custom_plan, phase_settings};
 use super::sweep::SweepPlan;
-use super::workload::{RunSettings, WorkloadPlan};
+use super::workload::{RunSettings, WarmupSettle, WorkloadPlan};
 
 /// Why a spec cannot be turned into a run.
 #[derive(Debug, thiserror::Error)]
@@ -223,6 +223,10 @@ pub fn run_settings(spec: &MongoBenchmarkSpec) -> Result<RunSettings, PlanError>
         operation_timeout: w.operation_timeout()?,
         sweep,
         warmup_load: None,
+        warmup_settle: w.warmup_until_settled.as_ref().map(|s| WarmupSettle {
+            max_rounds: s.max_rounds(),
+            tolerance_percent: s.tolerance_percent(),
+        }),
     };
     if let Some(phases) = custom {
         let PhaseLoad {
@@ -267,6 +271,30 @@ mod tests {
              platforms: [{{name: local}}]\n  dataset: {{sizes: [1k]}}\n  workload: {workload}\n"
         );
         serde_yaml::from_str::<MongoBenchmark>(&text).unwrap().spec
+    }
+
+    #[test]
+    fn a_warmup_until_settled_reaches_the_runner_with_its_defaults() {
+        let settle = |extra: &str| {
+            run_settings(&spec(&format!("{{type: flights, warmup: 10s{extra}}}")))
+                .unwrap()
+                .warmup_settle
+        };
+        assert_eq!(settle(""), None);
+        assert_eq!(
+            settle(", warmupUntilSettled: {}"),
+            Some(WarmupSettle {
+                max_rounds: 5,
+                tolerance_percent: 5.0
+            })
+        );
+        assert_eq!(
+            settle(", warmupUntilSettled: {maxRounds: 8, tolerancePercent: 2.5}"),
+            Some(WarmupSettle {
+                max_rounds: 8,
+                tolerance_percent: 2.5
+            })
+        );
     }
 
     #[test]

@@ -22,4 +22,4 @@ pub use custom::PhaseLoad;
 pub use job::{
     JobPlan, JobTarget, LOCAL_PLATFORM, MemberFacts, PLAN_VERSION, PLAN_VERSION_KEY, ServerFacts,
 };
-pub use workload::{RunSettings, SettingsError, WorkloadPlan};
+pub use workload::{RunSettings, SettingsError, WarmupSettle, WorkloadPlan};

@@ -61,6 +61,17 @@ pub struct RunSettings {
     /// The warm-up's own workers and rate (a custom workload's warm-up phase); `None`: those of
     /// the measured phase.
     pub warmup_load: Option<PhaseLoad>,
+    /// Warm-up rounds until throughput settles (`workload.warmupUntilSettled`); `None`: one
+    /// warm-up of `warmup`.
+    pub warmup_settle: Option<WarmupSettle>,
+}
+
+/// Rounds of `warmup`, each restored after, until the last one's drift is within
+/// `tolerance_percent` or `max_rounds` have run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WarmupSettle {
+    pub max_rounds: u32,
+    pub tolerance_percent: f64,
 }
 
 impl RunSettings {

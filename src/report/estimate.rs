@@ -41,7 +41,9 @@ fn cell_seconds(c: &CellResult) -> f64 {
         .as_ref()
         .map_or(0.0, |m| m.duration_us as f64 / 1e6);
     let restores: f64 = c.dataset.restores.iter().map(|r| r.seconds).sum();
-    c.warmup_per_second.len() as f64 + c.settle_seconds.unwrap_or(0.0) + measured + restores
+    let rounds = c.warmup_rounds.map_or(1, |r| r.rounds);
+    let warmup = f64::from(rounds) * c.warmup_per_second.len() as f64;
+    warmup + c.settle_seconds.unwrap_or(0.0) + measured + restores
 }
 
 fn ops(c: &CellResult) -> Option<f64> {

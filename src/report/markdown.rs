@@ -305,8 +305,8 @@ mod tests {
         let text = render_markdown(&results, &options());
         let note = format!(
             "\n- {}: warm-up not settled, its last third of seconds +20.0% against its middle \
-             third (beyond ±5%); a longer workload.warmup keeps the drift out of the measured \
-             phase\n",
+             third (beyond ±5%); a longer workload.warmup, or workload.warmupUntilSettled, \
+             keeps the drift out of the measured phase\n",
             escape(&results[0].cell.to_string())
         );
         let at = text.find(&note).unwrap_or_else(|| panic!("{text}"));

@@ -80,6 +80,10 @@ pub struct CellResult {
     /// was long enough for the throughput to level off.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warmup_per_second: Vec<u64>,
+    /// With `workload.warmupUntilSettled`: the rounds of warm-up the cell ran and whether the
+    /// last one had settled (`warmup_per_second` is that round's). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_rounds: Option<WarmupRounds>,
     /// With several client processes (`client.pods`): each one's workers, how late it started
     /// the measured phase and its own CPU use (`client_cpu` is their sum). Absent for one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -107,6 +111,17 @@ pub struct CellResult {
     pub sharding: Option<super::sharding::ShardingRecord>,
 }
 
+/// How a warm-up run in rounds until settled ended.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WarmupRounds {
+    /// Rounds of `warmup` run, each followed by a restore.
+    pub rounds: u32,
+    /// Whether the last round's drift was within the tolerance; false when every round allowed
+    /// ran without settling.
+    pub settled: bool,
+}
+
 impl CellResult {
     /// A result of `cell` with nothing measured yet, marked `status`.
     pub fn empty(cell: CellId, status: CellStatus) -> CellResult {
@@ -130,6 +145,7 @@ impl CellResult {
             targeting: BTreeMap::new(),
             started_at: None,
             warmup_per_second: Vec::new(),
+            warmup_rounds: None,
             client_pods: Vec::new(),
             client_path: None,
             mongobench_version: None,

@@ -32,7 +32,7 @@ mod sweep;
 pub use cell::{CellId, CellStatus, Slot};
 pub use client::{ClientPath, ClientPod, TargetCounts};
 pub use dataset::{DatasetDigest, DatasetInfo, RestoreRecord};
-pub use document::{CellResult, SCHEMA_VERSION};
+pub use document::{CellResult, SCHEMA_VERSION, WarmupRounds};
 pub use error::ResultError;
 pub use fallbacks::fallbacks;
 pub use histogram_codec::{EncodedHistogram, HistogramCodecError};

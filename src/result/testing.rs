@@ -171,6 +171,7 @@ pub(crate) fn with_measured(
         targeting: Default::default(),
         started_at: None,
         warmup_per_second: Vec::new(),
+        warmup_rounds: None,
         client_pods: Vec::new(),
         client_path: Some(crate::result::ClientPath::OwnConnections),
         mongobench_version: None,

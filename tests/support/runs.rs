@@ -34,6 +34,7 @@ pub fn settings(workers: u32, measured: RunLength) -> RunSettings {
         operation_timeout: LIMIT,
         sweep: None,
         warmup_load: None,
+        warmup_settle: None,
     }
 }
 

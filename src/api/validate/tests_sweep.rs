@@ -1,4 +1,5 @@
-//! The rules of `spec.workload.sweep`, each violation with its exact text.
+//! The rules of `spec.workload.sweep` and `spec.workload.warmupUntilSettled`, each violation
+//! with its exact text.
 
 use serde_json::json;
 
@@ -67,6 +68,39 @@ fn bad_sweeps_are_refused_naming_the_field() {
         [
             "spec.workload.sweep.latency: set exactly one of p50, p95, p99, p999",
             "spec.workload.sweep.latency.op: \"update\" is not an operation this workload sends; expected any or one of: read",
+        ]
+    );
+}
+
+#[test]
+fn a_warmup_in_rounds_needs_rounds_the_criterion_can_judge() {
+    let good = json!({"type": "flights", "warmup": "10s",
+        "warmupUntilSettled": {"maxRounds": 4, "tolerancePercent": 2.5}});
+    assert_eq!(workload(good), Vec::<String>::new());
+    // The default warm-up, 1 minute, is long enough.
+    assert_eq!(
+        workload(json!({"type": "flights", "warmupUntilSettled": {}})),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        workload(json!({"type": "flights", "warmup": "5s", "warmupUntilSettled": {}})),
+        [
+            "spec.workload.warmupUntilSettled: each round lasts warmup, \"5s\" here; the settle criterion judges rounds of at least 7s (a middle and a last third of 2 whole seconds each)"
+        ]
+    );
+    assert_eq!(
+        workload(json!({"type": "flights", "warmupOperations": 5000, "warmupUntilSettled": {}})),
+        [
+            "spec.workload.warmupUntilSettled: rounds last warmup, a duration; leave warmupOperations unset"
+        ]
+    );
+    assert_eq!(
+        workload(
+            json!({"type": "flights", "warmupUntilSettled": {"maxRounds": 1, "tolerancePercent": 0}})
+        ),
+        [
+            "spec.workload.warmupUntilSettled.maxRounds: must be at least 2, got 1",
+            "spec.workload.warmupUntilSettled.tolerancePercent: must be at least 0.1, got 0",
         ]
     );
 }

@@ -5,7 +5,8 @@ use super::violation::Violation;
 use crate::api::flights::Flights;
 use crate::api::sweep::Sweep;
 use crate::api::units::parse_duration;
-use crate::api::workload::{Workload, WorkloadType};
+use crate::api::warmup::MIN_ROUND_SECONDS;
+use crate::api::workload::{RunLength, Workload, WorkloadType};
 use crate::api::ycsb::{FieldLengthDistribution, Ycsb};
 
 pub(super) fn check_workload(workload: &Workload, out: &mut Vec<Violation>) {
@@ -41,6 +42,9 @@ pub(super) fn check_workload(workload: &Workload, out: &mut Vec<Violation>) {
             "set warmup or warmupOperations, not both",
         ));
     }
+    if workload.warmup_until_settled.is_some() && workload.kind != WorkloadType::Custom {
+        check_settle(workload, out);
+    }
     if let Some(duration) = &workload.duration
         && parse_duration(duration).is_ok_and(|d| d.is_zero())
     {
@@ -57,6 +61,31 @@ pub(super) fn check_workload(workload: &Workload, out: &mut Vec<Violation>) {
     }
     if let Some(ycsb) = &workload.ycsb {
         check_ycsb(ycsb, out);
+    }
+}
+
+/// Rounds of `warmup` must be a duration the settle criterion can judge.
+fn check_settle(workload: &Workload, out: &mut Vec<Violation>) {
+    let path = "spec.workload.warmupUntilSettled";
+    if workload.warmup_operations.is_some() {
+        out.push(Violation::new(
+            path,
+            "rounds last warmup, a duration; leave warmupOperations unset",
+        ));
+        return;
+    }
+    // Unset, the warm-up is the default minute.
+    if let (Some(warmup), Ok(RunLength::Duration(d))) = (&workload.warmup, workload.warmup())
+        && d.as_secs() < MIN_ROUND_SECONDS
+    {
+        out.push(Violation::new(
+            path,
+            format!(
+                "each round lasts warmup, {warmup:?} here; the settle criterion judges rounds of \
+                 at least {MIN_ROUND_SECONDS}s (a middle and a last third of 2 whole seconds \
+                 each)"
+            ),
+        ));
     }
 }
 
@@ -101,6 +130,10 @@ fn check_custom(workload: &Workload, out: &mut Vec<Violation>) {
         ("operations", workload.operations.is_some()),
         ("warmup", workload.warmup.is_some()),
         ("warmupOperations", workload.warmup_operations.is_some()),
+        (
+            "warmupUntilSettled",
+            workload.warmup_until_settled.is_some(),
+        ),
         ("sweep", workload.sweep.is_some()),
     ]
     .into_iter()

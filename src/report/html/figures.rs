@@ -185,7 +185,7 @@ fn unsettled_warmups(cells: &[&CellResult]) -> String {
     let drifts: Vec<String> = cells
         .iter()
         .filter_map(|c| {
-            let d = settle::unsettled(&c.warmup_per_second)?;
+            let d = settle::unsettled(c)?;
             Some(format!("repetition {} {d:+.1} %", c.cell.repetition))
         })
         .collect();
@@ -196,8 +196,9 @@ fn unsettled_warmups(cells: &[&CellResult]) -> String {
         "<p class=\"note unsettled\">{}</p>\n",
         escape(&format!(
             "Warm-up not settled (its last third of seconds against its middle third, beyond \
-             ±{} %): {}. The drift carries on into the measured phase; a longer \
-             workload.warmup keeps it out.",
+             ±{} % or after every round of workload.warmupUntilSettled): {}. The drift \
+             carries on into the measured phase; a longer workload.warmup, or \
+             workload.warmupUntilSettled, keeps it out.",
             settle::SETTLE_TOLERANCE_PERCENT,
             drifts.join(", ")
         ))

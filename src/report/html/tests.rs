@@ -245,8 +245,9 @@ fn a_warm_up_still_climbing_is_named_with_its_drift_and_a_settled_one_is_not() {
         assert_eq!(
             n,
             "Warm-up not settled (its last third of seconds against its middle third, beyond \
-             ±5 %): repetition 1 +20.0 %. The drift carries on into the measured phase; a \
-             longer workload.warmup keeps it out."
+             ±5 % or after every round of workload.warmupUntilSettled): repetition 1 +20.0 %. \
+             The drift carries on into the measured phase; a longer workload.warmup, or \
+             workload.warmupUntilSettled, keeps it out."
         );
     }
 }

@@ -58,6 +58,15 @@ pub fn identity(plan: &WorkloadPlan, settings: &RunSettings, documents: u64) -> 
     put("documents", documents.to_string());
     put("run.measured", length_text(settings.measured));
     put("run.warmup", length_text(settings.warmup));
+    if let Some(settle) = settings.warmup_settle {
+        put(
+            "run.warmupUntilSettled",
+            format!(
+                "at most {} rounds, within {}%",
+                settle.max_rounds, settle.tolerance_percent
+            ),
+        );
+    }
     put(
         "run.targetOpsPerSecond",
         settings
@@ -396,14 +405,9 @@ mod tests {
     use crate::api::DEFAULT_OPERATION_TIMEOUT;
     use crate::result::testing::sample_result;
 
-    /// A flights result of the default mix: 2 workers, 5 and 4 operations, 1,000 documents.
-    fn flights_result(fingerprint: &str) -> CellResult {
-        let params = Params {
-            workers: 2,
-            documents: Some(1000),
-            ..Params::default()
-        };
-        let settings = RunSettings {
+    /// 2 workers and 9 operations, no warm-up.
+    fn two_workers() -> RunSettings {
+        RunSettings {
             workers: 2,
             measured: RunLength::Operations(9),
             warmup: RunLength::Operations(0),
@@ -413,12 +417,43 @@ mod tests {
             operation_timeout: DEFAULT_OPERATION_TIMEOUT,
             sweep: None,
             warmup_load: None,
+            warmup_settle: None,
+        }
+    }
+
+    /// A flights result of the default mix: 2 workers, 5 and 4 operations, 1,000 documents.
+    fn flights_result(fingerprint: &str) -> CellResult {
+        let params = Params {
+            workers: 2,
+            documents: Some(1000),
+            ..Params::default()
         };
+        let settings = two_workers();
         let mut r = sample_result("t", 1, 10.0);
         r.identity = identity(&WorkloadPlan::Flights(Box::new(params)), &settings, 1000);
         r.worker_operations = vec![5, 4];
         r.fingerprint = fingerprint.to_owned();
         r
+    }
+
+    #[test]
+    fn a_warmup_in_rounds_is_part_of_the_identity() {
+        let plan = WorkloadPlan::Flights(Box::default());
+        let mut settings = two_workers();
+        assert_eq!(
+            identity(&plan, &settings, 10)
+                .parameters
+                .get("run.warmupUntilSettled"),
+            None
+        );
+        settings.warmup_settle = Some(crate::plan::WarmupSettle {
+            max_rounds: 5,
+            tolerance_percent: 2.5,
+        });
+        assert_eq!(
+            identity(&plan, &settings, 10).parameters["run.warmupUntilSettled"],
+            "at most 5 rounds, within 2.5%"
+        );
     }
 
     // The traffic's fingerprints in either version (workload/flights/fingerprint's tests).

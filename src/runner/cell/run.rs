@@ -6,8 +6,9 @@
 //! partial result that passes as valid.
 
 use crate::api::RunLength;
+use crate::measure;
 use crate::plan::{RunSettings, WorkloadPlan};
-use crate::result::{self, CellId, CellResult, CellStatus, add_series};
+use crate::result::{self, CellId, CellResult, CellStatus, WarmupRounds, add_series};
 use crate::runner::crew::{Helpers, Task};
 use crate::runner::dataset::{self, Seeded};
 use crate::runner::deadline::bounded;
@@ -105,43 +106,7 @@ impl Cell<'_> {
         if !matches!(settings.warmup, RunLength::Duration(d) if d.is_zero())
             && settings.warmup != RunLength::Operations(0)
         {
-            progress.set("warmup");
-            let issued = self
-                .order(records, |at| Task::Warmup { start_at_ms: at })
-                .await
-                .map_err(|e| ("warmup", e))?;
-            let outcome = inputs
-                .phase(
-                    "warmup",
-                    target,
-                    settings.warmup,
-                    issued.as_ref().and_then(|i| i.start),
-                    progress,
-                )
-                .await?;
-            if let Some(fatal) = outcome.fatal {
-                return Err(("warmup", fatal));
-            }
-            let mut series = outcome.recorder.overall().per_second().to_vec();
-            let replies = self
-                .replies(issued.as_ref(), settings.warmup, outcome.wall)
-                .await
-                .map_err(|e| ("warmup", e))?;
-            for reply in replies {
-                let theirs: Vec<u64> = serde_json::from_value(reply)
-                    .map_err(|e| ("warmup", format!("a client process's warm-up: {e}")))?;
-                add_series(&mut series, &theirs);
-            }
-            if let RunLength::Duration(d) = settings.warmup {
-                series.truncate(d.as_secs() as usize);
-            }
-            result.warmup_per_second = series;
-            progress.set("restoring");
-            let record = self
-                .restore(seeded, &changes_of(&outcome.sources), "warmup")
-                .await
-                .map_err(|e| ("restoring after the warm-up", e))?;
-            result.dataset.restores.push(record);
+            self.warm_up(&inputs, records, result, seeded).await?;
         }
 
         match &settings.sweep {
@@ -195,5 +160,69 @@ impl Cell<'_> {
         let gates = validity_gates(result, plan);
         result.invalid_reasons.extend(gates);
         Ok(())
+    }
+
+    /// The warm-up: one round of `warmup`, or with `warmupUntilSettled` rounds until the last
+    /// one's throughput has levelled off or the rounds run out. Each round starts from the
+    /// seeded state: the streams, insert lane and restore are those of a single warm-up.
+    async fn warm_up(
+        &self,
+        inputs: &CellInputs<'_>,
+        records: u64,
+        result: &mut CellResult,
+        seeded: &mut Seeded,
+    ) -> Result<(), (&'static str, String)> {
+        let (target, settings, progress) = (self.target, self.settings, self.progress);
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            progress.set("warmup");
+            let issued = self
+                .order(records, |at| Task::Warmup { start_at_ms: at })
+                .await
+                .map_err(|e| ("warmup", e))?;
+            let outcome = inputs
+                .phase(
+                    "warmup",
+                    target,
+                    settings.warmup,
+                    issued.as_ref().and_then(|i| i.start),
+                    progress,
+                )
+                .await?;
+            if let Some(fatal) = outcome.fatal {
+                return Err(("warmup", fatal));
+            }
+            let mut series = outcome.recorder.overall().per_second().to_vec();
+            let replies = self
+                .replies(issued.as_ref(), settings.warmup, outcome.wall)
+                .await
+                .map_err(|e| ("warmup", e))?;
+            for reply in replies {
+                let theirs: Vec<u64> = serde_json::from_value(reply)
+                    .map_err(|e| ("warmup", format!("a client process's warm-up: {e}")))?;
+                add_series(&mut series, &theirs);
+            }
+            if let RunLength::Duration(d) = settings.warmup {
+                series.truncate(d.as_secs() as usize);
+            }
+            result.warmup_per_second = series;
+            progress.set("restoring");
+            let record = self
+                .restore(seeded, &changes_of(&outcome.sources), "warmup")
+                .await
+                .map_err(|e| ("restoring after the warm-up", e))?;
+            result.dataset.restores.push(record);
+            let Some(settle) = settings.warmup_settle else {
+                return Ok(());
+            };
+            // A round too slow to judge (no operation in its middle third) has not settled.
+            let settled = measure::settle::drift_percent(&result.warmup_per_second)
+                .is_some_and(|d| d.abs() <= settle.tolerance_percent + 1e-9);
+            if settled || rounds >= settle.max_rounds {
+                result.warmup_rounds = Some(WarmupRounds { rounds, settled });
+                return Ok(());
+            }
+        }
     }
 }

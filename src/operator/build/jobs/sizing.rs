@@ -88,7 +88,7 @@ fn client_cpu_us_per_op(spec: &MongoBenchmarkSpec) -> f64 {
 /// benchmark waiting for ever: twice an estimate that is generous on purpose, over every cell
 /// it may run (up to `precision.maxRepetitions`). Per target,
 /// [`INITIATE_SECONDS`] and seeding each size at [`SEED_FLOOR`] documents per second; per
-/// cell, its warm-up and measured phase (an operation-bounded phase at [`OPS_FLOOR`]
+/// cell, its warm-up (every round of a warm-up until settled) and measured phase (an operation-bounded phase at [`OPS_FLOOR`]
 /// operations per second; a load sweep's every possible step, each with
 /// [`STEP_OVERHEAD_SECONDS`]) and [`CELL_OVERHEAD_SECONDS`] for restoring, settling and
 /// explaining.
@@ -110,7 +110,9 @@ pub fn active_deadline_seconds(
         }
         None => phase(settings.measured),
     };
-    let per_cell = phase(settings.warmup) + measured + CELL_OVERHEAD_SECONDS;
+    // Every round a warm-up until settled may run, each with its restore.
+    let rounds = settings.warmup_settle.map_or(1, |s| s.max_rounds);
+    let per_cell = f64::from(rounds) * phase(settings.warmup) + measured + CELL_OVERHEAD_SECONDS;
     let mut total = 0.0;
     for target in targets {
         // A sharded cluster: its config set and every shard's set are initiated and each

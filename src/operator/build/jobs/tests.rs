@@ -332,6 +332,21 @@ fn a_sweep_runner_may_run_every_step_of_every_cell() {
 }
 
 #[test]
+fn a_runner_may_run_every_round_of_a_warmup_until_settled() {
+    let rounds = STUDY.replace(
+        "workload: {type: flights}",
+        "workload: {type: flights, warmup: 10s, duration: 1m, warmupUntilSettled: {maxRounds: 4}}",
+    );
+    let b = bench("study", &rounds);
+    let (p, t) = (&b.spec.platforms[0], &b.spec.targets[0]);
+    // 2 × (300 + (1M + 4M) / 200 + 4 × (4 × 10 + 60 + 300)).
+    assert_eq!(
+        active_deadline_seconds(&b, &[t], p).unwrap(),
+        2 * (300 + 5_000_000 / 200 + 4 * (4 * 10 + 60 + 300))
+    );
+}
+
+#[test]
 fn runner_role_allows_only_its_configmaps() {
     let b = bench("study", STUDY);
     let access = runner_access(&b).unwrap();
