@@ -1,7 +1,8 @@
 //! Verdicts that hold, on real servers: an A/A comparison, paired by slot, finds no
 //! difference; a known delay, fixed or proportional to each reply's service time, is found
-//! with an interval that excludes zero, and a precision goal out of reach adds slots up to its
-//! limit, on FerretDB and on SecantusDB (WiredTiger); time-bounded runs of servers of
+//! with an interval that excludes zero, 5 % more latency at a 3 % precision goal, and a
+//! precision goal out of reach adds slots up to its limit, on FerretDB and on SecantusDB
+//! (WiredTiger); time-bounded runs of servers of
 //! different speed are compared while
 //! runs of another seed are refused, and the open loop measures what it claims.
 //!
@@ -195,6 +196,74 @@ async fn a_3_ms_delay_on_a_wiredtiger_server_is_found() {
     );
     assert_eq!(delta.pairs, Some(5), "paired by slot");
     assert_eq!(delayed.verdict, Verdict::Slower, "{delta:?}");
+    assert!(high < 0.0, "the interval [{low}, {high}] excludes zero");
+}
+
+/// One worker on one WiredTiger server behind two proxies: one relays, the other holds each
+/// reply for 5 % of its service time, asleep. At a precision goal of 3 % the runner adds slots
+/// past the planned 3 until the comparison can detect 3 %, and the proxy that adds 5 % is
+/// called slower, its interval below zero. Both targets go through a proxy, so the relay's own
+/// cost is on both sides and only the delay differs.
+#[tokio::test]
+async fn five_percent_more_latency_is_found_at_a_3_percent_precision_goal() {
+    let _turn = TURN.lock().await;
+    let server = support::private_secantus("five-percent");
+    // This proxy relays a request, then one reply: the driver's streaming heartbeats (one
+    // request, a reply every few seconds) would stall it, so the driver polls.
+    let upstream = format!(
+        "{}?directConnection=true&serverMonitoringMode=poll",
+        server.uri
+    );
+    let plain = ProportionalProxy::start(&upstream, 0.0);
+    let slower = ProportionalProxy::start(&upstream, 0.05);
+    let mut bench = runs::benchmark(
+        "five-percent",
+        runs::ycsb("workloada"),
+        RunSettings {
+            workers: 1,
+            ..settings(5.0)
+        },
+        &[RECORDS],
+        3,
+    );
+    bench.precision = Some(PrecisionGoal {
+        mde_percent: 3.0,
+        max_repetitions: 30,
+        max_duration: None,
+    });
+    let (results, c) = run_and_compare(
+        bench,
+        &[
+            ("plain", plain.uri.as_str()),
+            ("slower", slower.uri.as_str()),
+        ],
+        1,
+    )
+    .await;
+    let row = row(&c, "slower");
+    let delta = row.throughput_delta.unwrap();
+    let (low, high) = delta.ci95_percent.unwrap();
+    let slots = results.len() / 2;
+    let held = slower.held_fraction();
+    eprintln!(
+        "5 % of the service time (held {:.2}%): {:+.2}% [{low:.2}%, {high:.2}%] over {slots} \
+         slots, MDE {:?}, paired CV {:?}",
+        held * 100.0,
+        delta.percent,
+        delta.mde_percent,
+        delta.ratio_cv
+    );
+    assert!(
+        (0.045..=0.055).contains(&held),
+        "the proxy held replies for {:.2}% of their service time, not 5%",
+        held * 100.0
+    );
+    assert_eq!(delta.pairs, Some(slots), "paired by slot");
+    assert!(
+        delta.mde_percent.unwrap() <= 3.0 || slots == 30,
+        "slots were added until the goal or the limit: {delta:?}"
+    );
+    assert_eq!(row.verdict, Verdict::Slower, "{delta:?}");
     assert!(high < 0.0, "the interval [{low}, {high}] excludes zero");
 }
 

@@ -116,31 +116,47 @@ async fn accept(listener: TcpListener, upstream: SocketAddr, delay: Duration) {
     }
 }
 
-/// A proxy that holds each reply for `fraction` of its service time (from the request's last
-/// byte forwarded to the reply's last byte read), asleep: no CPU is spent on the delay, so
-/// the proxied server is exactly that fraction slower per operation while one request is in
-/// flight per connection, as the runner's workers send. One thread per connection, each with
-/// a 1 µs timer slack, so that sleeps of tens of microseconds are kept.
+/// A proxy that holds replies for `fraction` of their service time (from the request's last
+/// byte read to the reply's last byte read), asleep: no CPU is spent on the delay, so the
+/// proxied server is that fraction slower per operation while one request is in flight per
+/// connection, as the runner's workers send. A sleep overshoots by the cost of waking up (tens
+/// of microseconds on a shared machine, as much as the whole delay of a fast reply), so each
+/// connection keeps what it owes: a reply is held for the delay owed so far, and what a sleep
+/// overshot is paid back by the next replies. Over many replies the delay added is the fraction
+/// asked; [`ProportionalProxy::held_fraction`] says what it was. One thread per connection,
+/// each with a 1 µs timer slack.
 pub struct ProportionalProxy {
     /// `mongodb://127.0.0.1:PORT/` plus the path and options of the upstream URI.
     pub uri: String,
+    totals: std::sync::Arc<Totals>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// Nanoseconds of service and of holding, over every connection.
+#[derive(Default)]
+struct Totals {
+    service_ns: std::sync::atomic::AtomicU64,
+    held_ns: std::sync::atomic::AtomicU64,
+}
+
 impl ProportionalProxy {
-    /// Proxies `upstream_uri` (a `mongodb://127.0.0.1:PORT/...` URI), each reply held for
-    /// `fraction` × its service time.
+    /// Proxies `upstream_uri` (a `mongodb://127.0.0.1:PORT/...` URI), replies held for
+    /// `fraction` × their service time.
     pub fn start(upstream_uri: &str, fraction: f64) -> ProportionalProxy {
         use std::sync::atomic::{AtomicBool, Ordering};
         let (upstream, listener, uri) = listen(upstream_uri);
         let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let stopping = stop.clone();
+        let totals = std::sync::Arc::new(Totals::default());
+        let (stopping, counting) = (stop.clone(), totals.clone());
         let thread = std::thread::spawn(move || {
             while !stopping.load(Ordering::Relaxed) {
                 match listener.accept() {
                     Ok((client, _)) => {
-                        std::thread::spawn(move || relay_proportional(client, upstream, fraction));
+                        let totals = counting.clone();
+                        std::thread::spawn(move || {
+                            relay_proportional(client, upstream, fraction, &totals)
+                        });
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
                 }
@@ -148,9 +164,17 @@ impl ProportionalProxy {
         });
         ProportionalProxy {
             uri,
+            totals,
             stop,
             thread: Some(thread),
         }
+    }
+
+    /// The time replies were held over their service time, so far.
+    pub fn held_fraction(&self) -> f64 {
+        use std::sync::atomic::Ordering;
+        let service = self.totals.service_ns.load(Ordering::Relaxed) as f64;
+        self.totals.held_ns.load(Ordering::Relaxed) as f64 / service.max(1.0)
     }
 }
 
@@ -175,10 +199,16 @@ fn read_message(from: &mut std::net::TcpStream) -> Option<Vec<u8>> {
     Some(message)
 }
 
-/// Relays one connection request by reply: each reply is held for `fraction` of the time
-/// between its request's forwarding and its own arrival. Ends when either side closes.
-fn relay_proportional(mut client: std::net::TcpStream, upstream: SocketAddr, fraction: f64) {
+/// Relays one connection request by reply, holding replies for what `fraction` of their
+/// service time owes. Ends when either side closes.
+fn relay_proportional(
+    mut client: std::net::TcpStream,
+    upstream: SocketAddr,
+    fraction: f64,
+    totals: &Totals,
+) {
     use std::io::Write;
+    use std::sync::atomic::Ordering;
     // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0u64, 0u64, 0u64);
@@ -189,6 +219,8 @@ fn relay_proportional(mut client: std::net::TcpStream, upstream: SocketAddr, fra
     let _ = client.set_nonblocking(false);
     let _ = client.set_nodelay(true);
     let _ = server.set_nodelay(true);
+    // Seconds of delay owed; negative after a sleep that overshot.
+    let mut owed = 0.0_f64;
     // One request, its reply (a request with moreToCome has none; exhaust cursors are not used).
     while let Some(request) = read_message(&mut client) {
         let sent = std::time::Instant::now();
@@ -198,7 +230,20 @@ fn relay_proportional(mut client: std::net::TcpStream, upstream: SocketAddr, fra
         let Some(reply) = read_message(&mut server) else {
             return;
         };
-        std::thread::sleep(sent.elapsed().mul_f64(fraction));
+        let service = sent.elapsed();
+        totals
+            .service_ns
+            .fetch_add(service.as_nanos() as u64, Ordering::Relaxed);
+        owed += service.as_secs_f64() * fraction;
+        if owed > 0.0 {
+            let asleep = std::time::Instant::now();
+            std::thread::sleep(Duration::from_secs_f64(owed));
+            let held = asleep.elapsed();
+            owed -= held.as_secs_f64();
+            totals
+                .held_ns
+                .fetch_add(held.as_nanos() as u64, Ordering::Relaxed);
+        }
         if client.write_all(&reply).is_err() {
             return;
         }
