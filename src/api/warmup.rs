@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// Default of `maxRounds`.
 pub const DEFAULT_MAX_ROUNDS: u32 = 5;
-/// Default of `tolerancePercent`: the drift the reports already flag beyond.
+/// Default of `tolerancePercent`, and the drift the reports flag a fixed warm-up beyond.
 pub const DEFAULT_TOLERANCE_PERCENT: f64 = 5.0;
 /// Shortest round the criterion can judge: 6 whole seconds and the partial last one.
 pub const MIN_ROUND_SECONDS: u64 = 7;

@@ -5,8 +5,9 @@
 use crate::measure::settle;
 use crate::result::CellResult;
 
-/// Largest drift, in percent, of a warm-up that counts as settled.
-pub const SETTLE_TOLERANCE_PERCENT: f64 = 5.0;
+/// Largest drift, in percent, of a warm-up that counts as settled: the one a warm-up in
+/// rounds uses unless told otherwise.
+pub const SETTLE_TOLERANCE_PERCENT: f64 = crate::api::warmup::DEFAULT_TOLERANCE_PERCENT;
 
 /// The drift of a cell's warm-up that had not settled: for a warm-up run in rounds until
 /// settled, that of its last round when the rounds ran out; otherwise beyond
