@@ -153,6 +153,7 @@ async fn main() {
         repetitions: args.slots,
         precision: None,
         canary_policy: CanaryPolicy::Flag,
+        server_canaries: Default::default(),
         baseline: args.targets[0].0.clone(),
         completed: Default::default(),
     };

@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         Command::Plan(args) => mongobench::cli::plan::run(&args),
         Command::Get(args) => mongobench::cli::get::run(&args),
         Command::Verify(args) => mongobench::cli::verify::run(&args, &mut std::io::stdout().lock()),
+        Command::Canary(args) => mongobench::cli::canary::run(&args, &mut std::io::stdout().lock()),
         Command::Import(args) => mongobench::cli::import::run(
             &args,
             &mut std::io::stdout().lock(),

@@ -171,6 +171,22 @@ async fn a_provisioned_member_runs_for_real_and_the_runner_seeds_and_measures_it
         assert_eq!(r.nodes.len(), 1, "{:?}", r.nodes);
         assert_eq!(r.nodes[0].member, member.address.to_string());
         assert_eq!(r.nodes[0].node_name.as_ref(), Some(&nodes[0]));
+        // The noise canary beside the member (its pod's sidecar, run by the harness on the
+        // member's address) probed that node before the cell.
+        assert_eq!(r.server_canaries.len(), 1, "{:?}", r.server_canaries);
+        let canary = &r.server_canaries[0];
+        assert_eq!(
+            canary.address,
+            format!("{}:27117", member.address.ip()),
+            "{canary:?}"
+        );
+        assert_eq!(canary.error, None);
+        let figures = canary.figures.expect("the server node's probe");
+        assert!(
+            figures.cpu_us > 0.0 && figures.memory_gbps > 0.0,
+            "{figures:?}"
+        );
+        assert!(r.canary.is_some(), "the client's probe too");
         assert_eq!(
             r.dataset.seeded_documents,
             r.cell.size.parse::<u64>().unwrap()

@@ -135,7 +135,7 @@ async fn every_server_runner_and_operator_pod_is_admitted_under_restricted() {
         let b = benchmark_in(&env, "psa", spec);
         let platform = &b.spec.platforms[0];
         for target in b.spec.targets.iter().filter(|t| t.is_provisioned()) {
-            let objects = servers::server_objects(&b, target, platform).unwrap();
+            let objects = servers::server_objects(&b, target, platform, "mongobench:test").unwrap();
             admitted(
                 &env,
                 &format!("server-{auth}"),

@@ -231,9 +231,10 @@ pub struct MongoBenchmarkSpec {
 
     /// What a noise canary that deviates does to its cell: `Flag` (default) keeps the cell and
     /// marks its canary; `Void` makes the cell invalid (left out of the statistics) and runs
-    /// its slot again. The canary is a fixed CPU, memory and loopback probe of the client
-    /// taken before every cell; it deviates when a figure is over 25 % from the median of the
-    /// run's earlier probes (docs/results.md, "Noise canaries"). Immutable.
+    /// its slot again. The canary is a fixed CPU, memory and loopback probe of the client, and
+    /// of each provisioned replica-set member's node (through its sidecar), taken before every
+    /// cell; it deviates when a figure is over 25 % from the median of the same machine's
+    /// earlier probes in the run (docs/results.md, "Noise canaries"). Immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "Flag"))]
     pub canary_policy: Option<CanaryPolicy>,

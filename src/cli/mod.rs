@@ -6,6 +6,7 @@
 //! `operator`, `report/` and `result/` for `report` and `verify`); outside tests only `main.rs`
 //! uses it.
 
+pub mod canary;
 pub mod crd;
 pub mod custom;
 pub mod get;
@@ -78,6 +79,9 @@ pub enum Command {
     /// Turn another tool's workload files into a custom workload document
     /// (`mongobench import plgm --collections C.json --queries Q.json -o workload.yaml`).
     Import(import::ImportArgs),
+    /// Probe this machine as the noise canary does (CPU, memory bandwidth, loopback), once, or
+    /// with `--serve` for a runner that asks before every cell (a server member's sidecar).
+    Canary(canary::CanaryArgs),
 }
 
 impl Command {
@@ -93,6 +97,7 @@ impl Command {
             Command::Get(_) => "get",
             Command::Verify(_) => "verify",
             Command::Import(_) => "import",
+            Command::Canary(_) => "canary",
         }
     }
 }

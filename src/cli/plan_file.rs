@@ -201,6 +201,7 @@ mod tests {
                 name: "t".into(),
                 uri_env: "MONGOBENCH_TARGET_URI".into(),
                 initiate_members: Vec::new(),
+                server_canaries: Vec::new(),
                 replica_set_name: None,
                 cluster: None,
                 facts: None,

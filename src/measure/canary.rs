@@ -47,6 +47,30 @@ pub const DEVIATION_THRESHOLD: f64 = 0.25;
 /// Probes a run needs before its median can flag one.
 pub const MIN_PROBES: usize = 3;
 
+/// The port of a server node's canary (`mongobench canary --serve`), the sidecar of every
+/// provisioned replica-set member: beside mongod's 27017, clear of the ports a sharded
+/// cluster's parts conventionally use.
+pub const SERVER_CANARY_PORT: u16 = 27117;
+
+/// The probe of one server member's node, taken through the canary beside the member (its
+/// pod's sidecar) just before the cell, as the client's is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerCanary {
+    /// Where the canary answered (`host:port`; the host is the member's).
+    pub address: String,
+    /// What it measured; absent when it could not be reached (`error` says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figures: Option<CanaryFigures>,
+    /// As the client's: the figure furthest past [`DEVIATION_THRESHOLD`] from the median of
+    /// this node's earlier probes in the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deviation: Option<CanaryDeviation>,
+    /// Why there are no figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
 /// What one probe measured.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -58,6 +82,20 @@ pub struct CanaryFigures {
     /// Median round trip of 64 bytes over a loopback TCP connection, µs; `None` when the
     /// loopback could not be used.
     pub loopback_rtt_us: Option<f64>,
+}
+
+/// The figure of `deviation` past [`DEVIATION_THRESHOLD`], as a result keeps it; `None`
+/// when `earlier` is too short or every figure is within the threshold.
+pub fn deviation_beyond(
+    probe: &CanaryFigures,
+    earlier: &[CanaryFigures],
+) -> Option<CanaryDeviation> {
+    deviation(probe, earlier)
+        .and_then(|d| d.beyond_threshold())
+        .map(|(figure, f)| CanaryDeviation {
+            figure: figure.to_owned(),
+            percent: f * 100.0,
+        })
 }
 
 /// Runs the probe (about 50 ms; blocking: call it off the async workers).

@@ -10,7 +10,8 @@
 //!   must end in `success()`, `failure(kind)` or `discard()`.
 //! - [`latency`]: percentile, mean, min and max by the same rules as YCSB 0.17.0.
 //! - [`client_cpu`]: the load generator's own CPU use and the `clientSaturated` flag.
-//! - [`canary`]: the noise canary, a fixed probe of the client machine taken before each cell.
+//! - [`canary`]: the noise canary, a fixed probe of the client machine (and of each provisioned
+//!   member's node, through its sidecar) taken before each cell.
 //! - [`settle`]: whether a warm-up's throughput had levelled off by its end.
 //! - [`server`]: pure readers of `serverStatus` and `hostInfo` replies, server CPU per
 //!   operation and the cache regime.

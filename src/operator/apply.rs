@@ -135,7 +135,13 @@ pub async fn execute(
             if target.is_sharded() {
                 return create_sharded(ctx, bench, &ns, target, platform).await;
             }
-            let objects = servers::server_objects(bench, target, platform)?;
+            let image = spec.client.as_ref().and_then(|c| c.image.as_deref());
+            let objects = servers::server_objects(
+                bench,
+                target,
+                platform,
+                image.unwrap_or(&ctx.options.image),
+            )?;
             apply_set(ctx, &ns, &objects).await?;
             Ok(Some(EventSpec {
                 warning: false,

@@ -113,6 +113,7 @@ pub fn result(
         mongobench_version: None,
         slot: None,
         canary: None,
+        server_canaries: Vec::new(),
         sweep: None,
         sharding: None,
     }

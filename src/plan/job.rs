@@ -57,6 +57,10 @@ pub struct JobTarget {
     /// Initiate the replica set before seeding (provisioned targets): the member addresses.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub initiate_members: Vec<String>,
+    /// The canaries beside a provisioned replica set's members (`host:port`), which the
+    /// runner asks for a probe of their nodes before each cell.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_canaries: Vec<String>,
     /// Replica-set name for initiation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica_set_name: Option<String>,

@@ -101,6 +101,10 @@ pub struct CellResult {
     /// The noise canary taken just before the cell (docs/results.md, "Noise canaries").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canary: Option<crate::measure::canary::CanaryRecord>,
+    /// The noise canaries of the target's server nodes taken just before the cell, one per
+    /// member with a canary beside it (provisioned replica sets). Empty for other targets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_canaries: Vec<crate::measure::canary::ServerCanary>,
     /// A load sweep's steps and knee (`workload.sweep`); the other figures are those of the
     /// knee step. Absent for a cell of one measured phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -151,6 +155,7 @@ impl CellResult {
             mongobench_version: None,
             slot: None,
             canary: None,
+            server_canaries: Vec::new(),
             sweep: None,
             sharding: None,
         }

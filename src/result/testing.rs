@@ -178,6 +178,7 @@ pub(crate) fn with_measured(
         cell,
         slot: None,
         canary: None,
+        server_canaries: Vec::new(),
         sweep: None,
         sharding: None,
     }

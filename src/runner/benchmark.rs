@@ -12,10 +12,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use crate::api::{CanaryPolicy, DatasetSize};
-use crate::measure::canary::{self, CanaryDeviation, CanaryFigures, CanaryRecord};
+use crate::measure::canary;
 use crate::plan::{self, Cell, RunSettings, WorkloadPlan};
 use crate::result::{CellId, CellResult, CellStatus, Slot};
 
+use super::canaries::{self, Probes};
 use super::cell::{CellProgress, run_cell_with};
 use super::crew::{Crew, Helpers};
 use super::dataset::{self, Seeded};
@@ -44,6 +45,9 @@ pub struct Benchmark {
     pub precision: Option<PrecisionGoal>,
     /// `spec.canaryPolicy`: what a deviating noise canary does to its cell.
     pub canary_policy: CanaryPolicy,
+    /// Per target, its server nodes' canaries (`host:port`), asked before each of its cells;
+    /// only provisioned replica sets have them.
+    pub server_canaries: BTreeMap<String, Vec<String>>,
     /// The target compared with the others (the spec's baseline; the first target when that
     /// is not among the targets run).
     pub baseline: String,
@@ -202,8 +206,8 @@ async fn run_all(
         targets.first().map_or("", |t| t.target.name.as_str())
     };
     let mut results = Vec::new();
-    // The run's noise canaries so far, each cell's against the earlier ones.
-    let mut probes: Vec<CanaryFigures> = Vec::new();
+    // The run's noise canaries so far, each cell's against the earlier ones of its machine.
+    let mut probes = Probes::default();
     // Per target: its collection's known state, or why it cannot go on at this size.
     let mut states: BTreeMap<&str, Seeded> = BTreeMap::new();
     let mut broken: BTreeMap<&str, String> = BTreeMap::new();
@@ -266,6 +270,10 @@ async fn run_all(
                     ),
                     (None, Some(seeded)) => {
                         let probe = tokio::task::spawn_blocking(canary::probe).await.ok();
+                        let servers = match bench.server_canaries.get(name) {
+                            Some(addresses) => canaries::probe_all(addresses).await,
+                            None => Vec::new(),
+                        };
                         let progress = CellProgress::default();
                         events.started(&cell, &progress);
                         let result = run_cell_with(
@@ -297,10 +305,8 @@ async fn run_all(
                             }
                         }
                         let mut result = result;
-                        if let Some(figures) = probe {
-                            slot_voided |=
-                                keep_canary(&mut result, figures, &mut probes, bench.canary_policy);
-                        }
+                        slot_voided |=
+                            probes.keep(&mut result, probe, servers, bench.canary_policy);
                         result
                     }
                     (None, None) => unreachable!("a target without a state is broken"),
@@ -359,36 +365,6 @@ fn precision_outcome(
         limit,
         standing,
     })
-}
-
-/// Records `figures`, the canary taken before `result`'s cell, with its deviation from the
-/// run's earlier `probes` (then adds it to them). Under [`CanaryPolicy::Void`] a deviating
-/// canary makes a valid cell invalid; returns whether it did.
-fn keep_canary(
-    result: &mut CellResult,
-    figures: CanaryFigures,
-    probes: &mut Vec<CanaryFigures>,
-    policy: CanaryPolicy,
-) -> bool {
-    let deviation = canary::deviation(&figures, probes)
-        .and_then(|d| d.beyond_threshold())
-        .map(|(figure, f)| CanaryDeviation {
-            figure: figure.to_owned(),
-            percent: f * 100.0,
-        });
-    probes.push(figures);
-    let void = policy == CanaryPolicy::Void && result.is_valid() && deviation.is_some();
-    if let (true, Some(d)) = (void, &deviation) {
-        result.invalid_reasons.push(format!(
-            "noise canary: the client's {} was {:.0}% {} than the run's median before the \
-             cell (canaryPolicy Void; its slot runs again)",
-            d.figure,
-            d.percent.abs(),
-            if d.percent > 0.0 { "slower" } else { "faster" }
-        ));
-    }
-    result.canary = Some(CanaryRecord { figures, deviation });
-    void
 }
 
 async fn seed(

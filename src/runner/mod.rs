@@ -5,11 +5,12 @@
 //!
 //! Layers, bottom first (each uses only those below it): `deadline.rs`, `outcome.rs`,
 //! `crew/`, `wire/`; `server/`; `send/`; `dataset/`; `cell/`; `benchmark.rs`, `follower.rs`.
-//! `slots.rs`, `sink.rs` and `activity.rs` stand apart. Below the runner: `api/`, `plan/`,
+//! `slots.rs`, `sink.rs`, `activity.rs` and `canaries.rs` stand apart. Below the runner: `api/`, `plan/`,
 //! `workload/`, `measure/`, `result/`.
 
 pub mod activity;
 pub mod benchmark;
+pub mod canaries;
 pub mod cell;
 pub mod crew;
 pub mod dataset;

@@ -103,6 +103,7 @@ pub fn benchmark(
         repetitions,
         precision: None,
         canary_policy: mongobench::api::CanaryPolicy::Flag,
+        server_canaries: std::collections::BTreeMap::new(),
         // The first target.
         baseline: String::new(),
         completed: Default::default(),

@@ -154,6 +154,11 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
             ))
         })?;
         targets.push((t.name.clone(), uri));
+        if !t.server_canaries.is_empty() {
+            bench
+                .server_canaries
+                .insert(t.name.clone(), t.server_canaries.clone());
+        }
     }
     let client = kube::Client::try_default()
         .await

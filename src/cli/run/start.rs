@@ -1,6 +1,7 @@
 //! What a local run and a Job's run start from: the one MongoBenchmark of a manifest, the
 //! `--target` arguments, the run derived once from the spec, and the targets connected.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -112,6 +113,7 @@ pub(super) fn benchmark(
         repetitions: spec.repetitions(),
         precision: PrecisionGoal::of(spec).map_err(|e| invalid(format!("spec.precision: {e}")))?,
         canary_policy: spec.canary_policy(),
+        server_canaries: BTreeMap::new(),
         baseline: spec.baseline().to_owned(),
         completed: completed.iter().cloned().collect(),
     })

@@ -210,6 +210,14 @@ pub fn member_address(server: &str, namespace: &str, ordinal: u32) -> String {
     format!("{server}-{ordinal}.{server}.{namespace}.svc.cluster.local:{MONGOD_PORT}")
 }
 
+/// The address of the noise canary beside member `ordinal` (its pod's sidecar).
+pub fn member_canary_address(server: &str, namespace: &str, ordinal: u32) -> String {
+    format!(
+        "{server}-{ordinal}.{server}.{namespace}.svc.cluster.local:{}",
+        crate::measure::canary::SERVER_CANARY_PORT
+    )
+}
+
 /// The connection string of a provisioned replica set with `members` members.
 pub fn replica_set_uri(server: &str, namespace: &str, members: u32) -> String {
     let hosts: Vec<String> = (0..members)

@@ -6,6 +6,7 @@
 //! `markup` holds the shared elements; each other file draws one kind of section, and `page`
 //! puts them together.
 
+mod canary;
 mod explain;
 mod facts;
 mod figures;

@@ -2,7 +2,7 @@
 //! sections.
 
 use super::markup::escape;
-use super::{explain, facts, figures, sweep, verdicts};
+use super::{canary, explain, facts, figures, sweep, verdicts};
 use crate::report::ReportError;
 use crate::report::groups::{groups, sort_like_groups};
 use crate::result::CellResult;
@@ -51,7 +51,7 @@ pub fn render_html(
     body.push_str(&figures::latency(&groups)?);
     body.push_str(&figures::per_second(&groups)?);
     body.push_str(&figures::cpu(&groups)?);
-    body.push_str(&figures::canary(results)?);
+    body.push_str(&canary::canary(results)?);
     body.push_str(&verdicts::cost(&comparison));
     body.push_str(&facts::regimes(results));
     body.push_str(&facts::shards(results));

@@ -317,6 +317,10 @@ impl RunContext {
             };
             env.insert(e.name, value);
         }
+        // As a kubelet does, `$(VAR)` in the arguments is the container's variable.
+        for a in &mut args {
+            *a = expand(a, &env);
+        }
         for value in env.values_mut().chain(args.iter_mut()) {
             *value = names.rewrite(value);
         }
@@ -393,7 +397,8 @@ impl RunContext {
 }
 
 /// The value of a pod's field as the downward API gives it: `metadata.name`,
-/// `metadata.namespace`, `metadata.uid`, `metadata.labels['KEY']`, `metadata.annotations['KEY']`.
+/// `metadata.namespace`, `metadata.uid`, `metadata.labels['KEY']`, `metadata.annotations['KEY']`,
+/// `status.podIP`.
 pub fn field_value(pod: &Pod, path: &str) -> Option<String> {
     let meta = &pod.metadata;
     let keyed = |prefix: &str, map: &Option<BTreeMap<String, String>>| {
@@ -404,6 +409,7 @@ pub fn field_value(pod: &Pod, path: &str) -> Option<String> {
         "metadata.name" => meta.name.clone(),
         "metadata.namespace" => meta.namespace.clone(),
         "metadata.uid" => meta.uid.clone(),
+        "status.podIP" => pod.status.as_ref()?.pod_ip.clone(),
         _ => keyed("metadata.labels['", &meta.labels)
             .or_else(|| keyed("metadata.annotations['", &meta.annotations)),
     }

@@ -45,6 +45,8 @@ pub struct Member {
 /// A member's process while it runs, to stop it.
 pub(crate) struct Handle {
     pub(crate) pid: u32,
+    /// The pod's other containers (the noise canary), run as the project's binary.
+    pub(crate) sidecars: Vec<u32>,
     pub(crate) stop: Arc<tokio::sync::Notify>,
     pub(crate) data: PathBuf,
 }
@@ -203,6 +205,60 @@ impl RunContext {
         .await;
     }
 
+    /// Starts `container`, another container of member `pod` (the noise canary), as the
+    /// project's binary with its arguments and environment, the pod's IP being the member's
+    /// `address`; it shares the member's network, so it is ready once its port accepts
+    /// connections (the first it declares).
+    async fn start_sidecar(
+        &self,
+        pod: &Pod,
+        address: SocketAddr,
+        container: &Container,
+        scratch: &Path,
+    ) -> Result<tokio::process::Child, String> {
+        let mut pod = pod.clone();
+        pod.status.get_or_insert_with(Default::default).pod_ip = Some(address.ip().to_string());
+        let dir = scratch.join(&container.name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (args, env) = self.prepare(&pod, container, &dir).await?;
+        let log = dir.join("stderr.log");
+        let mut command = tokio::process::Command::new(&self.binary);
+        command
+            .args(&args)
+            .env_clear()
+            .envs(env)
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .current_dir(&dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .kill_on_drop(true);
+        // SAFETY: as for the member's process.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("starting {}: {e}", self.binary.display()))?;
+        let Some(port) = container.ports.iter().flatten().next() else {
+            return Ok(child);
+        };
+        let listening = SocketAddr::new(address.ip(), port.container_port as u16);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while tokio::net::TcpStream::connect(listening).await.is_err() {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Err(format!("exited at start ({status}): {}", tail(&log)));
+            }
+            if Instant::now() > deadline {
+                return Err(format!("not listening on {listening} after 30 s"));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok(child)
+    }
+
     /// Runs the member `pod` until it is deleted or its process exits.
     pub(crate) async fn run_member(self, pod: Pod) {
         let name = pod.metadata.name.clone().unwrap_or_default();
@@ -317,11 +373,22 @@ impl RunContext {
                 names.add_set(set.clone(), SECANTUS_SET.to_owned());
             }
         }
+        let mut sidecars = Vec::new();
+        for sidecar in spec.containers.iter().skip(1) {
+            match self.start_sidecar(&pod, address, sidecar, &scratch).await {
+                Ok(child) => sidecars.push(child),
+                Err(message) => {
+                    kill(pid, libc::SIGKILL);
+                    return failed(format!("sidecar {}: {message}", sidecar.name)).await;
+                }
+            }
+        }
         let stop = Arc::new(tokio::sync::Notify::new());
         self.shared.running.lock().unwrap().insert(
             uid.clone(),
             Handle {
                 pid,
+                sidecars: sidecars.iter().filter_map(|c| c.id()).collect(),
                 stop: stop.clone(),
                 data: data.clone(),
             },
@@ -350,6 +417,9 @@ impl RunContext {
             status = child.wait() => Some(status),
             () = stop.notified() => None,
         };
+        for mut sidecar in sidecars {
+            let _ = sidecar.kill().await;
+        }
         if exited.is_none() {
             kill(pid, libc::SIGTERM);
             if tokio::time::timeout(Duration::from_secs(10), child.wait())
@@ -382,6 +452,9 @@ impl RunContext {
 pub(crate) fn kill_all(running: &mut Running) {
     for (_, handle) in std::mem::take(running) {
         kill(handle.pid, libc::SIGKILL);
+        for sidecar in handle.sidecars {
+            kill(sidecar, libc::SIGKILL);
+        }
         let _ = std::fs::remove_dir_all(&handle.data);
     }
 }

@@ -94,20 +94,26 @@ pub fn job_plan(
             let cluster = (target.is_provisioned() && target.is_sharded()).then(|| {
                 servers::sharded::cluster_layout(&bench_name, &namespace, target, platform)
             });
-            let (initiate_members, replica_set_name) =
+            let (initiate_members, server_canaries, replica_set_name) =
                 if target.is_provisioned() && !target.is_sharded() {
                     let server = names::server_name(&bench_name, &target.name, &platform.name);
-                    let members = (0..bench.spec.replica_set().members())
+                    let ordinals = 0..bench.spec.replica_set().members();
+                    let members = ordinals
+                        .clone()
                         .map(|m| names::member_address(&server, &namespace, m))
                         .collect();
-                    (members, Some(server))
+                    let canaries = ordinals
+                        .map(|m| names::member_canary_address(&server, &namespace, m))
+                        .collect();
+                    (members, canaries, Some(server))
                 } else {
-                    (Vec::new(), None)
+                    (Vec::new(), Vec::new(), None)
                 };
             JobTarget {
                 name: target.name.clone(),
                 uri_env: target_uri_env(i),
                 initiate_members,
+                server_canaries,
                 replica_set_name,
                 cluster,
                 facts: facts.get(&target.name).cloned(),

@@ -116,6 +116,15 @@ fn provisioned_target_job_gets_the_replica_set_uri_and_the_client_pool() {
             "study-psmdb-8-0-axion-2.study-psmdb-8-0-axion.lab.svc.cluster.local:27017"
         ]
     );
+    // Each member's noise canary, on the same host.
+    assert_eq!(
+        target.server_canaries,
+        [
+            "study-psmdb-8-0-axion-0.study-psmdb-8-0-axion.lab.svc.cluster.local:27117",
+            "study-psmdb-8-0-axion-1.study-psmdb-8-0-axion.lab.svc.cluster.local:27117",
+            "study-psmdb-8-0-axion-2.study-psmdb-8-0-axion.lab.svc.cluster.local:27117"
+        ]
+    );
     assert_eq!(
         target.replica_set_name.as_deref(),
         Some("study-psmdb-8-0-axion")
@@ -141,6 +150,7 @@ fn a_sharded_target_is_reached_through_its_routers_and_brought_up_by_the_runner(
     let target = &plan.targets[0];
     // No replica set of its own to initiate: the runner brings the cluster up instead.
     assert!(target.initiate_members.is_empty());
+    assert!(target.server_canaries.is_empty());
     assert_eq!(target.replica_set_name, None);
     let cluster = target.cluster.as_ref().expect("the cluster's layout");
     assert_eq!(cluster.config.name, "sh-mongodb-9-0-x86-config");

@@ -285,6 +285,7 @@ pub fn server_objects(
     bench: &MongoBenchmark,
     target: &Target,
     platform: &Platform,
+    runner_image: &str,
 ) -> Result<ServerObjects, Error> {
     let bench_name = bench.name_any();
     let set = SetShape {
@@ -292,6 +293,7 @@ pub fn server_objects(
         labels: names::slot_labels(&bench_name, Component::Server, &target.name, &platform.name),
         members: bench.spec.replica_set().members(),
         role: SetRole::ReplicaSet,
+        canary_image: Some(runner_image.to_owned()),
     };
     replica_set_objects(bench, target, platform, &set)
 }
@@ -324,6 +326,8 @@ pub struct SetShape {
     pub labels: BTreeMap<String, String>,
     pub members: u32,
     pub role: SetRole,
+    /// The image of the noise canary beside each member (the runner's); `None` for none.
+    pub canary_image: Option<String>,
 }
 
 /// The StatefulSet, headless Service and NetworkPolicy of one replica set of `target`.
@@ -388,6 +392,10 @@ pub(crate) fn replica_set_objects(
         volumes.extend(keyfile.volumes);
         init_containers.push(keyfile.init_container);
     }
+    let canary = set
+        .canary_image
+        .as_deref()
+        .map(|canary_image| canary::canary_container(canary_image, &resources));
     let container = Container {
         args: Some(set_args(bench, target, &name, set.role)?),
         env: non_empty(env),
@@ -399,7 +407,7 @@ pub(crate) fn replica_set_objects(
             pod_anti_affinity: Some(anti_affinity(rs.anti_affinity(), &selector)),
             ..Affinity::default()
         }),
-        containers: vec![container],
+        containers: std::iter::once(container).chain(canary).collect(),
         init_containers: non_empty(init_containers),
         node_selector: non_empty(platform.effective_node_selector()),
         tolerations: non_empty(platform.effective_tolerations()),
@@ -454,7 +462,10 @@ pub(crate) fn replica_set_objects(
         spec.cluster_ip = Some("None".to_owned());
         spec.publish_not_ready_addresses = Some(true);
     }
-    let network_policy = admit_benchmark_pods(&bench_name, metadata, selector);
+    let mut network_policy = admit_benchmark_pods(&bench_name, metadata, selector);
+    if set.canary_image.is_some() {
+        canary::admit_probes(&mut network_policy);
+    }
     Ok(ServerObjects {
         stateful_set,
         service,
@@ -500,6 +511,7 @@ pub(crate) fn admit_benchmark_pods(
     }
 }
 
+pub mod canary;
 pub mod sharded;
 
 #[cfg(test)]

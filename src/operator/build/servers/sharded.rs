@@ -68,6 +68,8 @@ fn set_shape(bench_name: &str, target: &Target, platform: &Platform, part: Part)
         labels: part_labels(bench_name, target, platform, part),
         members,
         role,
+        // The runner asks only a replica set's members (plan.targets[].serverCanaries).
+        canary_image: None,
     }
 }
 

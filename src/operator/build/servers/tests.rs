@@ -9,7 +9,7 @@ fn value<T: serde::Serialize>(t: &T) -> serde_json::Value {
 #[test]
 fn stateful_set_is_pinned_spread_sized_and_owned() {
     let b = bench("study", STUDY);
-    let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0]).unwrap();
+    let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0], "img").unwrap();
     let sts = value(&objects.stateful_set);
     let labels = json!({
         "app.kubernetes.io/name": "mongobench",
@@ -104,7 +104,7 @@ fn stateful_set_is_pinned_spread_sized_and_owned() {
 fn x86_platform_has_no_arch_toleration_and_preferred_anti_affinity_is_soft() {
     let yaml = STUDY.replace("members: 3", "members: 3\n  antiAffinity: Preferred");
     let b = bench("study", &yaml);
-    let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[1]).unwrap();
+    let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[1], "img").unwrap();
     let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
     assert_eq!(
         pod["nodeSelector"],
@@ -133,7 +133,7 @@ fn x86_platform_has_no_arch_toleration_and_preferred_anti_affinity_is_soft() {
 #[test]
 fn service_is_headless_and_publishes_not_ready_members() {
     let b = bench("study", STUDY);
-    let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0]).unwrap();
+    let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0], "img").unwrap();
     let svc = value(&objects.service);
     assert_eq!(svc["metadata"]["name"], "study-psmdb-8-0-axion");
     assert_eq!(svc["spec"]["clusterIP"], "None");
@@ -148,7 +148,7 @@ fn service_is_headless_and_publishes_not_ready_members() {
 #[test]
 fn network_policy_admits_only_this_benchmarks_pods() {
     let b = bench("study", STUDY);
-    let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0]).unwrap();
+    let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0], "img").unwrap();
     let np = value(&objects.network_policy);
     assert_eq!(np["spec"]["policyTypes"], json!(["Ingress"]));
     assert_eq!(
@@ -158,7 +158,8 @@ fn network_policy_admits_only_this_benchmarks_pods() {
                 "app.kubernetes.io/name": "mongobench",
                 "mongobench.io/benchmark": "study"
             }}}],
-            "ports": [{"protocol": "TCP", "port": 27017}]
+            // mongod's, and the noise canary's beside it.
+            "ports": [{"protocol": "TCP", "port": 27017}, {"protocol": "TCP", "port": 27117}]
         }])
     );
     assert_eq!(
@@ -187,7 +188,7 @@ fn no_memory_limit_leaves_the_cache_to_mongod_and_external_targets_get_nothing()
             "--wiredTigerCollectionBlockCompressor=zstd"
         ]
     );
-    let e = server_objects(&b, &b.spec.targets[1], &b.spec.platforms[0]).unwrap_err();
+    let e = server_objects(&b, &b.spec.targets[1], &b.spec.platforms[0], "img").unwrap_err();
     assert!(matches!(e, Error::Spec(_)), "{e}");
 }
 
@@ -199,7 +200,8 @@ fn server_pods_run_as_the_image_user_under_the_restricted_level() {
     );
     let b = bench("study", &yaml);
     for (target, user, group) in [(0, 1001, 0), (1, 999, 999)] {
-        let objects = server_objects(&b, &b.spec.targets[target], &b.spec.platforms[0]).unwrap();
+        let objects =
+            server_objects(&b, &b.spec.targets[target], &b.spec.platforms[0], "img").unwrap();
         let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
         assert_eq!(
             pod["securityContext"],
@@ -218,7 +220,7 @@ fn server_pods_run_as_the_image_user_under_the_restricted_level() {
 #[test]
 fn authentication_copies_the_keyfile_and_hands_the_admin_user_to_the_entrypoint() {
     let b = bench("study", STUDY);
-    let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0]).unwrap();
+    let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0], "img").unwrap();
     let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
     assert_eq!(
         pod["volumes"],
@@ -257,7 +259,8 @@ fn authentication_copies_the_keyfile_and_hands_the_admin_user_to_the_entrypoint(
         "study",
         &STUDY.replace("  storageSize: 50Gi", "  storageSize: 50Gi\n  auth: false"),
     );
-    let objects = server_objects(&off, &off.spec.targets[0], &off.spec.platforms[0]).unwrap();
+    let objects =
+        server_objects(&off, &off.spec.targets[0], &off.spec.platforms[0], "img").unwrap();
     let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
     assert!(
         pod.get("volumes").is_none() && pod.get("initContainers").is_none(),
@@ -274,4 +277,43 @@ fn authentication_copies_the_keyfile_and_hands_the_admin_user_to_the_entrypoint(
             .contains(&json!("--auth"))
     );
     assert_eq!(pod["securityContext"]["runAsUser"], 1001);
+}
+
+#[test]
+fn every_member_has_a_noise_canary_that_keeps_its_pod_s_qos_class() {
+    let b = bench("study", STUDY);
+    let objects = server_objects(
+        &b,
+        &b.spec.targets[0],
+        &b.spec.platforms[0],
+        "ghcr.io/x/mongobench:1",
+    )
+    .unwrap();
+    let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
+    assert_eq!(pod["containers"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        pod["containers"][1],
+        json!({
+            "name": "canary",
+            "image": "ghcr.io/x/mongobench:1",
+            "command": ["mongobench"],
+            "args": ["canary", "--serve", "$(POD_IP)", "--port", "27117"],
+            "env": [{"name": "POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}],
+            "ports": [{"name": "canary", "containerPort": 27117}],
+            // mongod is Guaranteed (requests = limits), so the sidecar is too.
+            "resources": {"requests": {"cpu": "500m", "memory": "96Mi"},
+                          "limits": {"cpu": "500m", "memory": "96Mi"}},
+            "securityContext": {"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}}
+        })
+    );
+    // Without limits on mongod (Burstable or BestEffort), the sidecar asks for nothing.
+    let yaml = STUDY.replace(
+        "  resources: {requests: {cpu: '3', memory: 12Gi}, limits: {cpu: '3', memory: 12Gi}}\n",
+        "",
+    );
+    let b = bench("study", &yaml);
+    let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0], "img").unwrap();
+    let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
+    assert_eq!(pod["containers"][1]["name"], "canary");
+    assert_eq!(pod["containers"][1].get("resources"), None);
 }

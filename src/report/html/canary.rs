@@ -1,0 +1,262 @@
+//! The noise canaries' section: the client's probes and each server node's, in the order the
+//! cells ran, as percentages of their medians, and the cells whose canary deviated.
+
+use crate::measure::canary::{CanaryFigures, DEVIATION_THRESHOLD};
+use crate::report::ReportError;
+use crate::report::plots::{self, Curve};
+use crate::result::CellResult;
+
+use super::figures::figure;
+use super::markup::{note, section, table};
+
+/// One figure of a probe, as a time (a bandwidth is inverted), so higher is always slower.
+type Figure = fn(&CanaryFigures) -> Option<f64>;
+
+const FIGURES: [(&str, Figure); 3] = [
+    ("CPU time", |f| Some(f.cpu_us)),
+    ("memory copy time", |f| Some(1.0 / f.memory_gbps)),
+    ("loopback round trip", |f| f.loopback_rtt_us),
+];
+
+/// The section, empty when no cell has a canary.
+pub(super) fn canary(results: &[CellResult]) -> Result<String, ReportError> {
+    let mut cells: Vec<&CellResult> = results
+        .iter()
+        .filter(|r| r.canary.is_some() || !r.server_canaries.is_empty())
+        .collect();
+    if cells.is_empty() {
+        return Ok(String::new());
+    }
+    // The order they ran: by start time where known (stable, so ties keep the result order).
+    cells.sort_by(|a, b| a.started_at.cmp(&b.started_at));
+    let threshold = DEVIATION_THRESHOLD * 100.0;
+    let mut out = note(&format!(
+        "A fixed probe before every cell: CPU work, a memory copy past the caches and loopback \
+         round trips, on the client and on each server node that has a canary beside its \
+         member. Each line is the time one took, as a percentage of its median over these \
+         cells (100 % is a usual cell; higher is a slower machine). A cell deviates when a \
+         figure is more than {threshold:.0}% from the median of the same machine's earlier \
+         probes in the run (grey lines: the same bound around this median)."
+    ));
+    let client: Vec<Option<&CanaryFigures>> = cells
+        .iter()
+        .map(|c| c.canary.as_ref().map(|k| &k.figures))
+        .collect();
+    if client.iter().any(Option::is_some) {
+        let curves: Vec<Curve> = FIGURES
+            .iter()
+            .enumerate()
+            .filter_map(|(color, (label, f))| curve(label, color, &client, *f))
+            .collect();
+        let title = "Noise canary drift: client";
+        out.push_str(&figure(
+            "canary",
+            title,
+            &plots::canary_drift(title, &curves, threshold)?,
+        ));
+    }
+    let mut addresses: Vec<&str> = Vec::new();
+    for s in cells.iter().flat_map(|c| &c.server_canaries) {
+        if !addresses.contains(&s.address.as_str()) {
+            addresses.push(&s.address);
+        }
+    }
+    if !addresses.is_empty() {
+        // One line per node: of its three figures, the one furthest from its median.
+        let curves: Vec<Curve> = addresses
+            .iter()
+            .enumerate()
+            .filter_map(|(color, address)| {
+                let probes: Vec<Option<&CanaryFigures>> = cells
+                    .iter()
+                    .map(|c| {
+                        let s = c.server_canaries.iter().find(|s| s.address == *address)?;
+                        s.figures.as_ref()
+                    })
+                    .collect();
+                let per_figure: Vec<Curve> = FIGURES
+                    .iter()
+                    .filter_map(|(_, f)| curve(address, color, &probes, *f))
+                    .collect();
+                furthest(address, color, &per_figure)
+            })
+            .collect();
+        let title = "Noise canary drift: server nodes";
+        out.push_str(&figure(
+            "canary-servers",
+            title,
+            &plots::canary_drift(title, &curves, threshold)?,
+        ));
+    }
+    let mut flagged: Vec<Vec<String>> = Vec::new();
+    for c in &cells {
+        let kept = if c.is_valid() { "kept" } else { "left out" };
+        let client = c
+            .canary
+            .as_ref()
+            .and_then(|k| Some(("client", k.deviation.as_ref()?)));
+        let servers = c
+            .server_canaries
+            .iter()
+            .filter_map(|s| Some((s.address.as_str(), s.deviation.as_ref()?)));
+        for (machine, d) in client.into_iter().chain(servers) {
+            flagged.push(vec![
+                c.cell.to_string(),
+                machine.to_owned(),
+                d.figure.clone(),
+                format!("{:+.0}%", d.percent),
+                kept.to_owned(),
+            ]);
+        }
+    }
+    if flagged.is_empty() {
+        out.push_str(&note("No cell's canary deviated."));
+    } else {
+        out.push_str(&table(
+            &["cell", "probe of", "figure", "from the median", "cell"],
+            &["from the median"],
+            &flagged,
+        ));
+    }
+    let unreachable: Vec<String> = cells
+        .iter()
+        .flat_map(|c| {
+            c.server_canaries.iter().filter_map(move |s| {
+                Some(format!("{}: {} ({})", c.cell, s.address, s.error.as_ref()?))
+            })
+        })
+        .collect();
+    if !unreachable.is_empty() {
+        out.push_str(&note(&format!(
+            "Server node canaries that did not answer: {}.",
+            unreachable.join("; ")
+        )));
+    }
+    Ok(section("canary", "Noise canaries", &out))
+}
+
+/// `probes` (one per cell, in run order) of figure `f` as percentages of their median;
+/// `None` when no probe has the figure.
+fn curve(label: &str, color: usize, probes: &[Option<&CanaryFigures>], f: Figure) -> Option<Curve> {
+    let mut values: Vec<f64> = probes.iter().filter_map(|p| f((*p)?)).collect();
+    values.sort_by(f64::total_cmp);
+    let median = values.get(values.len() / 2).copied().filter(|m| *m > 0.0)?;
+    let points = probes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i as f64 + 1.0, f((*p)?)? / median * 100.0)))
+        .collect();
+    Some(Curve {
+        label: label.to_owned(),
+        points,
+        color,
+    })
+}
+
+/// Per cell, the point of `curves` (one per figure, same cells) furthest from 100 %.
+fn furthest(label: &str, color: usize, curves: &[Curve]) -> Option<Curve> {
+    let first = curves.first()?;
+    let points = first
+        .points
+        .iter()
+        .map(|&(x, _)| {
+            let at_x = curves
+                .iter()
+                .filter_map(|c| c.points.iter().find(|p| p.0 == x).map(|p| p.1));
+            let y = at_x.fold(100.0, |far: f64, y| {
+                if (y - 100.0).abs() > (far - 100.0).abs() {
+                    y
+                } else {
+                    far
+                }
+            });
+            (x, y)
+        })
+        .collect();
+    Some(Curve {
+        label: label.to_owned(),
+        points,
+        color,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::canary::{CanaryDeviation, CanaryRecord, ServerCanary};
+    use crate::result::testing::slotted_result;
+
+    fn probe(cpu_us: f64, memory_gbps: f64) -> CanaryFigures {
+        CanaryFigures {
+            cpu_us,
+            memory_gbps,
+            loopback_rtt_us: Some(20.0),
+        }
+    }
+
+    #[test]
+    fn server_nodes_get_a_line_each_and_their_deviations_and_silences_are_listed() {
+        let mut cells = Vec::new();
+        for (slot, (cpu, memory)) in [(100.0, 10.0), (110.0, 10.0), (100.0, 5.0)]
+            .into_iter()
+            .enumerate()
+        {
+            let mut r = slotted_result("psmdb-8.0", slot as u32 + 1, 1000.0);
+            r.canary = Some(CanaryRecord {
+                figures: probe(50.0, 10.0),
+                deviation: None,
+            });
+            r.server_canaries = vec![
+                ServerCanary {
+                    address: "m0:27117".into(),
+                    figures: Some(probe(cpu, memory)),
+                    deviation: (slot == 2).then(|| CanaryDeviation {
+                        figure: "memory bandwidth".into(),
+                        percent: 100.0,
+                    }),
+                    error: None,
+                },
+                ServerCanary {
+                    address: "m1:27117".into(),
+                    figures: None,
+                    deviation: None,
+                    error: (slot == 0).then(|| "connecting: refused".to_owned()),
+                },
+            ];
+            cells.push(r);
+        }
+        // m0: CPU 100, 110, 100 → 100 %, 110 %, 100 %; memory time 0.1, 0.1, 0.2 → 100 %,
+        // 100 %, 200 %: per cell the figure furthest from 100 %.
+        let per_figure: Vec<Curve> = FIGURES
+            .iter()
+            .filter_map(|(_, f)| {
+                let probes: Vec<_> = cells
+                    .iter()
+                    .map(|c| c.server_canaries[0].figures.as_ref())
+                    .collect();
+                curve("m0", 0, &probes, *f)
+            })
+            .collect();
+        let line = furthest("m0", 0, &per_figure).unwrap();
+        let ys: Vec<f64> = line
+            .points
+            .iter()
+            .map(|p| (p.1 * 1e9).round() / 1e9)
+            .collect();
+        assert_eq!(ys, [100.0, 110.0, 200.0]);
+
+        let html = canary(&cells).unwrap();
+        assert!(html.contains("data-plot=\"canary\""), "the client's plot");
+        assert!(
+            html.contains("data-plot=\"canary-servers\""),
+            "the server nodes' plot"
+        );
+        assert!(
+            html.contains("<td>m0:27117</td><td>memory bandwidth</td>"),
+            "{html}"
+        );
+        assert!(html.contains("did not answer: "), "{html}");
+        assert!(html.contains("m1:27117 (connecting: refused)"), "{html}");
+        assert_eq!(canary(&[slotted_result("x", 1, 1.0)]).unwrap(), "");
+    }
+}
