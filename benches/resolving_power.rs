@@ -3,11 +3,15 @@
 //! 5 and 10 slots, each target's coefficient of variation and the comparison's minimum
 //! detectable effect as two independent groups (Welch's test, the analysis before slots were
 //! paired) and paired by slot (the comparison's analysis now), side by side on the same cells.
-//! Prints a Markdown table (BENCHMARKS.md, "Resolving power"); asserts nothing.
+//! Prints a Markdown table (BENCHMARKS.md, "Resolving power") and the product's verdict.
+//! `--runs N` repeats the whole comparison; with `--goal PERCENT` it exits with 1 unless every
+//! run found no significant difference with a paired MDE at most that: the A/A goal of the
+//! resolving-power work, measured with cells longer than CI can afford.
 //!
 //!   testenv/up mongo-sqlite && cargo bench --bench resolving_power -- \
 //!     --targets a=mongodb://127.0.0.1:27019/,b=mongodb://127.0.0.1:27019/ \
-//!     --slots 10 --seconds 1 --workers 4 --records 500 [--warmup 0.3] [--settle ROUNDS,PERCENT]
+//!     --slots 10 --seconds 1 --workers 4 --records 500 [--warmup 0.3] [--settle ROUNDS,PERCENT] \
+//!     [--workload A] [--runs 1] [--goal 5]
 
 use std::time::Duration;
 
@@ -18,6 +22,7 @@ use mongobench::runner::benchmark::{self, Benchmark, Connected, Events};
 use mongobench::runner::cell::CellProgress;
 use mongobench::runner::dataset::Seeded;
 use mongobench::verdict::stats::{Delta, Summary};
+use mongobench::verdict::{CompareOptions, Verdict, compare};
 use mongobench::workload::ycsb::RawProperties;
 
 struct Args {
@@ -29,6 +34,13 @@ struct Args {
     warmup: f64,
     /// Rounds of `warmup` until settled at most, with this tolerance; `None`: one warm-up.
     settle: Option<(u32, f64)>,
+    /// The YCSB core workload's letter (A–F).
+    workload: char,
+    /// Whole comparisons run one after the other, each of `slots` fresh slots.
+    runs: u32,
+    /// With it, every run's paired MDE at all its slots must be at most this (percent) and its
+    /// verdict "no significant difference", or the bench exits with 1.
+    goal: Option<f64>,
 }
 
 fn args() -> Args {
@@ -43,6 +55,9 @@ fn args() -> Args {
         records: 500,
         warmup: 0.3,
         settle: None,
+        workload: 'a',
+        runs: 1,
+        goal: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -70,6 +85,16 @@ fn args() -> Args {
                     tolerance.parse().expect("percent"),
                 ));
             }
+            "--workload" => {
+                let v = value().to_ascii_lowercase();
+                a.workload = v
+                    .chars()
+                    .next()
+                    .filter(|c| ('a'..='f').contains(c) && v.len() == 1)
+                    .unwrap_or_else(|| panic!("--workload A..F, not {v:?}"));
+            }
+            "--runs" => a.runs = value().parse().expect("--runs N"),
+            "--goal" => a.goal = Some(value().parse().expect("--goal PERCENT")),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -120,12 +145,33 @@ async fn main() {
             uri: uri.clone(),
         });
     }
+    let mut met = true;
+    for run in 1..=args.runs {
+        met &= one_run(&args, &connected, run).await;
+    }
+    if let Some(goal) = args.goal {
+        println!(
+            "{} runs of {} slots: every one no significant difference with a paired MDE at most \
+             {goal}%: {}",
+            args.runs,
+            args.slots,
+            if met { "yes" } else { "no" }
+        );
+        if !met {
+            std::process::exit(1);
+        }
+    }
+}
+
+/// One comparison of `slots` slots: its table and, for `--runs`/`--goal`, the product's
+/// verdict over all its slots; returns whether it met the goal (true without one).
+async fn one_run(args: &Args, connected: &[Connected], run: u32) -> bool {
     let bench = Benchmark {
         name: "resolving-power".into(),
-        run_id: "bench".into(),
+        run_id: format!("bench-{run}"),
         platform: "local".into(),
         plan: WorkloadPlan::Ycsb {
-            raw: RawProperties::preset("workloada").expect("preset"),
+            raw: RawProperties::preset(&format!("workload{}", args.workload)).expect("preset"),
             seed: 7,
         },
         settings: RunSettings {
@@ -157,13 +203,14 @@ async fn main() {
         baseline: args.targets[0].0.clone(),
         completed: Default::default(),
     };
-    let results = benchmark::run(&bench, &connected, &mut Quiet)
+    let results = benchmark::run(&bench, connected, &mut Quiet)
         .await
         .expect("the run goes to its end");
     let (a, b) = (&args.targets[0].0, &args.targets[1].0);
     println!(
-        "YCSB A, {} records, {} workers, {} s measured per cell after {} s of warm-up{}, {} \
+        "YCSB {}, {} records, {} workers, {} s measured per cell after {} s of warm-up{}, {} \
          slots of {a} and {b}",
+        args.workload.to_ascii_uppercase(),
         args.records,
         args.workers,
         args.seconds,
@@ -205,4 +252,32 @@ async fn main() {
             paired.map_or("-".into(), |d| format!("{:+.2}%", d.percent)),
         );
     }
+    let comparison = compare(
+        &results,
+        &CompareOptions {
+            baseline: a.clone(),
+            ..CompareOptions::default()
+        },
+    )
+    .expect("a comparison of the run's cells");
+    let row = comparison.groups[0]
+        .rows
+        .iter()
+        .find(|r| &r.target == b)
+        .expect("the second target's row");
+    let delta = row.throughput_delta.expect("a tested difference");
+    let mde = delta.mde_percent;
+    println!();
+    println!(
+        "run {run}: {} {:+.2}%, MDE {} after {} slots, paired CV {}",
+        row.verdict.text(),
+        delta.percent,
+        pct(mde),
+        row.repetitions,
+        pct(delta.ratio_cv.map(|c| c * 100.0)),
+    );
+    println!();
+    args.goal.is_none_or(|goal| {
+        row.verdict == Verdict::NoSignificantDifference && mde.is_some_and(|m| m <= goal)
+    })
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 
 use crate::api::CanaryPolicy;
-use crate::measure::canary::{self, CanaryDeviation, CanaryFigures, CanaryRecord, ServerCanary};
+use crate::measure::canary::{self, CanaryFigures, CanaryRecord, ServerCanary};
 use crate::result::CellResult;
 
 /// How long one probe may take, connection included: the probe itself is about 50 ms.
@@ -68,12 +68,13 @@ impl Probes {
         servers: Vec<(String, Result<CanaryFigures, String>)>,
         policy: CanaryPolicy,
     ) -> bool {
-        let mut deviated: Vec<(String, CanaryDeviation)> = Vec::new();
+        // What deviated, as the reason names it, and by how much.
+        let mut deviated: Vec<(String, f64)> = Vec::new();
         if let Some(figures) = client {
             let deviation = canary::deviation_beyond(&figures, &self.client);
             self.client.push(figures);
             if let Some(d) = &deviation {
-                deviated.push(("the client's".to_owned(), d.clone()));
+                deviated.push((format!("the client's {}", d.figure), d.percent));
             }
             result.canary = Some(CanaryRecord { figures, deviation });
         }
@@ -91,7 +92,8 @@ impl Probes {
                     earlier.push(figures);
                     kept.figures = Some(figures);
                     if let Some(d) = &kept.deviation {
-                        deviated.push((format!("the server node of {address}'s"), d.clone()));
+                        let what = format!("the {} of the server node at {address}", d.figure);
+                        deviated.push((what, d.percent));
                     }
                 }
                 Err(e) => kept.error = Some(e),
@@ -100,13 +102,12 @@ impl Probes {
         }
         let void = policy == CanaryPolicy::Void && result.is_valid() && !deviated.is_empty();
         if void {
-            for (whose, d) in deviated {
+            for (what, percent) in deviated {
                 result.invalid_reasons.push(format!(
-                    "noise canary: {whose} {} was {:.0}% {} than the run's median before the \
-                     cell (canaryPolicy Void; its slot runs again)",
-                    d.figure,
-                    d.percent.abs(),
-                    if d.percent > 0.0 { "slower" } else { "faster" }
+                    "noise canary: {what} was {:.0}% {} than the run's median before the cell \
+                     (canaryPolicy Void; its slot runs again)",
+                    percent.abs(),
+                    if percent > 0.0 { "slower" } else { "faster" }
                 ));
             }
         }
@@ -117,6 +118,7 @@ impl Probes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::canary::CanaryDeviation;
     use crate::result::testing::slotted_result;
 
     fn figures(cpu_us: f64) -> CanaryFigures {
@@ -141,8 +143,8 @@ mod tests {
             assert!(!probes.keep(&mut r, Some(figures(50.0)), servers, CanaryPolicy::Void));
             assert!(r.server_canaries.iter().all(|s| s.deviation.is_none()));
         }
-        // m1 at 1300 µs is 30 % slower than its median (past 25 %); m0 at 1000 µs would be
-        // far slower than its own, but is unreachable this time, which is kept, not judged.
+        // m1 at 1300 µs is 30 % slower than its median (past 25 %); m0 did not answer this
+        // time, which is kept, not judged.
         let mut r = slotted_result("t", 2, 100.0);
         let servers = vec![
             (a.clone(), Err("connecting: refused".to_owned())),
@@ -183,8 +185,8 @@ mod tests {
         assert_eq!(
             r.invalid_reasons,
             [
-                "noise canary: the server node of m1:27117's CPU was 30% slower than the run's \
-              median before the cell (canaryPolicy Void; its slot runs again)"
+                "noise canary: the CPU of the server node at m1:27117 was 30% slower than the \
+                 run's median before the cell (canaryPolicy Void; its slot runs again)"
             ]
         );
     }

@@ -20,6 +20,15 @@ pub struct RunArgs {
     /// compare several side by side. The first is the baseline unless the spec names one of them.
     #[arg(long = "target", value_name = "NAME=URI")]
     pub targets: Vec<String>,
+    /// A noise canary on one of target NAME's server nodes, as NAME=HOST:PORT (`mongobench
+    /// canary --serve IP` running there; port 27117 by default); repeat for each node. It is
+    /// asked for a probe of its node before each of NAME's cells.
+    #[arg(
+        long = "server-canary",
+        value_name = "NAME=HOST:PORT",
+        conflicts_with = "plan"
+    )]
+    pub server_canaries: Vec<String>,
     /// Write each cell's result as JSON, plus results.csv and report.txt, into this directory.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

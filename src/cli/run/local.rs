@@ -23,7 +23,9 @@ use crate::verdict::CompareOptions;
 use super::args::RunArgs;
 use super::follow::follow;
 use super::progress::{Display, Ticker, seeded_line, summary};
-use super::start::{benchmark, connect_all, new_run_id, parse_targets, read_spec};
+use super::start::{
+    benchmark, connect_all, new_run_id, parse_server_canaries, parse_targets, read_spec,
+};
 
 /// A local run's progress on the terminal and its result files.
 struct LocalEvents<'a> {
@@ -87,7 +89,8 @@ pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| "local".to_owned());
     let targets = parse_targets(&args.targets)?;
-    let bench = benchmark(spec, &name, &new_run_id(), LOCAL_PLATFORM, &[])?;
+    let mut bench = benchmark(spec, &name, &new_run_id(), LOCAL_PLATFORM, &[])?;
+    bench.server_canaries = parse_server_canaries(&args.server_canaries, &targets)?;
     let timeout = Duration::from_secs(args.connect_timeout);
     if let Some(index) = args.client_index {
         let slice = ClientSlice::new(index, processes).map_err(invalid)?;

@@ -87,6 +87,33 @@ pub fn parse_targets(args: &[String]) -> anyhow::Result<Vec<(String, String)>> {
     Ok(out)
 }
 
+/// `--server-canary NAME=HOST:PORT` arguments, by target, each NAME one of `targets`.
+pub(super) fn parse_server_canaries(
+    args: &[String],
+    targets: &[(String, String)],
+) -> anyhow::Result<BTreeMap<String, Vec<String>>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for arg in args {
+        let bad = |what: &str| invalid(format!("--server-canary {arg:?}: {what}"));
+        let (name, address) = arg
+            .split_once('=')
+            .ok_or_else(|| bad("expected NAME=HOST:PORT, e.g. mongo-8=10.0.0.5:27117"))?;
+        if !targets.iter().any(|(t, _)| t == name) {
+            return Err(bad(&format!("{name:?} is not one of the --target names")));
+        }
+        let port = address
+            .rsplit_once(':')
+            .map(|(host, port)| (host, port.parse::<u16>()));
+        if !matches!(port, Some((host, Ok(_))) if !host.is_empty()) {
+            return Err(bad(&format!("{address:?} is not HOST:PORT")));
+        }
+        out.entry(name.to_owned())
+            .or_default()
+            .push(address.to_owned());
+    }
+    Ok(out)
+}
+
 /// The run of `spec` on `platform`, everything derived from the spec once.
 pub(super) fn benchmark(
     spec: &MongoBenchmarkSpec,
@@ -199,6 +226,46 @@ mod tests {
                 .to_string()
                 .contains("no --target")
         );
+    }
+
+    #[test]
+    fn server_canaries_parse_by_target_and_refuse_bad_forms() {
+        let targets =
+            parse_targets(&["a=mongodb://h:1/".into(), "b=mongodb://g:1/".into()]).unwrap();
+        let ok = parse_server_canaries(
+            &["a=h:27117".into(), "b=[::1]:9".into(), "a=h2:27117".into()],
+            &targets,
+        )
+        .unwrap();
+        assert_eq!(
+            ok,
+            BTreeMap::from([
+                (
+                    "a".to_owned(),
+                    vec!["h:27117".to_owned(), "h2:27117".to_owned()]
+                ),
+                ("b".to_owned(), vec!["[::1]:9".to_owned()]),
+            ])
+        );
+        for (bad, message) in [
+            (
+                "h:27117",
+                "--server-canary \"h:27117\": expected NAME=HOST:PORT, e.g. mongo-8=10.0.0.5:27117",
+            ),
+            (
+                "c=h:1",
+                "--server-canary \"c=h:1\": \"c\" is not one of the --target names",
+            ),
+            ("a=h", "--server-canary \"a=h\": \"h\" is not HOST:PORT"),
+            ("a=:1", "--server-canary \"a=:1\": \":1\" is not HOST:PORT"),
+            (
+                "a=h:x",
+                "--server-canary \"a=h:x\": \"h:x\" is not HOST:PORT",
+            ),
+        ] {
+            let e = parse_server_canaries(&[bad.into()], &targets).unwrap_err();
+            assert_eq!(e.to_string(), message);
+        }
     }
 
     #[test]

@@ -1,0 +1,132 @@
+//! A local run's server-node canaries: `mongobench canary --serve` on a "server host" (here,
+//! this machine), named to `mongobench run` with `--server-canary`, probes that node before
+//! every cell; the results keep its figures and the HTML report draws them.
+mod support;
+
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use mongobench::result::CellResult;
+
+/// The canary process, killed when dropped.
+struct Canary(Child);
+
+impl Drop for Canary {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve_canary() -> (Canary, String) {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(env!("CARGO_BIN_EXE_mongobench"))
+        .args([
+            "canary",
+            "--serve",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+        ])
+        .spawn()
+        .unwrap();
+    let address = format!("127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(&address).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "the canary never listened on {address}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (Canary(child), address)
+}
+
+#[test]
+fn a_local_run_probes_the_server_nodes_it_is_told_of_before_every_cell() {
+    let server = support::private_secantus("server-canary");
+    let (_canary, address) = serve_canary();
+    let dir = std::env::temp_dir().join(format!("mongobench-server-canary-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("spec.yaml");
+    std::fs::write(
+        &spec,
+        "apiVersion: mongobench.io/v1alpha1\nkind: MongoBenchmark\nmetadata: {name: canary}\n\
+         spec:\n  targets: [{name: a, external: {uriSecretRef: {name: s}}}]\n\
+         \x20 platforms: [{name: local}]\n  dataset: {sizes: ['100']}\n\
+         \x20 workload: {type: flights, workers: 1, duration: 1s, warmup: 0s}\n\
+         \x20 repetitions: 2\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let (spec, out_dir) = (spec.to_str().unwrap(), out.to_str().unwrap());
+    let target = format!("a={}", server.uri);
+
+    // A canary of a target not run is refused before anything is written.
+    let (code, _, err) = support::mongobench(&[
+        "run",
+        "-f",
+        spec,
+        "--target",
+        &target,
+        "--server-canary",
+        "b=127.0.0.1:1",
+        "--out",
+        out_dir,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--server-canary \"b=127.0.0.1:1\": \"b\" is not one of the --target names"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    let canary = format!("a={address}");
+    let (code, _, err) = support::mongobench(&[
+        "run",
+        "-f",
+        spec,
+        "--target",
+        &target,
+        "--server-canary",
+        &canary,
+        "--out",
+        out_dir,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let results: Vec<CellResult> = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        .map(|e| CellResult::from_json(&std::fs::read_to_string(e.path()).unwrap()).unwrap())
+        .collect();
+    assert_eq!(results.len(), 2, "one result per cell");
+    for r in &results {
+        assert_eq!(r.server_canaries.len(), 1, "{:?}", r.server_canaries);
+        let node = &r.server_canaries[0];
+        assert_eq!(
+            (node.address.as_str(), node.error.as_deref()),
+            (address.as_str(), None)
+        );
+        let figures = node.figures.expect("the node's probe");
+        assert!(
+            figures.cpu_us > 0.0 && figures.memory_gbps > 0.0,
+            "{figures:?}"
+        );
+        assert!(figures.loopback_rtt_us.is_some(), "{figures:?}");
+    }
+
+    let (code, html, err) = support::mongobench(&["report", "--dir", out_dir, "-o", "html"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        html.contains("data-plot=\"canary-servers\""),
+        "no server nodes' plot"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
