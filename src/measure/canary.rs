@@ -120,8 +120,11 @@ fn cpu_work() -> Duration {
 }
 
 fn memory_bandwidth() -> f64 {
+    // Both buffers written before the clock starts: a zeroed allocation's pages would fault in
+    // during the first copy, which times the kernel (a fresh process's first probe was ten
+    // times slower), not the memory.
     let from = vec![1u8; MEMORY_BYTES];
-    let mut to = vec![0u8; MEMORY_BYTES];
+    let mut to = vec![2u8; MEMORY_BYTES];
     let start = Instant::now();
     for _ in 0..MEMORY_PASSES {
         to.copy_from_slice(std::hint::black_box(&from));

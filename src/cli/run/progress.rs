@@ -103,6 +103,7 @@ impl Display {
     pub(super) fn track(&self, cell: &Cell, progress: &CellProgress) -> Ticker {
         let ops = progress.ops.clone();
         let phase = progress.phase.clone();
+        let round = progress.warmup_round.clone();
         let id = cell.id.clone();
         let total = self.planned.zip(self.warmup).map(|(p, w)| p + w);
         let bar = self
@@ -113,8 +114,10 @@ impl Display {
             let started = Instant::now();
             let mut last_ops = 0;
             let mut last_print = Instant::now();
-            // When warm-up (or measurement, without one) began: what the run length counts.
+            // When the last warm-up round (or measurement, without one) began: what the run
+            // length counts, as if that round is the last.
             let mut timed: Option<Instant> = None;
+            let mut timed_round = 0;
             let mut interval = tokio::time::interval(Duration::from_secs(1));
             loop {
                 interval.tick().await;
@@ -125,14 +128,17 @@ impl Display {
                     "" => "starting",
                     p => p,
                 };
+                let round = round.load(Ordering::Relaxed);
                 let elapsed = started.elapsed();
-                if matches!(phase, "warmup" | "measuring") && timed.is_none() {
+                let new_round = phase == "warmup" && round != timed_round;
+                if matches!(phase, "warmup" | "measuring") && (timed.is_none() || new_round) {
                     timed = Some(Instant::now());
+                    timed_round = round;
                 }
+                let timing = matches!(phase, "warmup" | "measuring");
+                let phase = phase_text(phase, round);
                 // Time left is known only while the timed phases run.
-                let in_timed = timed
-                    .filter(|_| matches!(phase, "warmup" | "measuring"))
-                    .map(|t| t.elapsed());
+                let in_timed = timed.filter(|_| timing).map(|t| t.elapsed());
                 let left = total
                     .zip(in_timed)
                     .map(|(t, e)| format!(", ~{}s left", t.saturating_sub(e).as_secs()))
@@ -161,6 +167,14 @@ impl Display {
     }
 }
 
+/// `phase` as the progress shows it: a warm-up after the first says its round.
+fn phase_text(phase: &str, round: u32) -> String {
+    match (phase, round) {
+        ("warmup", 2..) => format!("warmup round {round}"),
+        _ => phase.to_owned(),
+    }
+}
+
 pub(super) struct Ticker {
     handle: tokio::task::JoinHandle<()>,
     bar: Option<indicatif::ProgressBar>,
@@ -178,6 +192,14 @@ impl Ticker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_warmup_after_the_first_names_its_round() {
+        assert_eq!(phase_text("warmup", 0), "warmup");
+        assert_eq!(phase_text("warmup", 1), "warmup");
+        assert_eq!(phase_text("warmup", 3), "warmup round 3");
+        assert_eq!(phase_text("measuring", 3), "measuring");
+    }
 
     #[test]
     fn a_timed_cell_gets_a_bar_of_its_seconds_and_a_bounded_one_a_spinner() {

@@ -25,6 +25,9 @@ pub struct CellProgress {
     /// `warmup`, `restoring`, `settling`, `measuring`, `explaining`.
     pub phase: Arc<std::sync::Mutex<&'static str>>,
     pub ops: Arc<Progress>,
+    /// The warm-up round running or last run, from 1 (`workload.warmupUntilSettled` runs
+    /// several); 0 before the warm-up.
+    pub warmup_round: Arc<std::sync::atomic::AtomicU32>,
 }
 
 impl CellProgress {

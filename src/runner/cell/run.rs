@@ -176,6 +176,9 @@ impl Cell<'_> {
         let mut rounds = 0;
         loop {
             rounds += 1;
+            progress
+                .warmup_round
+                .store(rounds, std::sync::atomic::Ordering::Relaxed);
             progress.set("warmup");
             let issued = self
                 .order(records, |at| Task::Warmup { start_at_ms: at })
