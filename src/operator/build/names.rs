@@ -207,13 +207,19 @@ pub fn result_name(benchmark: &str, cell_id: &str) -> String {
 
 /// DNS name of member `ordinal` of a provisioned replica set (`host:port`).
 pub fn member_address(server: &str, namespace: &str, ordinal: u32) -> String {
-    format!("{server}-{ordinal}.{server}.{namespace}.svc.cluster.local:{MONGOD_PORT}")
+    format!("{}:{MONGOD_PORT}", member_host(server, namespace, ordinal))
+}
+
+/// The DNS name of member `ordinal`, through the set's headless Service.
+fn member_host(server: &str, namespace: &str, ordinal: u32) -> String {
+    format!("{server}-{ordinal}.{server}.{namespace}.svc.cluster.local")
 }
 
 /// The address of the noise canary beside member `ordinal` (its pod's sidecar).
 pub fn member_canary_address(server: &str, namespace: &str, ordinal: u32) -> String {
     format!(
-        "{server}-{ordinal}.{server}.{namespace}.svc.cluster.local:{}",
+        "{}:{}",
+        member_host(server, namespace, ordinal),
         crate::measure::canary::SERVER_CANARY_PORT
     )
 }

@@ -16,10 +16,10 @@ use crate::measure::canary::SERVER_CANARY_PORT;
 
 /// Name of the sidecar.
 pub const CANARY_CONTAINER: &str = "canary";
-/// What the sidecar asks for and is held to when the member is Guaranteed: a probe's CPU
-/// work (about 30 ms of one core) fits one CFS period of this quota, and its memory (two
-/// 16 MiB buffers beside the binary) this limit.
+/// The sidecar's CPU when the member is Guaranteed (requests = limits): a probe's CPU work
+/// (tens of milliseconds of one core) fits one 100 ms CFS period of this quota.
 pub const CANARY_CPU: &str = "500m";
+/// Its memory then: the probe's two 16 MiB buffers beside the binary.
 pub const CANARY_MEMORY: &str = "96Mi";
 
 /// The sidecar, of `image` (the runner's), beside a mongod container of `mongod` resources.
