@@ -68,18 +68,22 @@ fn a_local_run_probes_the_server_nodes_it_is_told_of_before_every_cell() {
     let (spec, out_dir) = (spec.to_str().unwrap(), out.to_str().unwrap());
     let target = format!("a={}", server.uri);
 
+    let run = |canary: &str| {
+        support::mongobench(&[
+            "run",
+            "-f",
+            spec,
+            "--target",
+            &target,
+            "--server-canary",
+            canary,
+            "--out",
+            out_dir,
+        ])
+    };
+
     // A canary of a target not run is refused before anything is written.
-    let (code, _, err) = support::mongobench(&[
-        "run",
-        "-f",
-        spec,
-        "--target",
-        &target,
-        "--server-canary",
-        "b=127.0.0.1:1",
-        "--out",
-        out_dir,
-    ]);
+    let (code, _, err) = run("b=127.0.0.1:1");
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("--server-canary \"b=127.0.0.1:1\": \"b\" is not one of the --target names"),
@@ -87,18 +91,7 @@ fn a_local_run_probes_the_server_nodes_it_is_told_of_before_every_cell() {
     );
     assert!(!out.exists());
 
-    let canary = format!("a={address}");
-    let (code, _, err) = support::mongobench(&[
-        "run",
-        "-f",
-        spec,
-        "--target",
-        &target,
-        "--server-canary",
-        &canary,
-        "--out",
-        out_dir,
-    ]);
+    let (code, _, err) = run(&format!("a={address}"));
     assert_eq!(code, 0, "{err}");
     let results: Vec<CellResult> = std::fs::read_dir(&out)
         .unwrap()

@@ -135,13 +135,8 @@ pub async fn execute(
             if target.is_sharded() {
                 return create_sharded(ctx, bench, &ns, target, platform).await;
             }
-            let image = spec.client.as_ref().and_then(|c| c.image.as_deref());
-            let objects = servers::server_objects(
-                bench,
-                target,
-                platform,
-                image.unwrap_or(&ctx.options.image),
-            )?;
+            let image = jobs::runner_image(bench, &ctx.options.image);
+            let objects = servers::server_objects(bench, target, platform, image)?;
             apply_set(ctx, &ns, &objects).await?;
             Ok(Some(EventSpec {
                 warning: false,

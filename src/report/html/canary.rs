@@ -66,7 +66,7 @@ pub(super) fn canary(results: &[CellResult]) -> Result<String, ReportError> {
         let curves: Vec<Curve> = addresses
             .iter()
             .enumerate()
-            .filter_map(|(color, address)| {
+            .map(|(color, address)| {
                 let probes: Vec<Option<&CanaryFigures>> = cells
                     .iter()
                     .map(|c| {
@@ -74,11 +74,7 @@ pub(super) fn canary(results: &[CellResult]) -> Result<String, ReportError> {
                         s.figures.as_ref()
                     })
                     .collect();
-                let per_figure: Vec<Curve> = FIGURES
-                    .iter()
-                    .filter_map(|(_, f)| curve(address, color, &probes, *f))
-                    .collect();
-                furthest(address, color, &per_figure)
+                furthest(address, color, &probes)
             })
             .collect();
         let title = "Noise canary drift: server nodes";
@@ -135,12 +131,17 @@ pub(super) fn canary(results: &[CellResult]) -> Result<String, ReportError> {
     Ok(section("canary", "Noise canaries", &out))
 }
 
+/// The median of figure `f` over `probes`; `None` when no probe has it.
+fn median(probes: &[Option<&CanaryFigures>], f: Figure) -> Option<f64> {
+    let mut values: Vec<f64> = probes.iter().filter_map(|p| f((*p)?)).collect();
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().filter(|m| *m > 0.0)
+}
+
 /// `probes` (one per cell, in run order) of figure `f` as percentages of their median;
 /// `None` when no probe has the figure.
 fn curve(label: &str, color: usize, probes: &[Option<&CanaryFigures>], f: Figure) -> Option<Curve> {
-    let mut values: Vec<f64> = probes.iter().filter_map(|p| f((*p)?)).collect();
-    values.sort_by(f64::total_cmp);
-    let median = values.get(values.len() / 2).copied().filter(|m| *m > 0.0)?;
+    let median = median(probes, f)?;
     let points = probes
         .iter()
         .enumerate()
@@ -153,31 +154,28 @@ fn curve(label: &str, color: usize, probes: &[Option<&CanaryFigures>], f: Figure
     })
 }
 
-/// Per cell, the point of `curves` (one per figure, same cells) furthest from 100 %.
-fn furthest(label: &str, color: usize, curves: &[Curve]) -> Option<Curve> {
-    let first = curves.first()?;
-    let points = first
-        .points
+/// One node's line: per cell with a probe, whichever of its figures (as a percentage of that
+/// figure's median) is furthest from 100 %.
+fn furthest(label: &str, color: usize, probes: &[Option<&CanaryFigures>]) -> Curve {
+    let medians: Vec<Option<f64>> = FIGURES.iter().map(|(_, f)| median(probes, *f)).collect();
+    let points = probes
         .iter()
-        .map(|&(x, _)| {
-            let at_x = curves
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let p = (*p)?;
+            let y = FIGURES
                 .iter()
-                .filter_map(|c| c.points.iter().find(|p| p.0 == x).map(|p| p.1));
-            let y = at_x.fold(100.0, |far: f64, y| {
-                if (y - 100.0).abs() > (far - 100.0).abs() {
-                    y
-                } else {
-                    far
-                }
-            });
-            (x, y)
+                .zip(&medians)
+                .filter_map(|((_, f), m)| Some(f(p)? / (*m)? * 100.0))
+                .max_by(|a, b| (a - 100.0).abs().total_cmp(&(b - 100.0).abs()))?;
+            Some((i as f64 + 1.0, y))
         })
         .collect();
-    Some(Curve {
+    Curve {
         label: label.to_owned(),
         points,
         color,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -227,17 +225,11 @@ mod tests {
         }
         // m0: CPU 100, 110, 100 → 100 %, 110 %, 100 %; memory time 0.1, 0.1, 0.2 → 100 %,
         // 100 %, 200 %: per cell the figure furthest from 100 %.
-        let per_figure: Vec<Curve> = FIGURES
+        let probes: Vec<_> = cells
             .iter()
-            .filter_map(|(_, f)| {
-                let probes: Vec<_> = cells
-                    .iter()
-                    .map(|c| c.server_canaries[0].figures.as_ref())
-                    .collect();
-                curve("m0", 0, &probes, *f)
-            })
+            .map(|c| c.server_canaries[0].figures.as_ref())
             .collect();
-        let line = furthest("m0", 0, &per_figure).unwrap();
+        let line = furthest("m0", 0, &probes);
         let ys: Vec<f64> = line
             .points
             .iter()

@@ -139,6 +139,17 @@ pub fn job_plan(
     }
 }
 
+/// The image runner pods (and the members' canary sidecars) run: `spec.client.image`, else
+/// `default_image` (the operator's own).
+pub fn runner_image<'a>(bench: &'a MongoBenchmark, default_image: &'a str) -> &'a str {
+    bench
+        .spec
+        .client
+        .as_ref()
+        .and_then(|c| c.image.as_deref())
+        .unwrap_or(default_image)
+}
+
 /// Builds the plan ConfigMap and the Job of the runner of `targets` (one, or every target of
 /// the platform, interleaved) on `platform`.
 ///
@@ -243,7 +254,7 @@ pub fn runner_objects(
     }
     let container = Container {
         name: "runner".to_owned(),
-        image: Some(client.image.as_deref().unwrap_or(default_image).to_owned()),
+        image: Some(runner_image(bench, default_image).to_owned()),
         command: Some(vec!["mongobench".to_owned()]),
         args: Some(vec![
             "run".to_owned(),
