@@ -44,6 +44,32 @@ PG_URL=postgres://ferretdb@127.0.0.1:$POSTGRES_PORT/ferretdb
 log() { printf '[testenv] %s\n' "$*" >&2; }
 die() { printf '[testenv] error: %s\n' "$*" >&2; exit 1; }
 
+# lock_run: holds $RUN's lock until the script exits, so that runs of up and down never overlap
+# (tests start components from several threads at once). Processes the script leaves running
+# must be started with {RUN_LOCK_FD}>&-, or they would hold the lock after it exits.
+lock_run() {
+  mkdir -p "$RUN"
+  exec {RUN_LOCK_FD}>>"$RUN/.lock"
+  flock "$RUN_LOCK_FD"
+}
+
+# write_atomically FILE: standard input becomes FILE whole, or FILE is left as it was: a reader
+# never sees it empty or half-written. The temporary name never matches env.*.
+write_atomically() {
+  local tmp
+  tmp=$(mktemp "$(dirname "$1")/.writing.XXXXXX")
+  cat >"$tmp" && chmod 644 "$tmp" && mv -f "$tmp" "$1" || { rm -f "$tmp"; return 1; }
+}
+
+# write_all_env: $RUN/env is every running component's env file, or absent when none runs.
+write_all_env() {
+  if compgen -G "$RUN/env.*" >/dev/null; then
+    cat "$RUN"/env.* | sort -u | write_atomically "$RUN/env"
+  else
+    rm -f "$RUN/env"
+  fi
+}
+
 need_go() {
   command -v go >/dev/null 2>&1 || die "the Go toolchain is missing: install Go 1.26 (https://go.dev/dl) and put 'go' on PATH"
 }

@@ -47,11 +47,7 @@ async fn the_operator_command_serves_health_and_reconciles_the_quickstart() {
             .await
             .unwrap();
     }
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = support::free_port();
     let child = Command::new(env!("CARGO_BIN_EXE_mongobench"))
         .args([
             "operator",

@@ -3,7 +3,7 @@
 //! every cell; the results keep its figures and the HTML report draws them.
 mod support;
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
@@ -20,11 +20,7 @@ impl Drop for Canary {
 }
 
 fn serve_canary() -> (Canary, String) {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = support::free_port();
     let child = Command::new(env!("CARGO_BIN_EXE_mongobench"))
         .args([
             "canary",

@@ -157,12 +157,9 @@ pub fn fast_slow_study(name: &str, repetitions: u32) -> Value {
     })
 }
 
-/// A local address with a port that was free a moment ago.
+/// A local address with a port that is free now (`support::free_port`).
 pub fn free_local_addr() -> std::net::SocketAddr {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
+    std::net::SocketAddr::from(([127, 0, 0, 1], support::free_port()))
 }
 
 /// The body of `GET path` from the operator's HTTP server at `addr`.

@@ -34,13 +34,15 @@ struct Endpoints {
     /// private servers get a database of their own on the same cluster.
     postgresql_url: Option<String>,
     psql: Option<PathBuf>,
+    /// Where the testenv's binaries are (every component's file names it).
+    bin: Option<PathBuf>,
 }
 
 fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn run_dir() -> PathBuf {
+pub fn run_dir() -> PathBuf {
     if let Ok(dir) = std::env::var("MONGOBENCH_TESTENV_RUN") {
         return dir.into();
     }
@@ -72,7 +74,43 @@ fn read_env(component: &str) -> Endpoints {
         mongodb_secantus_uri: value("MONGODB_SECANTUS_URI"),
         postgresql_url: value("MONGOBENCH_POSTGRESQL_URL"),
         psql: value("MONGOBENCH_PSQL").map(PathBuf::from),
+        bin: value("MONGOBENCH_TESTENV_BIN").map(PathBuf::from),
     }
+}
+
+/// The testenv's binary `name`, from the env file of `component` (started if needed). Each
+/// component's own file is read: `$RUN/env` is rewritten by every `testenv/up`.
+fn testenv_bin(component: &'static str, name: &str) -> PathBuf {
+    ensure_up(component)
+        .bin
+        .unwrap_or_else(|| {
+            panic!(
+                "testenv/up {component} wrote no MONGOBENCH_TESTENV_BIN to {}",
+                run_dir().join(format!("env.{component}")).display()
+            )
+        })
+        .join(name)
+}
+
+/// A loopback port that is free now, below the kernel's ephemeral range (so no outgoing
+/// connection or `bind(0)` elsewhere can take it meanwhile) and never handed out twice by this
+/// process. A server started on it may still find it taken by another program: callers that
+/// start one retry with another port when it exits at start.
+pub fn free_port() -> u16 {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    // Ports 28000..32500: none of the testenv's fixed ports (testenv/lib.sh), under the
+    // ephemeral range (32768 up). Walked from a per-process offset, so that test binaries run
+    // one after another do not reuse each other's ports while old sockets linger.
+    const FIRST: u32 = 28_000;
+    const SPAN: u32 = 4_500;
+    let start = std::process::id().wrapping_mul(2_654_435_761) % SPAN;
+    for _ in 0..SPAN {
+        let port = (FIRST + (start + NEXT.fetch_add(1, Ordering::Relaxed)) % SPAN) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free loopback port in {FIRST}..{}", FIRST + SPAN)
 }
 
 /// Runs `testenv/up COMPONENT` once per test binary (idempotent: running components are kept)
@@ -152,15 +190,7 @@ pub struct KubeEnv {
 
 /// Path of the testenv's kubectl (built at the control plane's version).
 pub fn kubectl() -> PathBuf {
-    ensure_up("k8s");
-    let bin = std::fs::read_to_string(run_dir().join("env"))
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("MONGOBENCH_TESTENV_BIN=").map(PathBuf::from))
-        })
-        .expect("testenv/up wrote MONGOBENCH_TESTENV_BIN");
-    bin.join("kubectl")
+    testenv_bin("k8s", "kubectl")
 }
 
 /// The testenv's helm, built if missing (cached by version like every testenv binary).

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use super::{ensure_up, run_dir, slug, unique_suffix};
+use super::{ensure_up, free_port, run_dir, slug, testenv_bin, unique_suffix};
 
 /// A FerretDB process of one test's own, for tests that need a server nobody else uses: the
 /// fixed `airline.flights` namespace, or stopping and killing the server mid-run. The process
@@ -85,19 +85,8 @@ impl PrivateMongo {
     }
 
     fn wait_listening(&mut self) {
-        let port = self.port;
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                let log =
-                    std::fs::read_to_string(self.dir.join("ferretdb.log")).unwrap_or_default();
-                panic!("private server on port {port} exited at start ({status}):\n{log}");
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "private server on port {port} did not start"
-            );
-            std::thread::sleep(Duration::from_millis(50));
+        if let Err(e) = wait_listening(&mut self.child, self.port, &self.dir) {
+            panic!("{e}");
         }
     }
 
@@ -200,68 +189,94 @@ fn start_private_with(
     postgresql: Option<(String, PrivateDatabase)>,
     extra: &[String],
 ) -> PrivateMongo {
-    ensure_up(component);
-    let bin = std::fs::read_to_string(run_dir().join("env"))
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("MONGOBENCH_TESTENV_BIN=").map(PathBuf::from))
-        })
-        .expect("testenv/up wrote MONGOBENCH_TESTENV_BIN")
-        .join(if component == "secantus" {
-            "secantusd-rs"
-        } else {
-            "ferretdb"
-        });
+    let executable = if component == "secantus" {
+        "secantusd-rs"
+    } else {
+        "ferretdb"
+    };
+    let bin = testenv_bin(component, executable);
     let dir = run_dir()
         .join("private")
         .join(format!("{}-{}", slug(test, 40), unique_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let (mut args, database) = match postgresql {
-        _ if component == "secantus" => (
-            vec![
-                "--host=127.0.0.1".to_owned(),
-                format!("--port={port}"),
-                format!("--storage-path={}", dir.join("data").display()),
-                "--cache-size=1G".to_owned(),
-                "--log-level=WARNING".to_owned(),
-            ],
-            None,
-        ),
-        Some((url, database)) => (
-            vec![
-                format!("--postgresql-url={url}"),
-                format!("--listen-addr=127.0.0.1:{port}"),
-                "--log-level=warn".to_owned(),
-            ],
-            Some(database),
-        ),
-        None => (
-            vec![
-                format!("--sqlite-url=file:{}/", dir.display()),
-                format!("--listen-addr=127.0.0.1:{port}"),
-                "--log-level=warn".to_owned(),
-            ],
-            None,
-        ),
-    };
-    args.extend_from_slice(extra);
-    let child = spawn_ferretdb(&bin, &args, &dir);
-    let mut server = PrivateMongo {
-        uri: format!("mongodb://127.0.0.1:{port}/"),
-        child,
-        command: (bin, args),
-        port,
-        dir,
-        database,
-    };
-    server.wait_listening();
-    server
+    let (url, database) = postgresql.unzip();
+    // A port free a moment ago can be taken by another program before the server binds it;
+    // the server then exits at start saying so, and gets another port.
+    const ATTEMPTS: u32 = 3;
+    for attempt in 1..=ATTEMPTS {
+        let port = free_port();
+        let mut args = server_args(component, url.as_deref(), port, &dir);
+        args.extend_from_slice(extra);
+        let mut child = spawn_ferretdb(&bin, &args, &dir);
+        match wait_listening(&mut child, port, &dir) {
+            Ok(()) => {
+                return PrivateMongo {
+                    uri: format!("mongodb://127.0.0.1:{port}/"),
+                    child,
+                    command: (bin, args),
+                    port,
+                    dir,
+                    database,
+                };
+            }
+            Err(e) if attempt < ATTEMPTS && e.to_lowercase().contains("address already in use") => {
+                eprintln!("private {component}: port {port} was taken, trying another: {e}");
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    unreachable!("the last attempt returns or panics")
+}
+
+/// The command line of a private `component` listening on `port`, with its files in `dir`:
+/// FerretDB on the PostgreSQL database `postgresql` or else on SQLite, or SecantusDB.
+fn server_args(component: &str, postgresql: Option<&str>, port: u16, dir: &Path) -> Vec<String> {
+    match postgresql {
+        _ if component == "secantus" => vec![
+            "--host=127.0.0.1".to_owned(),
+            format!("--port={port}"),
+            format!("--storage-path={}", dir.join("data").display()),
+            "--cache-size=1G".to_owned(),
+            "--log-level=WARNING".to_owned(),
+        ],
+        Some(url) => vec![
+            format!("--postgresql-url={url}"),
+            format!("--listen-addr=127.0.0.1:{port}"),
+            "--log-level=warn".to_owned(),
+        ],
+        None => vec![
+            format!("--sqlite-url=file:{}/", dir.display()),
+            format!("--listen-addr=127.0.0.1:{port}"),
+            "--log-level=warn".to_owned(),
+        ],
+    }
+}
+
+/// Waits until `child` accepts connections on `port`; its log (in `dir`) when it exits first
+/// or is not listening after 30 s. A child that has exited is reaped.
+fn wait_listening(child: &mut std::process::Child, port: u16, dir: &Path) -> Result<(), String> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let listening = std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+        // Checked after connecting too: what answered may be another program on a taken port.
+        if let Ok(Some(status)) = child.try_wait() {
+            let log = std::fs::read_to_string(dir.join("ferretdb.log")).unwrap_or_default();
+            return Err(format!(
+                "private server on port {port} exited at start ({status}):\n{log}"
+            ));
+        }
+        if listening {
+            return Ok(());
+        }
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "private server on port {port} did not start within 30 s"
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// Starts `bin args`, logging to `dir/ferretdb.log` (appended across restarts).
