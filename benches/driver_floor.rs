@@ -9,7 +9,7 @@
 //! workload with mongobench's generator (seed 1), and then has each worker send them in turn,
 //! from its own offset, through `Database::run_raw_command`: the bodies are encoded once and
 //! only cloned per operation, replies are not judged, nothing is timed or fingerprinted. Prints
-//! one line in the limit client's format (bench/run reads it): `ops N seconds S ops_per_sec X
+//! one line in the limit client's format (tools/bench/run reads it): `ops N seconds S ops_per_sec X
 //! cpu_seconds C ops_per_cpu_second Y cpu_us_per_op Z max_rss_kb R errors E`, CPU and RSS from
 //! getrusage over the window after the warm-up. Asserts nothing.
 
@@ -21,7 +21,7 @@ use mongobench::api::DEFAULT_OPERATION_TIMEOUT;
 use mongobench::runner::dataset::seed_ycsb;
 use mongobench::runner::server::connect;
 use mongobench::workload::Command;
-use mongobench::workload::ycsb::{self, Phase, Properties, RawProperties, SharedState};
+use mongobench::workload::ycsb::{self, Properties, RawProperties, SharedState, YcsbPhase};
 
 const POOL: u64 = 20_000;
 
@@ -85,7 +85,7 @@ fn pool(raw: &RawProperties, records: u64) -> Result<Vec<Vec<Command>>, String> 
     let props = Properties::from_raw(&raw).map_err(|e| e.to_string())?;
     let shared = SharedState::new(records);
     let mut worker =
-        ycsb::Worker::new(&props, 1, 0, 1, Phase::Run, &shared).map_err(|e| e.to_string())?;
+        ycsb::Worker::new(&props, 1, 0, 1, YcsbPhase::Run, &shared).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     while let Some(op) = worker.next() {
         out.push(op.operation.commands);

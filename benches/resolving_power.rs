@@ -107,10 +107,10 @@ struct Quiet;
 impl Events for Quiet {
     fn seeding(&mut self, _: &str, _: &str, _: u64) {}
     fn seeded(&mut self, _: &str, _: &str, _: &Seeded) {}
-    fn started(&mut self, _: &mongobench::plan::Cell, _: &CellProgress) {}
+    fn started(&mut self, _: &mongobench::plan::PlannedCell, _: &CellProgress) {}
     async fn finished(
         &mut self,
-        cell: &mongobench::plan::Cell,
+        cell: &mongobench::plan::PlannedCell,
         r: &CellResult,
     ) -> anyhow::Result<()> {
         let ops = r.measured.as_ref().map_or(0.0, |m| m.overall.ops_per_sec);

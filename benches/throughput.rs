@@ -27,7 +27,7 @@ use mongobench::plan::{RunSettings, WorkloadPlan};
 use mongobench::result::{CellId, CellResult};
 use mongobench::runner::cell::{CellProgress, run_cell};
 use mongobench::runner::dataset::{self, seed_flights, seed_ycsb};
-use mongobench::runner::server::{Target, connect};
+use mongobench::runner::server::{ConnectedTarget, connect};
 use mongobench::workload::flights::Params;
 use mongobench::workload::ycsb::RawProperties;
 
@@ -285,7 +285,13 @@ impl Compare {
     }
 
     /// Seeds `docs` afresh and runs one cell; returns its figure and whether it finished.
-    async fn cell(&self, target: &Target, uri: &str, workload: &str, docs: u64) -> (String, bool) {
+    async fn cell(
+        &self,
+        target: &ConnectedTarget,
+        uri: &str,
+        workload: &str,
+        docs: u64,
+    ) -> (String, bool) {
         for db in ["airline", "ycsb", "mongobench"] {
             target.client.database(db).drop().await.unwrap();
         }

@@ -13,7 +13,7 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, PostParams};
 use mlua::{Lua, LuaSerdeExt, SerializeOptions, Table};
-use mongobench::api::{MongoBenchmark, Phase};
+use mongobench::api::{MongoBenchmark, StatusPhase};
 use operator_common as common;
 use serde_json::{Value, json};
 
@@ -154,7 +154,7 @@ async fn the_operators_statuses_get_their_health() {
     // Seeding: the runner (this test) has not written every result yet.
     common::apply(&env, &external("study", false)).await;
     common::status_until(&env, "study", Duration::from_secs(60), "Seeding", |s| {
-        matches!(s.phase, Some(Phase::Seeding | Phase::Running))
+        matches!(s.phase, Some(StatusPhase::Seeding | StatusPhase::Running))
     })
     .await;
     let running = observed(&get(&env, "study").await, "progressing");
@@ -172,7 +172,7 @@ async fn the_operators_statuses_get_their_health() {
         }
     }
     let status = common::status_until(&env, "study", Duration::from_secs(60), "Completed", |s| {
-        s.phase == Some(Phase::Completed)
+        s.phase == Some(StatusPhase::Completed)
     })
     .await;
     let completed = observed(&get(&env, "study").await, "healthy");

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use faults_common as faults;
 use k8s_openapi::api::batch::v1::Job;
-use mongobench::api::{CellPhase, Phase};
+use mongobench::api::{CellPhase, StatusPhase};
 use mongobench::result::CellResult;
 use operator_common as common;
 use serde_json::json;
@@ -95,7 +95,7 @@ async fn a_client_pod_killed_mid_cell_makes_that_cell_incomplete_naming_it_and_t
     );
 
     let status = common::status_until(&env, "podkill", Duration::from_secs(300), "the end", |s| {
-        matches!(s.phase, Some(Phase::Completed | Phase::Failed))
+        matches!(s.phase, Some(StatusPhase::Completed | StatusPhase::Failed))
     })
     .await;
     let cell = |rep: u32| {

@@ -143,7 +143,8 @@ fn it_sends_the_flights_mix_class_by_class_and_shape_by_shape() {
         ..Params::default()
     };
     let dataset = DatasetInfo::fresh(1, 100_000);
-    let mut theirs = flights::Worker::new(&params, &dataset, 0, flights::Phase::Measured).unwrap();
+    let mut theirs =
+        flights::Worker::new(&params, &dataset, 0, flights::RunPhase::Measured).unwrap();
     let mut their_classes = BTreeMap::<String, u64>::new();
     let mut variants = BTreeMap::<String, u64>::new();
     for _ in 0..OPERATIONS {

@@ -11,7 +11,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, PostParams};
 use mongobench::api::CellPhase;
-use mongobench::operator::build::names;
+use mongobench::operator::render::names;
 use operator_common as common;
 use serde_json::json;
 

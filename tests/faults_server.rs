@@ -7,7 +7,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use mongobench::api::RunLength;
-use mongobench::plan::{Cell, RunSettings};
+use mongobench::plan::{PlannedCell, RunSettings};
 use mongobench::result::{CellResult, CellStatus};
 use mongobench::runner::benchmark::{Events, run};
 use mongobench::runner::cell::{CellProgress, run_cell};
@@ -167,10 +167,10 @@ struct Watch {
 impl Events for Watch {
     fn seeding(&mut self, _: &str, _: &str, _: u64) {}
     fn seeded(&mut self, _: &str, _: &str, _: &Seeded) {}
-    fn started(&mut self, cell: &Cell, _: &CellProgress) {
+    fn started(&mut self, cell: &PlannedCell, _: &CellProgress) {
         let _ = self.started_tx.send(cell.repetition);
     }
-    async fn finished(&mut self, _: &Cell, _: &CellResult) -> anyhow::Result<()> {
+    async fn finished(&mut self, _: &PlannedCell, _: &CellResult) -> anyhow::Result<()> {
         Ok(())
     }
 }

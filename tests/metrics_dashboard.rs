@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use mongobench::api::{
-    CellPhase, CellStatus, Comparison, MongoBenchmarkStatus, OperationLatency, Phase, Verdict,
+    CellPhase, CellStatus, Comparison, MongoBenchmarkStatus, OperationLatency, StatusPhase, Verdict,
 };
 use mongobench::operator::metrics::Metrics;
 use regex::Regex;
@@ -32,7 +32,7 @@ fn exported() -> String {
         ..CellStatus::default()
     };
     let status = MongoBenchmarkStatus {
-        phase: Some(Phase::Completed),
+        phase: Some(StatusPhase::Completed),
         cells: vec![cell],
         comparisons: vec![Comparison {
             target: "b".into(),

@@ -93,7 +93,7 @@ async fn the_operator_command_serves_health_and_reconciles_the_quickstart() {
         "quickstart",
         Duration::from_secs(60),
         "Seeding",
-        |s| s.phase == Some(mongobench::api::Phase::Seeding),
+        |s| s.phase == Some(mongobench::api::StatusPhase::Seeding),
     )
     .await;
     assert_eq!(status.progress.as_deref(), Some("0/12"));

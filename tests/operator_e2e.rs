@@ -10,7 +10,7 @@ mod support;
 use std::time::Duration;
 
 use kube::api::{Api, ListParams};
-use mongobench::api::Phase;
+use mongobench::api::StatusPhase;
 use operator_common as common;
 
 #[tokio::test]
@@ -53,10 +53,10 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
         "e2e",
         Duration::from_secs(240),
         "the benchmark to complete",
-        |s| matches!(s.phase, Some(Phase::Completed | Phase::Failed)),
+        |s| matches!(s.phase, Some(StatusPhase::Completed | StatusPhase::Failed)),
     )
     .await;
-    assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
+    assert_eq!(status.phase, Some(StatusPhase::Completed), "{status:#?}");
     assert_eq!(status.progress.as_deref(), Some("4/4"), "{status:#?}");
     assert!(
         status.condition_is_true("Ready"),
@@ -154,7 +154,7 @@ async fn the_operator_killed_while_seeding_and_while_running_resumes_and_runs_ev
     )
     .await;
 
-    for phase in [Phase::Seeding, Phase::Running] {
+    for phase in [StatusPhase::Seeding, StatusPhase::Running] {
         let what = format!("phase {phase:?}");
         common::status_until(&env, "restart", Duration::from_secs(120), &what, |s| {
             s.phase == Some(phase)
@@ -170,10 +170,10 @@ async fn the_operator_killed_while_seeding_and_while_running_resumes_and_runs_ev
         "restart",
         Duration::from_secs(240),
         "the benchmark to complete",
-        |s| matches!(s.phase, Some(Phase::Completed | Phase::Failed)),
+        |s| matches!(s.phase, Some(StatusPhase::Completed | StatusPhase::Failed)),
     )
     .await;
-    assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
+    assert_eq!(status.phase, Some(StatusPhase::Completed), "{status:#?}");
     let mut ids: Vec<&str> = status.cells.iter().map(|c| c.id.as_str()).collect();
     ids.sort();
     ids.dedup();

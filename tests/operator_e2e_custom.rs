@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, PostParams};
-use mongobench::api::{CellPhase, Phase};
+use mongobench::api::{CellPhase, StatusPhase};
 use operator_common as common;
 use serde_json::json;
 
@@ -73,7 +73,7 @@ async fn the_shop_example_runs_from_a_config_map_to_a_verdict() {
         |s| s.condition_is_true("Stalled"),
     )
     .await;
-    assert_eq!(waiting.phase, Some(Phase::Pending));
+    assert_eq!(waiting.phase, Some(StatusPhase::Pending));
     let stalled = waiting.condition("Stalled").unwrap();
     assert_eq!(stalled.reason, "WorkloadNotFound");
     assert_eq!(
@@ -130,7 +130,7 @@ async fn the_shop_example_runs_from_a_config_map_to_a_verdict() {
         bench,
         Duration::from_secs(120),
         "a cell to run",
-        |s| matches!(s.phase, Some(Phase::Running)),
+        |s| matches!(s.phase, Some(StatusPhase::Running)),
     )
     .await;
     // The operator's copy is what the runners read from now on.
@@ -184,10 +184,10 @@ async fn ends_with_a_verdict(env: &common::TestEnv, bench: &str, size: &str) {
         bench,
         Duration::from_secs(480),
         "the benchmark to end",
-        |s| matches!(s.phase, Some(Phase::Completed | Phase::Failed)),
+        |s| matches!(s.phase, Some(StatusPhase::Completed | StatusPhase::Failed)),
     )
     .await;
-    assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
+    assert_eq!(status.phase, Some(StatusPhase::Completed), "{status:#?}");
     for cell in &status.cells {
         assert_eq!(
             cell.phase,

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams};
-use mongobench::api::{CellPhase, Phase, Verdict};
+use mongobench::api::{CellPhase, StatusPhase, Verdict};
 use mongobench::result::CellResult;
 use operator_common as common;
 use serde_json::json;
@@ -85,10 +85,10 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
         bench,
         Duration::from_secs(400),
         "the benchmark to complete",
-        |s| matches!(s.phase, Some(Phase::Completed | Phase::Failed)),
+        |s| matches!(s.phase, Some(StatusPhase::Completed | StatusPhase::Failed)),
     )
     .await;
-    assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
+    assert_eq!(status.phase, Some(StatusPhase::Completed), "{status:#?}");
     assert_eq!(status.progress.as_deref(), Some("10/10"), "{status:#?}");
     for cell in &status.cells {
         assert_eq!(

@@ -23,7 +23,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Pod, Secret, Service};
 use kube::api::DeleteParams;
-use mongobench::api::{CellPhase, Phase};
+use mongobench::api::{CellPhase, StatusPhase};
 use operator_common as common;
 use serde_json::json;
 
@@ -139,10 +139,10 @@ async fn a_provisioned_member_runs_for_real_and_the_runner_seeds_and_measures_it
         BENCH,
         Duration::from_secs(300),
         "the benchmark to complete",
-        |s| matches!(s.phase, Some(Phase::Completed | Phase::Failed)),
+        |s| matches!(s.phase, Some(StatusPhase::Completed | StatusPhase::Failed)),
     )
     .await;
-    assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
+    assert_eq!(status.phase, Some(StatusPhase::Completed), "{status:#?}");
     assert_eq!(status.cells.len(), 2, "{:?}", status.cells);
     for cell in &status.cells {
         assert_eq!(cell.phase, CellPhase::Completed, "{cell:?}");

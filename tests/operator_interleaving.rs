@@ -18,7 +18,7 @@ use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::events::v1::Event;
 use kube::ResourceExt;
 use kube::api::{Api, ListParams};
-use mongobench::api::{Phase, RunnerStatus};
+use mongobench::api::{RunnerStatus, StatusPhase};
 use operator_common as common;
 use serde_json::{Value, json};
 use support::wait;
@@ -193,7 +193,7 @@ async fn two_replica_sets_that_fit_are_created_together_and_run_by_one_interleav
         ]
     );
     let status = common::status_until(&env, bench, Duration::from_secs(60), "Seeding", |s| {
-        s.phase == Some(Phase::Seeding)
+        s.phase == Some(StatusPhase::Seeding)
     })
     .await;
     assert_eq!(
@@ -228,7 +228,7 @@ async fn two_replica_sets_that_fit_are_created_together_and_run_by_one_interleav
         }
     }
     let status = common::status_until(&env, bench, Duration::from_secs(60), "Completed", |s| {
-        s.phase == Some(Phase::Completed)
+        s.phase == Some(StatusPhase::Completed)
     })
     .await;
     assert_eq!(status.progress.as_deref(), Some("6/6"));
@@ -257,7 +257,7 @@ async fn replica_sets_too_large_for_two_run_one_after_another_and_status_says_so
                    each, one per node, each member requesting cpu 3, memory 12Gi): its targets \
                    run one after another, not interleaved";
     let status = common::status_until(&env, bench, Duration::from_secs(60), "Seeding", |s| {
-        s.phase == Some(Phase::Seeding)
+        s.phase == Some(StatusPhase::Seeding)
     })
     .await;
     assert_eq!(
@@ -323,7 +323,7 @@ async fn replica_sets_too_large_for_two_run_one_after_another_and_status_says_so
         .await;
     }
     let status = common::status_until(&env, bench, Duration::from_secs(60), "Completed", |s| {
-        s.phase == Some(Phase::Completed)
+        s.phase == Some(StatusPhase::Completed)
     })
     .await;
     assert_eq!(status.progress.as_deref(), Some("6/6"));

@@ -18,7 +18,7 @@ use k8s_openapi::api::networking::v1::NetworkPolicy;
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
-use mongobench::api::{CellPhase, KStatus, Phase, kstatus};
+use mongobench::api::{CellPhase, KStatus, StatusPhase, kstatus};
 use operator_common as common;
 use serde_json::json;
 use support::wait;
@@ -102,7 +102,7 @@ async fn a_platform_without_nodes_ends_stalled_unschedulable_naming_it() {
         "{}",
         stalled.message
     );
-    assert_eq!(status.phase, Some(Phase::Provisioning));
+    assert_eq!(status.phase, Some(StatusPhase::Provisioning));
     assert_eq!(status.condition("Reconciling").unwrap().status, "False");
     let b = common::benchmarks(&env).get("nowhere").await.unwrap();
     assert_eq!(kstatus(&b), KStatus::Failed);
@@ -171,7 +171,7 @@ async fn deleting_a_benchmark_mid_run_leaves_no_object_behind() {
     .await;
     // The running Job's plan now lists the cell, so a retried runner pod would skip it.
     let cms: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.namespace);
-    let plan_cm = mongobench::operator::build::names::plan_name(bench, "mongodb-8.0", "c3");
+    let plan_cm = mongobench::operator::render::names::plan_name(bench, "mongodb-8.0", "c3");
     wait::until(
         Duration::from_secs(30),
         "the plan to list the finished cell",
@@ -181,7 +181,7 @@ async fn deleting_a_benchmark_mid_run_leaves_no_object_behind() {
             async move {
                 let cm = cms.get(&plan_cm).await.ok()?;
                 let plan: mongobench::plan::JobPlan =
-                    serde_yaml::from_str(&cm.data?[mongobench::operator::build::names::PLAN_KEY])
+                    serde_yaml::from_str(&cm.data?[mongobench::operator::render::names::PLAN_KEY])
                         .ok()?;
                 (plan.completed_cells == ["mongodb-8.0.c3.1k.r1"]).then_some(())
             }
@@ -266,7 +266,7 @@ async fn a_completed_benchmark_makes_no_writes() {
         common::write_result(&env, &plan, &id, &common::result_for(&plan, size, 1, ops)).await;
     }
     let status = common::status_until(&env, "idle", Duration::from_secs(60), "Completed", |s| {
-        s.phase == Some(Phase::Completed)
+        s.phase == Some(StatusPhase::Completed)
     })
     .await;
     assert_eq!(status.progress.as_deref(), Some("2/2"));
@@ -296,7 +296,7 @@ async fn a_completed_benchmark_makes_no_writes() {
         .await
         .unwrap();
     let cms: Api<ConfigMap> = Api::namespaced(env.client.clone(), &env.namespace);
-    let result_cm = mongobench::operator::build::names::result_name("idle", "ferret.local.10k.r1");
+    let result_cm = mongobench::operator::render::names::result_name("idle", "ferret.local.10k.r1");
     cms.patch(
         &result_cm,
         &PatchParams::apply("idle-test-poke"),
@@ -413,7 +413,7 @@ async fn a_restarted_operator_resumes_without_repeating_a_cell() {
         .await;
     }
     let status = common::status_until(&env, bench, Duration::from_secs(60), "Completed", |s| {
-        s.phase == Some(Phase::Completed)
+        s.phase == Some(StatusPhase::Completed)
     })
     .await;
     let ids: Vec<&str> = status.cells.iter().map(|c| c.id.as_str()).collect();
@@ -514,7 +514,7 @@ async fn a_crash_looping_server_ends_stalled_oom_killed_naming_its_pod() {
         "{}",
         stalled.message
     );
-    assert_eq!(status.phase, Some(Phase::Provisioning));
+    assert_eq!(status.phase, Some(StatusPhase::Provisioning));
     let events = wait::until(Duration::from_secs(30), "an OOMKilled event", || {
         let env = &env;
         async move {

@@ -285,7 +285,7 @@ async fn percona_study_provisions_pinned_spread_replica_sets_one_target_after_an
     // Servers ready → the runner, on the client pool.
     let plan = assert_runner(&env, bench, "mongodb-9.0", platform).await;
     let status = common::status_until(&env, bench, Duration::from_secs(60), "Seeding", |s| {
-        s.phase == Some(mongobench::api::Phase::Seeding)
+        s.phase == Some(mongobench::api::StatusPhase::Seeding)
     })
     .await;
     assert_eq!(status.progress.as_deref(), Some("0/27"));

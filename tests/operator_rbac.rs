@@ -18,7 +18,7 @@ use kube::api::{
 };
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::discovery::Discovery;
-use mongobench::api::Phase;
+use mongobench::api::StatusPhase;
 use mongobench::operator::leader::LeaderElection;
 use operator_common as common;
 use serde_json::json;
@@ -196,7 +196,7 @@ async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
         .await;
     }
     let status = common::status_until(&env, bench, Duration::from_secs(60), "Completed", |s| {
-        s.phase == Some(Phase::Completed)
+        s.phase == Some(StatusPhase::Completed)
     })
     .await;
     assert_eq!(status.progress.as_deref(), Some("2/2"));

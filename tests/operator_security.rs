@@ -21,8 +21,8 @@ use k8s_openapi::api::core::v1::{
 };
 use kube::ResourceExt;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
-use mongobench::api::{MongoBenchmark, MongoBenchmarkSpec, Phase};
-use mongobench::operator::build::{jobs, servers};
+use mongobench::api::{MongoBenchmark, MongoBenchmarkSpec, StatusPhase};
+use mongobench::operator::render::{jobs, servers};
 use operator_common as common;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -485,7 +485,7 @@ async fn no_password_appears_in_status_events_configmaps_pods_or_logs() {
         ("leak-parse", "does not parse"),
     ] {
         let status = common::status_until(&env, name, Duration::from_secs(180), "Failed", |s| {
-            s.phase == Some(Phase::Failed)
+            s.phase == Some(StatusPhase::Failed)
         })
         .await;
         let message = &status.cells[0].message;

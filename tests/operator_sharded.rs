@@ -23,7 +23,7 @@ use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::networking::v1::NetworkPolicy;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use kube::api::Api;
-use mongobench::operator::build::names::{self, Part};
+use mongobench::operator::render::names::{self, Part};
 use operator_common as common;
 use serde_json::{Value, json};
 

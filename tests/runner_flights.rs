@@ -101,7 +101,7 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
     assert_eq!(result.worker_operations.len(), 8);
     for (w, &count) in result.worker_operations.iter().enumerate() {
         let mut worker =
-            flights::Worker::new(&params, &dataset, w as u32, flights::Phase::Measured).unwrap();
+            flights::Worker::new(&params, &dataset, w as u32, flights::RunPhase::Measured).unwrap();
         for _ in 0..count {
             let planned = worker.next_planned();
             *kinds.entry(planned.operation.label).or_default() += 1;

@@ -133,7 +133,12 @@ async fn counting(uri: &str) -> (mongodb::Client, Arc<Mutex<Vec<String>>>) {
 }
 
 /// The testenv's server for `test`, connected as a run connects a target.
-async fn connected(test: &str) -> (support::MongoEnv, mongobench::runner::server::Target) {
+async fn connected(
+    test: &str,
+) -> (
+    support::MongoEnv,
+    mongobench::runner::server::ConnectedTarget,
+) {
     let env = support::mongo(test).await;
     let target = connect_with("ferretdb", &env.uri, 4, Duration::from_secs(10), &[])
         .await

@@ -16,14 +16,14 @@ use mongobench::runner::cell::{CellProgress, run_cell};
 use mongobench::runner::dataset::Seeded;
 use mongobench::runner::dataset::seed_flights::{META_COLLECTION, META_DATABASE};
 use mongobench::runner::dataset::seed_ycsb::{LoadError, LoadRecord, load};
-use mongobench::runner::server::{Target, connect, connect_with};
+use mongobench::runner::server::{ConnectedTarget, connect, connect_with};
 use mongobench::workload::ycsb::{Properties, RawProperties, RecordBuilder};
 use mongodb::bson::{Document, doc};
 use support::runs;
 
 const RECORDS: u64 = 500;
 
-async fn loaded(server: &support::PrivateMongo, plan: &WorkloadPlan) -> (Target, Seeded) {
+async fn loaded(server: &support::PrivateMongo, plan: &WorkloadPlan) -> (ConnectedTarget, Seeded) {
     let target = connect("ferretdb", &server.uri, 4, Duration::from_secs(10))
         .await
         .unwrap();
@@ -44,7 +44,7 @@ async fn loaded(server: &support::PrivateMongo, plan: &WorkloadPlan) -> (Target,
 }
 
 async fn run(
-    (target, seeded): &mut (Target, Seeded),
+    (target, seeded): &mut (ConnectedTarget, Seeded),
     uri: &str,
     plan: &WorkloadPlan,
     name: &str,

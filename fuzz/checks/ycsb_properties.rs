@@ -5,7 +5,7 @@
 //! The body of fuzz target `ycsb_properties` (fuzz/fuzz_targets/), also run over the committed
 //! corpus by tests/fuzz_corpus.rs.
 use mongobench::workload::ycsb::{
-    Phase, Properties, RawProperties, SharedState, Worker, java_properties,
+    Properties, RawProperties, SharedState, Worker, YcsbPhase, java_properties,
 };
 
 /// Operations drawn per worker: enough to reach every operation kind of a mix.
@@ -37,7 +37,7 @@ pub fn check(data: &[u8]) {
     } else {
         OPERATIONS
     };
-    for phase in [Phase::Load, Phase::Run] {
+    for phase in [YcsbPhase::Load, YcsbPhase::Run] {
         let shared = SharedState::new(props.record_count);
         let Ok(mut worker) = Worker::new(&props, 1, 0, 2, phase, &shared) else {
             continue;

@@ -45,7 +45,7 @@ pub struct MongoBenchmarkStatus {
     /// Where the experiment is: Pending, Provisioning, Seeding, Running, Analyzing, Completed,
     /// Failed or Suspended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub phase: Option<Phase>,
+    pub phase: Option<StatusPhase>,
 
     /// Latest observations, one per type: Ready, Reconciling, Stalled (read by GitOps tools)
     /// and ServersReady, DataSeeded, WorkloadCompleted.
@@ -152,7 +152,7 @@ fn conditions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// Where the experiment is.
 #[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[schemars(transform = crate::api::drop_description)]
-pub enum Phase {
+pub enum StatusPhase {
     /// Accepted, nothing started yet.
     Pending,
     /// Replica sets are being created or are not ready.

@@ -146,7 +146,7 @@ mod tests {
         }))
         .unwrap();
         b.status = Some(crate::api::MongoBenchmarkStatus {
-            phase: Some(crate::api::Phase::Running),
+            phase: Some(crate::api::StatusPhase::Running),
             progress: Some("3/12".into()),
             headline: Some("sqlite -99.9% ±24.0% ops/s vs postgres at 1k, 3 reps".into()),
             ..Default::default()

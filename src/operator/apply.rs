@@ -15,11 +15,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
-use super::build::{jobs, names, secrets, servers};
 use super::context::Context;
-use super::decide::Action;
+use super::decide::Change;
 use super::error::Error;
 use super::observe::facts;
+use super::render::{jobs, names, secrets, servers};
 use super::status::events::{EventSpec, Related};
 use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
 
@@ -102,7 +102,7 @@ fn find<'a, T>(
 pub async fn execute(
     ctx: &Context,
     bench: &MongoBenchmark,
-    action: &Action,
+    action: &Change,
 ) -> Result<Option<EventSpec>, Error> {
     let ns = bench
         .namespace()
@@ -111,7 +111,7 @@ pub async fn execute(
     let target_of = |t: &str| find(&spec.targets, t, |x| x.name.as_str(), "target");
     let platform_of = |p: &str| find(&spec.platforms, p, |x| x.name.as_str(), "platform");
     match action {
-        Action::DeleteBenchmark => {
+        Change::DeleteBenchmark => {
             let name = bench.name_any();
             let api: Api<MongoBenchmark> = Api::namespaced(ctx.client.clone(), &ns);
             ctx.metrics.wrote("MongoBenchmark");
@@ -127,7 +127,7 @@ pub async fn execute(
             }
             Ok(None)
         }
-        Action::CreateServers { target, platform } => {
+        Change::CreateServers { target, platform } => {
             let (target, platform) = (target_of(target)?, platform_of(platform)?);
             if spec.replica_set().auth() {
                 create_secrets(ctx, bench, &ns).await?;
@@ -155,14 +155,14 @@ pub async fn execute(
                 }),
             }))
         }
-        Action::CreateRunnerAccess => {
+        Change::CreateRunnerAccess => {
             let access = jobs::runner_access(bench)?;
             apply(ctx, &ns, &access.service_account).await?;
             apply(ctx, &ns, &access.role).await?;
             apply(ctx, &ns, &access.role_binding).await?;
             Ok(None)
         }
-        Action::StartRunner {
+        Change::StartRunner {
             platform,
             targets,
             completed_cells,
@@ -207,7 +207,7 @@ pub async fn execute(
                 }),
             }))
         }
-        Action::UpdatePlan {
+        Change::UpdatePlan {
             platform,
             targets,
             completed_cells,
@@ -227,7 +227,7 @@ pub async fn execute(
             apply(ctx, &ns, &objects.plan).await?;
             Ok(None)
         }
-        Action::DeleteServers { target, platform } => {
+        Change::DeleteServers { target, platform } => {
             let bench_name = bench.name_any();
             let name = names::server_name(&bench_name, target, platform);
             let sharded = target_of(target)?;

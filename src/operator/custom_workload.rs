@@ -10,9 +10,9 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
 use kube::{Client, ResourceExt};
 
-use super::build::meta::child_meta;
-use super::build::names::{self, Component};
 use super::error::Error;
+use super::render::meta::child_meta;
+use super::render::names::{self, Component};
 use crate::api::{CustomSource, MongoBenchmark};
 use crate::plan::custom::parse_document;
 
@@ -143,7 +143,7 @@ pub fn waiting_status(
     now: k8s_openapi::jiff::Timestamp,
 ) -> crate::api::MongoBenchmarkStatus {
     use super::status::condition;
-    use crate::api::{Phase, condition_types as types};
+    use crate::api::{StatusPhase, condition_types as types};
     let mut status = bench.status.clone().unwrap_or_default();
     let old = std::mem::take(&mut status.conditions);
     let generation = bench.metadata.generation;
@@ -168,7 +168,7 @@ pub fn waiting_status(
             .filter(|c| !types_set.contains(&c.type_.as_str())),
     );
     status.conditions = conditions;
-    status.phase = Some(Phase::Pending);
+    status.phase = Some(StatusPhase::Pending);
     status.observed_generation = generation;
     status.progress = Some(why.message.clone());
     status

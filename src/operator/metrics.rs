@@ -15,7 +15,7 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
 use super::result_gauges::ResultGauges;
-use crate::api::{MongoBenchmarkStatus, Phase};
+use crate::api::{MongoBenchmarkStatus, StatusPhase};
 
 /// Labels of the error counter.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -27,7 +27,7 @@ pub struct ErrorLabels {
 /// Labels of the phase gauge.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct PhaseLabels {
-    /// Phase name.
+    /// StatusPhase name.
     pub phase: String,
 }
 
@@ -48,7 +48,7 @@ pub struct Metrics {
     writes: Family<WriteLabels, Counter>,
     leader: Gauge,
     write_total: AtomicU64,
-    by_benchmark: Mutex<BTreeMap<(String, String), Phase>>,
+    by_benchmark: Mutex<BTreeMap<(String, String), StatusPhase>>,
     results: ResultGauges,
 }
 
@@ -152,7 +152,7 @@ impl Metrics {
     }
 
     /// Records the phase of a benchmark (`None`: it is gone) and updates the phase gauge.
-    fn set_phase(&self, namespace: &str, name: &str, phase: Option<Phase>) {
+    fn set_phase(&self, namespace: &str, name: &str, phase: Option<StatusPhase>) {
         let mut map = self.by_benchmark.lock().expect("metrics lock");
         let key = (namespace.to_owned(), name.to_owned());
         match phase {
@@ -164,14 +164,14 @@ impl Metrics {
             }
         }
         let mut counts: BTreeMap<String, i64> = [
-            Phase::Pending,
-            Phase::Provisioning,
-            Phase::Seeding,
-            Phase::Running,
-            Phase::Analyzing,
-            Phase::Completed,
-            Phase::Failed,
-            Phase::Suspended,
+            StatusPhase::Pending,
+            StatusPhase::Provisioning,
+            StatusPhase::Seeding,
+            StatusPhase::Running,
+            StatusPhase::Analyzing,
+            StatusPhase::Completed,
+            StatusPhase::Failed,
+            StatusPhase::Suspended,
         ]
         .iter()
         .map(|p| (format!("{p:?}"), 0))
@@ -210,7 +210,7 @@ mod tests {
         m.wrote("StatefulSet");
         m.wrote("status");
         let running = MongoBenchmarkStatus {
-            phase: Some(Phase::Running),
+            phase: Some(StatusPhase::Running),
             ..MongoBenchmarkStatus::default()
         };
         m.set_benchmark("ns", "a", Some(&running));

@@ -9,7 +9,7 @@
 //! 2. [`decide`] (pure) turns the MongoBenchmark and those observations into the next actions
 //!    (create servers, start a runner, delete servers) and the desired status ([`status`]
 //!    folds the results into cells, comparisons and conditions).
-//! 3. [`apply`] renders the objects of each action ([`build`]: servers, jobs, secrets) and
+//! 3. [`apply`] renders the objects of each action ([`render`]: servers, jobs, secrets) and
 //!    writes them by server-side apply; the status is applied only when it differs from the
 //!    stored one, and [`status::events`] are published only for transitions, so an idle
 //!    benchmark makes no API writes.
@@ -25,7 +25,7 @@
 //! same objects, reaches the same decisions and redoes no completed cell (a re-created Job is
 //! told which cells already have results).
 //!
-//! Layers, bottom first: `error.rs`; `build/` (pure rendering) and `status/` (pure folding);
+//! Layers, bottom first: `error.rs`; `render/` (pure rendering) and `status/` (pure folding);
 //! `observe/` (reads the API); `decide/` (pure, over what was observed); `apply.rs` (writes);
 //! `run.rs` with `context.rs`, `leader.rs`, `http.rs`, `custom_workload.rs` (a custom
 //! workload's document, read before each pass decides) and the metrics on top. Uses `api/`,
@@ -33,7 +33,6 @@
 //! This file is only the face.
 
 pub mod apply;
-pub mod build;
 pub mod context;
 pub mod custom_workload;
 pub mod decide;
@@ -44,6 +43,7 @@ pub mod http;
 pub mod leader;
 pub mod metrics;
 pub mod observe;
+pub mod render;
 pub mod result_gauges;
 pub mod run;
 pub mod status;

@@ -21,12 +21,12 @@ use kube::{Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
 use super::apply;
-use super::build::{jobs, names};
 use super::context::{Context, OperatorOptions};
 use super::custom_workload;
 use super::decide::{self, Settings};
 use super::error::Error;
 use super::metrics::Metrics;
+use super::render::{jobs, names};
 use super::status::events;
 use super::{leader, observe};
 use crate::api::MongoBenchmark;

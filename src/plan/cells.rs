@@ -5,7 +5,7 @@ use crate::api::{DatasetSize, MongoBenchmarkSpec, UnitsError};
 
 /// One cell of the matrix.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cell {
+pub struct PlannedCell {
     /// Stable identifier, usable in object names and labels: `<target>.<platform>.<size>.r<n>`
     /// lower-cased with anything outside `[a-z0-9.-]` replaced by `-`.
     pub id: String,
@@ -39,7 +39,7 @@ pub fn cells_of(
     spec: &MongoBenchmarkSpec,
     target: &str,
     platform: &str,
-) -> Result<Vec<Cell>, UnitsError> {
+) -> Result<Vec<PlannedCell>, UnitsError> {
     cells_of_with(spec, target, platform, &|_| false)
 }
 
@@ -50,7 +50,7 @@ pub fn possible_cells_of(
     spec: &MongoBenchmarkSpec,
     target: &str,
     platform: &str,
-) -> Result<Vec<Cell>, UnitsError> {
+) -> Result<Vec<PlannedCell>, UnitsError> {
     cells_of_with(spec, target, platform, &|_| true)
 }
 
@@ -62,7 +62,7 @@ fn cells_of_with(
     target: &str,
     platform: &str,
     added: &dyn Fn(&str) -> bool,
-) -> Result<Vec<Cell>, UnitsError> {
+) -> Result<Vec<PlannedCell>, UnitsError> {
     let sizes = spec.dataset.parsed_sizes()?;
     let planned = spec.repetitions();
     let most = spec
@@ -75,7 +75,7 @@ fn cells_of_with(
             if repetition > planned && !added(&cell_id(target, platform, label, repetition)) {
                 continue;
             }
-            out.push(Cell {
+            out.push(PlannedCell {
                 id: cell_id(target, platform, label, repetition),
                 target: target.to_owned(),
                 platform: platform.to_owned(),
@@ -89,7 +89,7 @@ fn cells_of_with(
 }
 
 /// Every cell of the benchmark: per platform, per target, then [`cells_of`].
-pub fn cells(spec: &MongoBenchmarkSpec) -> Result<Vec<Cell>, UnitsError> {
+pub fn cells(spec: &MongoBenchmarkSpec) -> Result<Vec<PlannedCell>, UnitsError> {
     cells_with_added(spec, |_| false)
 }
 
@@ -98,7 +98,7 @@ pub fn cells(spec: &MongoBenchmarkSpec) -> Result<Vec<Cell>, UnitsError> {
 pub fn cells_with_added(
     spec: &MongoBenchmarkSpec,
     added: impl Fn(&str) -> bool,
-) -> Result<Vec<Cell>, UnitsError> {
+) -> Result<Vec<PlannedCell>, UnitsError> {
     let mut out = Vec::new();
     for platform in &spec.platforms {
         for target in &spec.targets {

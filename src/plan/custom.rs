@@ -111,7 +111,7 @@ pub(super) struct PhaseSettings {
 pub(super) fn phase_settings(spec: &MongoBenchmarkSpec) -> Result<PhaseSettings, CustomError> {
     let workload = workload_of(spec)?;
     let w = &spec.workload;
-    let load = |p: &custom::Phase| PhaseLoad {
+    let load = |p: &custom::CustomPhase| PhaseLoad {
         workers: p.workers.unwrap_or(w.workers()),
         target_ops_per_sec: p
             .target_ops_per_second
@@ -119,7 +119,7 @@ pub(super) fn phase_settings(spec: &MongoBenchmarkSpec) -> Result<PhaseSettings,
             .filter(|&r| r > 0)
             .map(|r| r as f64),
     };
-    let length = |p: &custom::Phase| match p.length {
+    let length = |p: &custom::CustomPhase| match p.length {
         PhaseLength::Duration(d) => RunLength::Duration(d),
         PhaseLength::Operations(n) => RunLength::Operations(n),
     };

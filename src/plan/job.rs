@@ -35,7 +35,7 @@ pub struct JobPlan {
     pub platform: String,
     /// The targets, in spec order; their repetitions run interleaved.
     pub targets: Vec<JobTarget>,
-    /// Cell ids already done (their results exist); the runner skips them.
+    /// PlannedCell ids already done (their results exist); the runner skips them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub completed_cells: Vec<String>,
     /// With `client.pods` above 1: the ConfigMap the Job's pods coordinate through.

@@ -16,7 +16,9 @@ pub mod sharding;
 pub mod sweep;
 mod workload;
 
-pub use cells::{Cell, cell_id, cells, cells_of, cells_with_added, possible_cells_of, sanitize};
+pub use cells::{
+    PlannedCell, cell_id, cells, cells_of, cells_with_added, possible_cells_of, sanitize,
+};
 pub use convert::{CONNECT_TIMEOUT, PlanError, documents, run_settings, workload_plan};
 pub use custom::PhaseLoad;
 pub use job::{

@@ -13,14 +13,14 @@ use std::time::Instant;
 
 use crate::api::{CanaryPolicy, DatasetSize};
 use crate::measure::canary;
-use crate::plan::{self, Cell, RunSettings, WorkloadPlan};
+use crate::plan::{self, PlannedCell, RunSettings, WorkloadPlan};
 use crate::result::{CellId, CellResult, CellStatus, Slot};
 
 use super::canaries::{self, Probes};
 use super::cell::{CellProgress, run_cell_with};
 use super::crew::{Crew, Helpers};
 use super::dataset::{self, Seeded};
-use super::server::Target;
+use super::server::ConnectedTarget;
 use super::slots::{self, PrecisionGoal, Standing};
 
 /// What one runner executes.
@@ -109,7 +109,7 @@ impl std::fmt::Display for PrecisionOutcome {
 
 /// A target with the URI it was reached at.
 pub struct Connected {
-    pub target: Target,
+    pub target: ConnectedTarget,
     pub uri: String,
 }
 
@@ -120,11 +120,11 @@ pub trait Events {
     /// A target reached a size.
     fn seeded(&mut self, target: &str, size: &str, seeded: &Seeded);
     /// A cell starts; `progress` is live until [`Events::finished`].
-    fn started(&mut self, cell: &Cell, progress: &CellProgress);
+    fn started(&mut self, cell: &PlannedCell, progress: &CellProgress);
     /// A cell ended with `result` (complete, invalid or incomplete). An error stops the run.
     fn finished(
         &mut self,
-        cell: &Cell,
+        cell: &PlannedCell,
         result: &CellResult,
     ) -> impl std::future::Future<Output = anyhow::Result<()>>;
     /// A size stopped adding slots under the precision goal.
@@ -134,8 +134,8 @@ pub trait Events {
 }
 
 impl Benchmark {
-    fn cell(&self, target: &str, size: &(String, DatasetSize), repetition: u32) -> Cell {
-        Cell {
+    fn cell(&self, target: &str, size: &(String, DatasetSize), repetition: u32) -> PlannedCell {
+        PlannedCell {
             id: plan::cell_id(target, &self.platform, &size.0, repetition),
             target: target.to_owned(),
             platform: self.platform.clone(),
@@ -145,7 +145,7 @@ impl Benchmark {
         }
     }
 
-    fn cell_id(&self, cell: &Cell) -> CellId {
+    fn cell_id(&self, cell: &PlannedCell) -> CellId {
         CellId {
             benchmark: self.name.clone(),
             run_id: self.run_id.clone(),

@@ -16,7 +16,7 @@ use super::cell::{CellInputs, CellProgress, changes_of, measure};
 use super::crew::{Issued, Member, Order, Task, instant_of};
 use super::dataset::{Restored, restore, seed_flights, seed_ycsb};
 use super::send::Changes;
-use super::server::{Target, connect_with};
+use super::server::{ConnectedTarget, connect_with};
 
 /// The targets a follower may be sent to: name and URI, in the runner's order.
 pub struct Follower<'a> {
@@ -29,7 +29,7 @@ pub struct Follower<'a> {
 /// What a follower keeps between orders.
 #[derive(Default)]
 struct State {
-    connected: BTreeMap<usize, Target>,
+    connected: BTreeMap<usize, ConnectedTarget>,
     /// What its workers changed in the last phase, per target.
     held: BTreeMap<usize, Arc<Changes>>,
 }
@@ -61,9 +61,9 @@ impl Follower<'_> {
 
     async fn target<'s>(
         &self,
-        connected: &'s mut BTreeMap<usize, Target>,
+        connected: &'s mut BTreeMap<usize, ConnectedTarget>,
         i: usize,
-    ) -> Result<&'s Target, String> {
+    ) -> Result<&'s ConnectedTarget, String> {
         match connected.entry(i) {
             std::collections::btree_map::Entry::Occupied(e) => Ok(e.into_mut()),
             std::collections::btree_map::Entry::Vacant(e) => {

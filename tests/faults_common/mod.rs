@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ListParams, PostParams};
-use mongobench::api::{CellPhase, MongoBenchmarkStatus, Phase};
+use mongobench::api::{CellPhase, MongoBenchmarkStatus, StatusPhase};
 use mongobench::result::CellResult;
 use serde_json::json;
 
@@ -72,10 +72,10 @@ pub async fn ends_whole(
     limit: Duration,
 ) -> (MongoBenchmarkStatus, Vec<CellResult>) {
     let status = common::status_until(env, bench, limit, "the benchmark to end", |s| {
-        matches!(s.phase, Some(Phase::Completed | Phase::Failed))
+        matches!(s.phase, Some(StatusPhase::Completed | StatusPhase::Failed))
     })
     .await;
-    assert_eq!(status.phase, Some(Phase::Completed), "{status:#?}");
+    assert_eq!(status.phase, Some(StatusPhase::Completed), "{status:#?}");
     let mut ids: Vec<&str> = status.cells.iter().map(|c| c.id.as_str()).collect();
     ids.sort();
     ids.dedup();

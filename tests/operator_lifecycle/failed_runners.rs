@@ -7,7 +7,7 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
 use kube::ResourceExt;
 use kube::api::{Api, ListParams, Patch, PatchParams};
-use mongobench::api::{CellPhase, KStatus, Phase, kstatus};
+use mongobench::api::{CellPhase, KStatus, StatusPhase, kstatus};
 use serde_json::json;
 
 use super::{common, events_with_reason, external_benchmark, support, uri_secret, wait};
@@ -113,7 +113,7 @@ async fn a_failed_runner_fails_its_remaining_cells_with_its_message_and_the_rest
         }
     }
     let status = common::status_until(&env, bench, Duration::from_secs(60), "Completed", |s| {
-        s.phase == Some(Phase::Completed)
+        s.phase == Some(StatusPhase::Completed)
     })
     .await;
     let counts = status.counts.clone().unwrap();

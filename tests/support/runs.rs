@@ -5,7 +5,7 @@ use mongobench::api::RunLength;
 use mongobench::plan::{RunSettings, WorkloadPlan};
 use mongobench::result::CellId;
 use mongobench::runner::dataset::{Seeded, prepare};
-use mongobench::runner::server::Target;
+use mongobench::runner::server::ConnectedTarget;
 use mongobench::workload::ycsb::RawProperties;
 
 /// The operation timeout of test runs: the default a user gets.
@@ -46,7 +46,12 @@ pub fn ycsb(workload: &str) -> WorkloadPlan {
 }
 
 /// Seeds `target` fresh to `documents` documents (records) of `plan`, as a run's first size.
-pub async fn seeded(target: &Target, plan: &WorkloadPlan, documents: u64, workers: u32) -> Seeded {
+pub async fn seeded(
+    target: &ConnectedTarget,
+    plan: &WorkloadPlan,
+    documents: u64,
+    workers: u32,
+) -> Seeded {
     prepare(target, plan, workers, documents, None, false, LIMIT)
         .await
         .unwrap_or_else(|e| panic!("seeding {documents} documents: {e}"))
@@ -63,13 +68,13 @@ pub async fn run_benchmark(
         fn seeded(&mut self, _: &str, _: &str, _: &Seeded) {}
         fn started(
             &mut self,
-            _: &mongobench::plan::Cell,
+            _: &mongobench::plan::PlannedCell,
             _: &mongobench::runner::cell::CellProgress,
         ) {
         }
         async fn finished(
             &mut self,
-            _: &mongobench::plan::Cell,
+            _: &mongobench::plan::PlannedCell,
             _: &mongobench::result::CellResult,
         ) -> anyhow::Result<()> {
             Ok(())

@@ -9,7 +9,7 @@ use anyhow::Context;
 
 use crate::cli::input::invalid;
 use crate::cli::plan_file::read_plan;
-use crate::plan::{Cell, JobPlan};
+use crate::plan::{JobPlan, PlannedCell};
 use crate::result::{CellResult, CellStatus};
 use crate::runner::activity::{self, Activity};
 use crate::runner::benchmark::{self, Events};
@@ -52,7 +52,7 @@ impl Events for JobEvents<'_> {
         eprintln!("{}", seeded_line(target, size, seeded));
     }
 
-    fn started(&mut self, cell: &Cell, progress: &CellProgress) {
+    fn started(&mut self, cell: &PlannedCell, progress: &CellProgress) {
         eprintln!("{}: running", cell.id);
         let phase = progress.phase.clone();
         let publisher = self.activity.clone();
@@ -72,7 +72,7 @@ impl Events for JobEvents<'_> {
         }));
     }
 
-    async fn finished(&mut self, cell: &Cell, result: &CellResult) -> anyhow::Result<()> {
+    async fn finished(&mut self, cell: &PlannedCell, result: &CellResult) -> anyhow::Result<()> {
         if let Some(phases) = self.phases.take() {
             phases.abort();
         }

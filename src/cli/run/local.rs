@@ -9,7 +9,7 @@ use anyhow::Context;
 
 use crate::api::MongoBenchmarkSpec;
 use crate::cli::input::invalid;
-use crate::plan::{Cell, LOCAL_PLATFORM};
+use crate::plan::{LOCAL_PLATFORM, PlannedCell};
 use crate::report::render_csv;
 use crate::result::{CellResult, CellStatus};
 use crate::runner::benchmark::{self, Connected, Events};
@@ -47,11 +47,11 @@ impl Events for LocalEvents<'_> {
         self.display.line(&seeded_line(target, size, seeded));
     }
 
-    fn started(&mut self, cell: &Cell, progress: &CellProgress) {
+    fn started(&mut self, cell: &PlannedCell, progress: &CellProgress) {
         self.ticker = Some(self.display.track(cell, progress));
     }
 
-    async fn finished(&mut self, cell: &Cell, result: &CellResult) -> anyhow::Result<()> {
+    async fn finished(&mut self, cell: &PlannedCell, result: &CellResult) -> anyhow::Result<()> {
         if let Some(ticker) = self.ticker.take() {
             ticker.finish();
         }

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::api::RunLength;
-use crate::plan::{Cell, RunSettings};
+use crate::plan::{PlannedCell, RunSettings};
 use crate::result::{CellResult, CellStatus};
 use crate::runner::cell::CellProgress;
 use crate::runner::dataset::Seeded;
@@ -31,7 +31,7 @@ pub(super) fn seeded_line(target: &str, size: &str, seeded: &Seeded) -> String {
     )
 }
 
-pub(super) fn summary(cell: &Cell, result: &CellResult) -> String {
+pub(super) fn summary(cell: &PlannedCell, result: &CellResult) -> String {
     match (&result.status, &result.measured) {
         (CellStatus::Complete, Some(m)) => {
             let p99 = m.overall.latency_us.as_ref().map(|l| l.p99).unwrap_or(0);
@@ -100,7 +100,7 @@ impl Display {
     }
 
     /// Reports the phase, throughput and time left of a running cell until `finish`.
-    pub(super) fn track(&self, cell: &Cell, progress: &CellProgress) -> Ticker {
+    pub(super) fn track(&self, cell: &PlannedCell, progress: &CellProgress) -> Ticker {
         let ops = progress.ops.clone();
         let phase = progress.phase.clone();
         let round = progress.warmup_round.clone();

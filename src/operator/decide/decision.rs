@@ -1,5 +1,5 @@
 //! What a decision takes besides the cluster ([`Settings`]) and what it gives: the
-//! [`Action`]s to carry out and the status to show ([`Decision`]).
+//! changes to carry out and the status to show ([`Decision`]).
 
 use std::time::Duration;
 
@@ -9,7 +9,7 @@ use crate::api::MongoBenchmarkStatus;
 
 /// Something to change in the cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub enum Change {
     /// Create the replica set (StatefulSet, Service, NetworkPolicy) of a slot.
     CreateServers {
         /// Target name.
@@ -65,7 +65,7 @@ pub struct Settings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
     /// What to change, in order.
-    pub actions: Vec<Action>,
+    pub actions: Vec<Change>,
     /// The status the benchmark should show.
     pub status: MongoBenchmarkStatus,
     /// When to look again without a change; `None` waits for one.

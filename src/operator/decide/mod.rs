@@ -45,12 +45,13 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::api::{
-    CleanupPolicy, MongoBenchmark, MongoBenchmarkSpec, MongoBenchmarkStatus, Parallelism, Phase,
+    CleanupPolicy, MongoBenchmark, MongoBenchmarkSpec, MongoBenchmarkStatus, Parallelism,
+    StatusPhase,
 };
 use crate::operator::Error;
 use crate::operator::observe::{JobState, Observed, ObservedResult, Slot};
 use crate::operator::status::CellOutcome;
-use crate::plan::{self, Cell};
+use crate::plan::{self, PlannedCell};
 
 mod decision;
 mod placement;
@@ -59,7 +60,7 @@ mod problems;
 mod runner;
 mod status;
 
-pub use decision::{Action, Decision, Settings};
+pub use decision::{Change, Decision, Settings};
 pub use platform::runner_reasons;
 
 use platform::{Unit, slot_key};
@@ -69,7 +70,7 @@ use status::{BuildInput, build_status};
 
 /// What is known of `cell`: its result, else what its runner's Job says.
 fn outcome_of<'a>(
-    cell: &Cell,
+    cell: &PlannedCell,
     observed: &'a Observed,
     job: Option<&'a JobState>,
 ) -> CellOutcome<'a> {
@@ -125,7 +126,7 @@ pub fn decide(
         .enumerate()
         .flat_map(|(i, u)| u.targets.iter().map(move |t| (slot_key(t, &u.platform), i)))
         .collect();
-    let unit_index = |c: &Cell| unit_of[&slot_key(&c.target, &c.platform)];
+    let unit_index = |c: &PlannedCell| unit_of[&slot_key(&c.target, &c.platform)];
     let mut outcomes: Vec<CellOutcome<'_>> = cells
         .iter()
         .map(|c| outcome_of(c, observed, observed.jobs.get(&units[unit_index(c)].key)))
@@ -178,7 +179,7 @@ pub fn decide(
         let unit = &units[u];
         let started = observed.jobs.contains_key(&unit.key)
             || actions.iter().any(|a| {
-                matches!(a, Action::StartRunner { platform, targets, .. }
+                matches!(a, Change::StartRunner { platform, targets, .. }
                     if *platform == unit.platform && *targets == unit.targets)
             });
         if !started {
@@ -204,7 +205,7 @@ pub fn decide(
                     .stateful_sets
                     .contains_key(&slot_key(target, &unit.platform))
                 {
-                    actions.push(Action::DeleteServers {
+                    actions.push(Change::DeleteServers {
                         target: target.clone(),
                         platform: unit.platform.clone(),
                     });
@@ -277,10 +278,13 @@ fn requeue(
     status: &MongoBenchmarkStatus,
     settings: &Settings,
     next_deadline: Option<Duration>,
-    actions: &mut Vec<Action>,
+    actions: &mut Vec<Change>,
 ) -> Option<Duration> {
-    let terminal = matches!(status.phase, Some(Phase::Completed | Phase::Failed));
-    let idle_suspended = status.phase == Some(Phase::Suspended);
+    let terminal = matches!(
+        status.phase,
+        Some(StatusPhase::Completed | StatusPhase::Failed)
+    );
+    let idle_suspended = status.phase == Some(StatusPhase::Suspended);
     let ttl = spec
         .ttl_seconds_after_finished
         .zip(status.completed_at.as_ref())
@@ -291,7 +295,7 @@ fn requeue(
         });
     if let Some(left) = ttl {
         if left.is_zero() {
-            actions.push(Action::DeleteBenchmark);
+            actions.push(Change::DeleteBenchmark);
             None
         } else {
             Some(left)

@@ -5,9 +5,9 @@
 use super::placement::{self, MemberRequests};
 use crate::api::{MongoBenchmark, Platform, RunnerStatus};
 use crate::operator::Error;
-use crate::operator::build::names;
 use crate::operator::observe::{Observed, PlatformNodes, RunnerKey, Slot};
-use crate::plan::Cell;
+use crate::operator::render::names;
+use crate::plan::PlannedCell;
 
 /// Reasons of [`RunnerStatus`], documented on its `reason` field.
 pub mod runner_reasons {
@@ -202,7 +202,7 @@ pub(super) type Plans<'b> = Vec<(&'b Platform, PlatformPlan)>;
 /// target by target).
 pub(super) fn units<'b>(
     bench: &'b MongoBenchmark,
-    cells: &[Cell],
+    cells: &[PlannedCell],
     observed: &Observed,
 ) -> Result<(Plans<'b>, Vec<Unit>), Error> {
     let spec = &bench.spec;

@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
-use super::decision::{Action, Settings};
+use super::decision::{Change, Settings};
 use super::platform::{Unit, slot_key, who};
 use super::problems::{ServerIssue, refused_servers, unready_servers};
 use super::status::Step;
 use crate::api::{CleanupPolicy, MongoBenchmarkSpec};
 use crate::operator::observe::{JobState, Observed};
 use crate::operator::status::CellOutcome;
-use crate::plan::Cell;
+use crate::plan::PlannedCell;
 use crate::runner::activity::Activity;
 use crate::runner::slots;
 
@@ -19,9 +19,9 @@ use crate::runner::slots;
 /// names, or while seeding, the first pending cell of the target and size in `order`.
 fn running_cell<'a, K: Ord>(
     activity: &'a Activity,
-    cells: &[Cell],
+    cells: &[PlannedCell],
     pending: &[usize],
-    order: impl Fn(&Cell) -> K,
+    order: impl Fn(&PlannedCell) -> K,
 ) -> Option<(usize, &'a str)> {
     let i = match &activity.cell {
         Some(id) => pending.iter().copied().find(|&i| cells[i].id == *id)?,
@@ -38,7 +38,7 @@ fn running_cell<'a, K: Ord>(
 #[derive(Default)]
 pub(super) struct Work {
     /// What to change, in order.
-    pub actions: Vec<Action>,
+    pub actions: Vec<Change>,
     /// Where each active runner is.
     pub steps: Vec<Step>,
     /// What keeps their servers from running.
@@ -67,7 +67,9 @@ pub(super) fn act(
     // router of a sharded target.
     let rs_members = spec.replica_set().members();
     let wanted = |target: &str| match spec.target(target) {
-        Some(t) if t.is_sharded() => crate::operator::build::servers::sharded::ready_pods_wanted(t),
+        Some(t) if t.is_sharded() => {
+            crate::operator::render::servers::sharded::ready_pods_wanted(t)
+        }
         _ => rs_members,
     };
     let suspended = spec.suspend();
@@ -92,7 +94,7 @@ pub(super) fn act(
                 .get(&unit.key)
                 .is_some_and(|p| *p != completed_cells)
         {
-            work.actions.push(Action::UpdatePlan {
+            work.actions.push(Change::UpdatePlan {
                 platform: platform_name.clone(),
                 targets: unit.targets.clone(),
                 completed_cells: completed_cells.clone(),
@@ -150,7 +152,7 @@ pub(super) fn act(
                         stalled: false,
                     });
                 } else {
-                    work.actions.push(Action::CreateServers {
+                    work.actions.push(Change::CreateServers {
                         target: target_name.clone(),
                         platform: platform_name.clone(),
                     });
@@ -199,10 +201,10 @@ pub(super) fn act(
         });
         return;
     }
-    if !observed.runner_access && !work.actions.contains(&Action::CreateRunnerAccess) {
-        work.actions.push(Action::CreateRunnerAccess);
+    if !observed.runner_access && !work.actions.contains(&Change::CreateRunnerAccess) {
+        work.actions.push(Change::CreateRunnerAccess);
     }
-    work.actions.push(Action::StartRunner {
+    work.actions.push(Change::StartRunner {
         platform: platform_name.clone(),
         targets: unit.targets.clone(),
         completed_cells,
@@ -219,13 +221,13 @@ pub(super) fn act(
 pub(super) fn mark_running<'a>(
     spec: &MongoBenchmarkSpec,
     unit: &Unit,
-    cells: &[Cell],
+    cells: &[PlannedCell],
     pending: &[usize],
     observed: &'a Observed,
     outcomes: &mut [CellOutcome<'a>],
 ) {
     let seed = spec.workload.seed();
-    let order = |c: &Cell| {
+    let order = |c: &PlannedCell| {
         let size = spec.dataset.sizes.iter().position(|s| *s == c.size);
         let in_slot = slots::order(seed, size.unwrap_or(0), c.repetition, unit.targets.len());
         let target = unit.targets.iter().position(|t| *t == c.target);

@@ -10,13 +10,13 @@ use k8s_openapi::jiff::Timestamp;
 use super::platform::slot_key;
 use super::problems::ServerIssue;
 use crate::api::{
-    CellCounts, MongoBenchmark, MongoBenchmarkSpec, MongoBenchmarkStatus, NodeInfo, Phase,
-    RunnerStatus, TargetStatus, condition_types as ct,
+    CellCounts, MongoBenchmark, MongoBenchmarkSpec, MongoBenchmarkStatus, NodeInfo, RunnerStatus,
+    StatusPhase, TargetStatus, condition_types as ct,
 };
-use crate::operator::build::jobs;
 use crate::operator::observe::{JobState, Observed, Slot};
+use crate::operator::render::jobs;
 use crate::operator::status::{self, CellOutcome, condition};
-use crate::plan::Cell;
+use crate::plan::PlannedCell;
 use crate::result::CellResult;
 
 /// Where an active runner is.
@@ -49,7 +49,7 @@ pub(super) struct BuildInput<'a> {
 pub(super) fn build_status(
     bench: &MongoBenchmark,
     observed: &Observed,
-    cells: &[Cell],
+    cells: &[PlannedCell],
     outcomes: &[CellOutcome<'_>],
     input: &BuildInput<'_>,
 ) -> MongoBenchmarkStatus {
@@ -75,18 +75,18 @@ pub(super) fn build_status(
 
     let phase = if all_done {
         if completed + invalid > 0 {
-            Phase::Completed
+            StatusPhase::Completed
         } else {
-            Phase::Failed
+            StatusPhase::Failed
         }
     } else if input.suspended && !input.jobs_running {
-        Phase::Suspended
+        StatusPhase::Suspended
     } else {
         match input.steps.iter().min() {
-            Some(Step::Provisioning) => Phase::Provisioning,
-            Some(Step::Seeding) => Phase::Seeding,
-            Some(Step::Running) => Phase::Running,
-            None => Phase::Pending,
+            Some(Step::Provisioning) => StatusPhase::Provisioning,
+            Some(Step::Seeding) => StatusPhase::Seeding,
+            Some(Step::Running) => StatusPhase::Running,
+            None => StatusPhase::Pending,
         }
     };
 
@@ -122,7 +122,7 @@ pub(super) fn build_status(
     };
     let ready = c(
         ct::READY,
-        phase == Phase::Completed,
+        phase == StatusPhase::Completed,
         &phase_name,
         if all_done {
             tally.clone()
@@ -131,11 +131,11 @@ pub(super) fn build_status(
         },
     );
     let (reconciling, stalled) = match (phase, stall) {
-        (Phase::Completed, _) => (
+        (StatusPhase::Completed, _) => (
             c(ct::RECONCILING, false, "Completed", tally.clone()),
             c(ct::STALLED, false, "Completed", String::new()),
         ),
-        (Phase::Failed, _) => (
+        (StatusPhase::Failed, _) => (
             c(ct::RECONCILING, false, "Failed", tally.clone()),
             c(
                 ct::STALLED,
@@ -148,7 +148,7 @@ pub(super) fn build_status(
             c(ct::RECONCILING, false, "Stalled", issue.message.clone()),
             c(ct::STALLED, true, issue.reason, issue.message.clone()),
         ),
-        (Phase::Suspended, None) => (
+        (StatusPhase::Suspended, None) => (
             c(
                 ct::RECONCILING,
                 false,
@@ -346,7 +346,7 @@ pub(super) fn build_status(
 fn target_statuses(
     spec: &MongoBenchmarkSpec,
     observed: &Observed,
-    cells: &[Cell],
+    cells: &[PlannedCell],
     outcomes: &[CellOutcome<'_>],
 ) -> Vec<TargetStatus> {
     let mut by_slot: BTreeMap<usize, TargetStatus> = BTreeMap::new();

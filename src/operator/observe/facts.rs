@@ -10,7 +10,7 @@ use kube::Api;
 
 use crate::api::{MongoBenchmark, Platform, Target};
 use crate::operator::Error;
-use crate::operator::build::names;
+use crate::operator::render::names;
 use crate::plan::{MemberFacts, ServerFacts};
 
 /// Node labels the facts come from.

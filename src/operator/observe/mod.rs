@@ -18,7 +18,7 @@ use kube::{Client, ResourceExt};
 
 use crate::api::MongoBenchmark;
 use crate::operator::Error;
-use crate::operator::build::names::{self, Component};
+use crate::operator::render::names::{self, Component};
 
 pub mod facts;
 mod nodes;

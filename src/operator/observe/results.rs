@@ -6,7 +6,7 @@ use kube::ResourceExt;
 
 use super::observed::ObservedResult;
 use crate::api::MongoBenchmark;
-use crate::operator::build::names;
+use crate::operator::render::names;
 use crate::result::CellResult;
 use crate::runner::activity::{self, Activity};
 

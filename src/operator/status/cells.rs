@@ -4,8 +4,8 @@
 use crate::api::{
     CellPhase, CellShards, CellStatus, CellSweep, OperationLatency, Regime, ResultRef, SweepPoint,
 };
-use crate::operator::build::names::RESULT_KEY;
-use crate::plan::Cell;
+use crate::operator::render::names::RESULT_KEY;
+use crate::plan::PlannedCell;
 use crate::result::CellResult;
 
 /// What is known of one cell.
@@ -58,7 +58,7 @@ pub(super) fn round3(x: f64) -> f64 {
 }
 
 /// The status entry of `cell`.
-pub fn cell_status(cell: &Cell, outcome: CellOutcome<'_>) -> CellStatus {
+pub fn cell_status(cell: &PlannedCell, outcome: CellOutcome<'_>) -> CellStatus {
     let mut status = CellStatus {
         id: cell.id.clone(),
         target: cell.target.clone(),

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::api::{CellPhase, MongoBenchmarkStatus, Phase, condition_types as ct};
-use crate::operator::build::names;
+use crate::api::{CellPhase, MongoBenchmarkStatus, StatusPhase, condition_types as ct};
+use crate::operator::render::names;
 
 /// An event to publish on the benchmark.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -215,7 +215,7 @@ pub fn transitions(
     if new.phase != old.phase {
         let progress = new.progress.clone().unwrap_or_default();
         match new.phase {
-            Some(Phase::Completed) => out.push(normal(
+            Some(StatusPhase::Completed) => out.push(normal(
                 "Completed",
                 format!(
                     "{progress} cells finished{}",
@@ -225,11 +225,11 @@ pub fn transitions(
                         .unwrap_or_default()
                 ),
             )),
-            Some(Phase::Failed) => out.push(warning(
+            Some(StatusPhase::Failed) => out.push(warning(
                 "Failed",
                 format!("no cell succeeded ({progress} finished)"),
             )),
-            Some(Phase::Suspended) => {
+            Some(StatusPhase::Suspended) => {
                 out.push(normal("Suspended", "spec.suspend is true".to_owned()))
             }
             _ => {}
@@ -273,7 +273,7 @@ mod tests {
     #[test]
     fn an_unchanged_status_publishes_nothing() {
         let s = MongoBenchmarkStatus {
-            phase: Some(Phase::Completed),
+            phase: Some(StatusPhase::Completed),
             conditions: vec![cond("ServersReady", "True", "Ready", "ok")],
             cells: vec![cell("a", "1k", CellPhase::Completed)],
             ..Default::default()
@@ -284,7 +284,7 @@ mod tests {
     #[test]
     fn each_step_is_announced_once() {
         let old = MongoBenchmarkStatus {
-            phase: Some(Phase::Running),
+            phase: Some(StatusPhase::Running),
             conditions: vec![cond("ServersReady", "False", "Provisioning", "1/3")],
             cells: vec![
                 cell("a1", "1k", CellPhase::Running),
@@ -294,7 +294,7 @@ mod tests {
             ..Default::default()
         };
         let new = MongoBenchmarkStatus {
-            phase: Some(Phase::Completed),
+            phase: Some(StatusPhase::Completed),
             progress: Some("3/3".into()),
             headline: Some("t at 1k: p 1235 ops/s".into()),
             conditions: vec![cond(
@@ -335,7 +335,7 @@ mod tests {
     #[test]
     fn seeding_restoring_and_measuring_a_cell_are_announced_once_each() {
         let doing = |activities: [Option<&str>; 2]| MongoBenchmarkStatus {
-            phase: Some(Phase::Running),
+            phase: Some(StatusPhase::Running),
             cells: activities
                 .iter()
                 .zip(["a1", "a2"])
@@ -452,7 +452,7 @@ mod tests {
         );
         // A first status that is already failed warns too.
         let failed = MongoBenchmarkStatus {
-            phase: Some(Phase::Failed),
+            phase: Some(StatusPhase::Failed),
             progress: Some("2/2".into()),
             ..Default::default()
         };

@@ -6,11 +6,11 @@ use crate::api::{
     CellPhase, CellStatus, DatasetSize, MongoBenchmarkSpec, OperationLatency, ResultRef, Verdict,
 };
 use crate::operator::testing::result;
-use crate::plan::Cell;
+use crate::plan::PlannedCell;
 use crate::result::CellResult;
 
-fn cell(target: &str, size: &str, rep: u32) -> Cell {
-    Cell {
+fn cell(target: &str, size: &str, rep: u32) -> PlannedCell {
+    PlannedCell {
         id: crate::plan::cell_id(target, "x86", size, rep),
         target: target.into(),
         platform: "x86".into(),

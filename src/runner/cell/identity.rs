@@ -294,7 +294,7 @@ pub fn verify_with(
         let mut sources = Vec::new();
         for (w, &count) in counts.iter().enumerate() {
             let worker =
-                flights::Worker::new(&params, &dataset, w as u32, flights::Phase::Measured)
+                flights::Worker::new(&params, &dataset, w as u32, flights::RunPhase::Measured)
                     .map_err(|e| workload_error(e.to_string()))?;
             sources.push(Source::flights_as(
                 version,
@@ -321,9 +321,15 @@ pub fn verify_with(
         let shared = SharedState::new(documents);
         let mut sources = Vec::new();
         for (w, &count) in counts.iter().enumerate() {
-            let mut worker =
-                ycsb::Worker::new(&props, seed, w as u32, workers, ycsb::Phase::Run, &shared)
-                    .map_err(|e| workload_error(e.to_string()))?;
+            let mut worker = ycsb::Worker::new(
+                &props,
+                seed,
+                w as u32,
+                workers,
+                ycsb::YcsbPhase::Run,
+                &shared,
+            )
+            .map_err(|e| workload_error(e.to_string()))?;
             if !worker.is_deterministic() {
                 return Ok(Verification::NotReproducible(format!(
                     "{workload} inserts from a counter {workers} workers share, so which keys \

@@ -12,7 +12,7 @@ use crate::runner::send::{
     Changes, ExecOptions, PhaseConfig, PhaseOutcome, Progress, Source, Stop, run_phase,
     template_names,
 };
-use crate::runner::server::Target;
+use crate::runner::server::ConnectedTarget;
 use crate::workload::custom;
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::{self, SharedState};
@@ -99,9 +99,9 @@ impl<'a> CellInputs<'a> {
                     ..(**params).clone()
                 };
                 let phase = if warmup {
-                    flights::Phase::Warmup
+                    flights::RunPhase::Warmup
                 } else {
-                    flights::Phase::Measured
+                    flights::RunPhase::Measured
                 };
                 for w in self.slice.workers(workers) {
                     let worker = flights::Worker::new(&params, &self.dataset, w, phase)
@@ -148,9 +148,15 @@ impl<'a> CellInputs<'a> {
                     *seed
                 };
                 for w in self.slice.workers(workers) {
-                    let worker =
-                        ycsb::Worker::new(&props, seed, w, workers, ycsb::Phase::Run, ycsb_shared)
-                            .map_err(|e| e.to_string())?;
+                    let worker = ycsb::Worker::new(
+                        &props,
+                        seed,
+                        w,
+                        workers,
+                        ycsb::YcsbPhase::Run,
+                        ycsb_shared,
+                    )
+                    .map_err(|e| e.to_string())?;
                     sources.push(Source::ycsb(worker, changes.clone()));
                     think.push(None);
                 }
@@ -165,7 +171,7 @@ impl<'a> CellInputs<'a> {
     pub async fn phase(
         &self,
         name: &'static str,
-        target: &Target,
+        target: &ConnectedTarget,
         length: RunLength,
         start_at: Option<Instant>,
         progress: &CellProgress,

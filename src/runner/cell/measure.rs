@@ -9,7 +9,7 @@ use crate::plan::WorkloadPlan;
 use crate::result::{CellResult, LoopMode, MeasuredPhase};
 use crate::runner::crew::{Issued, skew_ms};
 use crate::runner::send::{Changes, PhaseOutcome, Source};
-use crate::runner::server::Target;
+use crate::runner::server::ConnectedTarget;
 
 use super::inputs::{CellInputs, CellProgress, changes_of};
 use super::partial::Partial;
@@ -29,7 +29,7 @@ pub(crate) struct Measured {
 /// and returns its share of the figures.
 pub(crate) async fn measure(
     inputs: &CellInputs<'_>,
-    target: &Target,
+    target: &ConnectedTarget,
     issued: Option<&Issued>,
     progress: &CellProgress,
 ) -> Result<Measured, String> {

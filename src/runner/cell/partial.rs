@@ -156,7 +156,8 @@ mod tests {
         range
             .map(|w| {
                 let worker =
-                    flights::Worker::new(&params, &dataset, w, flights::Phase::Measured).unwrap();
+                    flights::Worker::new(&params, &dataset, w, flights::RunPhase::Measured)
+                        .unwrap();
                 let mut s = Source::flights(worker, Some(n + u64::from(w)), Default::default());
                 while s.next_step().is_some() {}
                 s
@@ -173,7 +174,8 @@ mod tests {
         range
             .map(|w| {
                 let worker =
-                    ycsb::Worker::new(&props, 7, w, workers, ycsb::Phase::Run, &shared).unwrap();
+                    ycsb::Worker::new(&props, 7, w, workers, ycsb::YcsbPhase::Run, &shared)
+                        .unwrap();
                 let mut s = Source::ycsb(worker, Default::default());
                 while s.next_step().is_some() {}
                 s

@@ -1,4 +1,4 @@
-//! What one cell runs with ([`Cell`]) and the steps every cell takes: ordering a phase of the
+//! What one cell runs with ([`CellRun`]) and the steps every cell takes: ordering a phase of the
 //! other client processes and collecting their replies, one measured phase from settling to the
 //! restore after it, and the restore with its digest check. `run.rs` (one cell) and `sweep.rs`
 //! (a cell of several measured phases) build on it.
@@ -17,15 +17,17 @@ use crate::runner::crew::{ClientSlice, Helpers, Issued, Task, grace};
 use crate::runner::dataset::{self, Restored, Seeded, restore};
 use crate::runner::deadline::{self, bounded};
 use crate::runner::send::Changes;
-use crate::runner::server::{self, Members, SETTLE_TIMEOUT, Target, coll_stats, settle, sharding};
+use crate::runner::server::{
+    self, ConnectedTarget, Members, SETTLE_TIMEOUT, coll_stats, settle, sharding,
+};
 
 use super::inputs::{CellInputs, CellProgress};
 use super::measure::measure;
 use super::partial;
 
 /// What one cell runs with.
-pub(super) struct Cell<'a> {
-    pub target: &'a Target,
+pub(super) struct CellRun<'a> {
+    pub target: &'a ConnectedTarget,
     pub uri: &'a str,
     pub plan: &'a WorkloadPlan,
     pub settings: &'a RunSettings,
@@ -33,7 +35,7 @@ pub(super) struct Cell<'a> {
     pub crew: Option<Helpers<'a>>,
 }
 
-impl Cell<'_> {
+impl CellRun<'_> {
     pub(super) fn slice(&self) -> ClientSlice {
         self.crew.map_or(ClientSlice::WHOLE, |h| h.crew.slice())
     }
@@ -253,7 +255,7 @@ impl Cell<'_> {
 
 /// The `collStats` sizes of what `plan` seeded: its collection, or all of a custom workload's.
 async fn dataset_sizes(
-    target: &Target,
+    target: &ConnectedTarget,
     plan: &WorkloadPlan,
     database: &str,
     collection: &str,
@@ -271,7 +273,7 @@ async fn dataset_sizes(
 /// Checks the collection against the seeded digest after a restore; seeds the size again
 /// when they differ, and says why.
 async fn verify(
-    target: &Target,
+    target: &ConnectedTarget,
     plan: &WorkloadPlan,
     settings: &RunSettings,
     seeded: &mut Seeded,
@@ -315,7 +317,7 @@ struct ShardCheck {
 
 impl ShardCheck {
     /// The check of `database.collection` on `target`, when the workload shards it there.
-    fn of(target: &Target, database: &str, collection: &str) -> Option<ShardCheck> {
+    fn of(target: &ConnectedTarget, database: &str, collection: &str) -> Option<ShardCheck> {
         let sharding = target.sharding.as_ref()?;
         sharding
             .workload
@@ -326,7 +328,7 @@ impl ShardCheck {
     }
 
     /// The check of a custom workload on `target`: of its first collection with a shard key.
-    fn of_custom(target: &Target, plan: &CustomPlan) -> Option<ShardCheck> {
+    fn of_custom(target: &ConnectedTarget, plan: &CustomPlan) -> Option<ShardCheck> {
         let first = plan
             .workload
             .collections()
@@ -335,7 +337,7 @@ impl ShardCheck {
         ShardCheck::on(target, plan.workload.database(), &first.name)
     }
 
-    fn on(target: &Target, database: &str, collection: &str) -> Option<ShardCheck> {
+    fn on(target: &ConnectedTarget, database: &str, collection: &str) -> Option<ShardCheck> {
         let sharding = target.sharding.as_ref()?;
         Some(ShardCheck {
             database: database.to_owned(),
@@ -347,7 +349,7 @@ impl ShardCheck {
 
     async fn read(
         &self,
-        target: &Target,
+        target: &ConnectedTarget,
         limit: Duration,
     ) -> Result<(Vec<ShardShare>, Vec<Chunk>), String> {
         let read = sharding::distribution(&target.client, &self.database, &self.collection, limit);

@@ -12,19 +12,19 @@ use crate::result::{self, CellId, CellResult, CellStatus, WarmupRounds, add_seri
 use crate::runner::crew::{Helpers, Task};
 use crate::runner::dataset::{self, Seeded};
 use crate::runner::deadline::bounded;
-use crate::runner::server::{Members, Target, explain_all, flights_samples, ycsb_samples};
+use crate::runner::server::{ConnectedTarget, Members, explain_all, flights_samples, ycsb_samples};
 use crate::workload::flights::Params;
 use crate::workload::ycsb::SharedState;
 
 use super::identity::identity;
 use super::inputs::{CellInputs, CellProgress, changes_of};
 use super::measure::validity_gates;
-use super::phase::Cell;
+use super::phase::CellRun;
 
 /// Runs one cell on `target`, whose collection is in the seeded state `seeded`; leaves it in
 /// that state (updating `seeded` when it had to be seeded again).
 pub async fn run_cell(
-    target: &Target,
+    target: &ConnectedTarget,
     uri: &str,
     plan: &WorkloadPlan,
     settings: &RunSettings,
@@ -39,7 +39,7 @@ pub async fn run_cell(
 /// this one's: the result is of them all.
 #[allow(clippy::too_many_arguments)]
 pub async fn run_cell_with(
-    target: &Target,
+    target: &ConnectedTarget,
     uri: &str,
     plan: &WorkloadPlan,
     settings: &RunSettings,
@@ -58,7 +58,7 @@ pub async fn run_cell_with(
     result.dataset.seeded_documents = seeded.documents;
     result.dataset.digest = Some(seeded.digest.clone());
     result.identity = identity(plan, settings, seeded.documents);
-    let cell = Cell {
+    let cell = CellRun {
         target,
         uri,
         plan,
@@ -74,7 +74,7 @@ pub async fn run_cell_with(
     result
 }
 
-impl Cell<'_> {
+impl CellRun<'_> {
     async fn fill(
         &self,
         result: &mut CellResult,

@@ -11,11 +11,11 @@ use crate::runner::server::Members;
 
 use super::inputs::CellInputs;
 use super::measure::ERROR_BUDGET;
-use super::phase::Cell;
+use super::phase::CellRun;
 
 /// Runs the steps of `sweep` into `result`, which holds what the cell measured before them.
 pub(super) async fn run(
-    cell: &Cell<'_>,
+    cell: &CellRun<'_>,
     sweep: &SweepPlan,
     members: &Members,
     result: &mut CellResult,

@@ -18,7 +18,7 @@ use crate::plan::custom::CustomPlan;
 use crate::result::DatasetDigest;
 use crate::runner::crew::Helpers;
 use crate::runner::deadline::{describe, whole_collection, within};
-use crate::runner::server::Target;
+use crate::runner::server::ConnectedTarget;
 use crate::runner::server::sharding::set_balancer;
 use crate::workload::flights;
 use crate::workload::ycsb::Properties;
@@ -179,7 +179,7 @@ pub fn dataset_identity(plan: &WorkloadPlan) -> String {
 /// - otherwise, with `reuse`, a stored dataset of the same identity is grown or reused after
 ///   its digest verifies; anything else is dropped and seeded fresh.
 pub async fn prepare(
-    target: &Target,
+    target: &ConnectedTarget,
     plan: &WorkloadPlan,
     workers: u32,
     documents: u64,
@@ -197,7 +197,7 @@ pub async fn prepare(
 /// added; this one checks the result.
 #[allow(clippy::too_many_arguments)]
 pub async fn prepare_with(
-    target: &Target,
+    target: &ConnectedTarget,
     plan: &WorkloadPlan,
     workers: u32,
     documents: u64,
@@ -287,7 +287,7 @@ pub async fn prepare_with(
 /// documents in each (the caller's, or a stored one of the same identity that verifies), else
 /// dropped and seeded fresh. Client processes do not share the load.
 async fn prepare_custom(
-    target: &Target,
+    target: &ConnectedTarget,
     plan: &CustomPlan,
     documents: u64,
     current: Option<&Seeded>,

@@ -12,7 +12,7 @@ use std::time::Duration;
 use mongodb::Database;
 use mongodb::bson::{Bson, Document, RawDocumentBuf, doc};
 
-use crate::runner::server::Target;
+use crate::runner::server::ConnectedTarget;
 
 use crate::plan::WorkloadPlan;
 use crate::runner::deadline::whole_collection;
@@ -65,7 +65,7 @@ pub enum RestoreError {
 /// from `changes`. Each write command is a range delete or a bulk of up to [`CHUNK`]
 /// statements, so it may take [`whole_collection`] of the operation timeout `timeout`.
 pub async fn restore(
-    target: &Target,
+    target: &ConnectedTarget,
     plan: &WorkloadPlan,
     documents: u64,
     changes: &Changes,

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use crate::plan::custom::CustomPlan;
 use crate::result::DatasetDigest;
 use crate::runner::deadline::{describe, whole_collection, within};
-use crate::runner::server::Target;
+use crate::runner::server::ConnectedTarget;
 use crate::runner::server::sharding::shard_collection;
 use crate::workload::split_write;
 
@@ -94,7 +94,7 @@ async fn drop_one(
 /// Loads documents `[from[c], to[c])` of every collection `c`, then builds its indexes.
 /// Returns the seconds the inserts and index builds took.
 pub async fn load(
-    target: &Target,
+    target: &ConnectedTarget,
     plan: &CustomPlan,
     from: &[u64],
     to: &[u64],
@@ -111,7 +111,7 @@ pub async fn load(
 /// `seedBatchSize`, then builds its indexes (after the load, as for the built-in workloads).
 /// A collection loaded from empty on a sharded target is sharded and pre-split first.
 async fn load_one(
-    target: &Target,
+    target: &ConnectedTarget,
     plan: &CustomPlan,
     c: usize,
     from: u64,
@@ -201,7 +201,7 @@ async fn insert(
 /// Reloads each collection of `written` to its seeded state at `records`: dropped, loaded and
 /// indexed (and sharded) again. Returns the documents written.
 pub async fn reload(
-    target: &Target,
+    target: &ConnectedTarget,
     plan: &CustomPlan,
     records: u64,
     written: &[usize],

@@ -19,9 +19,9 @@ use crate::plan::sharding::CollectionPlan;
 use crate::runner::crew::Helpers;
 use crate::runner::deadline::{describe, whole_collection, within};
 use crate::runner::send::{ExecOptions, Sender};
-use crate::runner::server::Target;
+use crate::runner::server::ConnectedTarget;
 use crate::runner::server::sharding::shard_collection;
-use crate::workload::ycsb::{self, Phase, Properties, RawProperties, Rng, SharedState};
+use crate::workload::ycsb::{self, Properties, RawProperties, Rng, SharedState, YcsbPhase};
 
 use super::seed_flights::{META_COLLECTION, META_DATABASE};
 
@@ -63,7 +63,7 @@ impl From<String> for LoadError {
 /// Loads records `range` of a table of `records` with `workers` workers (one client process's
 /// share, or all of them).
 pub async fn load_share(
-    target: &Target,
+    target: &ConnectedTarget,
     raw: &RawProperties,
     seed: u64,
     records: u64,
@@ -88,7 +88,7 @@ pub async fn load_share(
     let shared = SharedState::new(range.start);
     let mut tasks = tokio::task::JoinSet::new();
     for w in 0..workers.max(1) {
-        let worker = ycsb::Worker::new(&props, seed, w, workers.max(1), Phase::Load, &shared)?;
+        let worker = ycsb::Worker::new(&props, seed, w, workers.max(1), YcsbPhase::Load, &shared)?;
         let jitter = Rng::new(seed ^ RETRY_JITTER ^ u64::from(w));
         let exec = ExecOptions {
             timeout: Some(limit),
@@ -222,7 +222,7 @@ async fn load_worker(
 /// client process loads its share of the records, with its share of the workers.
 #[allow(clippy::too_many_arguments)]
 pub async fn load(
-    target: &Target,
+    target: &ConnectedTarget,
     raw: &RawProperties,
     seed: u64,
     records: u64,

@@ -10,7 +10,7 @@ use crate::api::{PreSplit, ShardKey, ShardKeyType};
 use crate::plan::WorkloadPlan;
 use crate::plan::custom::CustomPlan;
 use crate::plan::sharding::{CollectionPlan, SplitValue, collection_plan};
-use crate::runner::server::Target;
+use crate::runner::server::ConnectedTarget;
 use crate::runner::server::sharding::{ShardingIoError, list_shards};
 use crate::workload::flights::Flight;
 use crate::workload::flights::ids::seeded_flight_id;
@@ -23,7 +23,7 @@ const SAMPLE: u64 = 100_000;
 /// The plan of `plan`'s collection `database.collection` on `target` at `documents`, or
 /// `None` when the target is not sharded or the workload leaves this collection unsharded.
 pub async fn sharding_plan(
-    target: &Target,
+    target: &ConnectedTarget,
     plan: &WorkloadPlan,
     (database, collection): (&str, &str),
     documents: u64,
@@ -59,7 +59,7 @@ const CUSTOM_CHUNKS_PER_SHARD: u32 = 2;
 /// The plan of collection `c` of a custom workload on `target` for `count` seeded documents,
 /// or `None` when the target is not sharded or the collection has no shard key.
 pub async fn custom_plan(
-    target: &Target,
+    target: &ConnectedTarget,
     plan: &CustomPlan,
     c: usize,
     count: u64,

@@ -182,7 +182,7 @@ mod tests {
         raw.set("operationcount", "2000");
         let props = Properties::from_raw(&raw).unwrap();
         let shared = ycsb::SharedState::new(1000);
-        let mut worker = ycsb::Worker::new(&props, 7, 0, 1, ycsb::Phase::Run, &shared).unwrap();
+        let mut worker = ycsb::Worker::new(&props, 7, 0, 1, ycsb::YcsbPhase::Run, &shared).unwrap();
         let changes = Changes::new(1000);
         let (mut updated, mut inserted_end) = (BTreeSet::new(), 0);
         while let Some(op) = worker.next() {

@@ -24,7 +24,7 @@ use mongodb::bson::doc;
 use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
 use crate::result::{ClientPath, TargetCounts};
 use crate::runner::outcome::{Failure, Reply, refuses_command};
-use crate::runner::server::Target;
+use crate::runner::server::ConnectedTarget;
 use crate::runner::wire::{self, WirePath};
 use crate::workload::flights;
 
@@ -87,7 +87,7 @@ struct WorkerOutcome {
 /// Runs `sources` (one per worker) against `target` until `config.stop`, each worker with
 /// its own [`Sender`].
 pub async fn run_phase(
-    target: &Target,
+    target: &ConnectedTarget,
     sources: Vec<Source>,
     think: Vec<Option<flights::ThinkTime>>,
     config: &PhaseConfig,

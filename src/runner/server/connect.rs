@@ -55,7 +55,7 @@ pub const MONGOS: &str = "mongos";
 
 /// A connected target.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub struct ConnectedTarget {
     pub name: String,
     pub client: Client,
     pub server: ServerInfo,
@@ -71,7 +71,7 @@ pub struct Target {
 pub struct Sharding {
     /// `spec.workload.sharding`.
     pub workload: crate::api::WorkloadSharding,
-    /// The cluster's shape for results (`Target::topology_text`, or `sharded` for a target
+    /// The cluster's shape for results (`ConnectedTarget::topology_text`, or `sharded` for a target
     /// the spec does not describe).
     pub topology: String,
 }
@@ -154,7 +154,7 @@ pub async fn connect(
     uri: &str,
     workers: u32,
     timeout: Duration,
-) -> Result<Target, ConnectError> {
+) -> Result<ConnectedTarget, ConnectError> {
     connect_with(name, uri, workers, timeout, &[]).await
 }
 
@@ -166,7 +166,7 @@ pub async fn connect_with(
     workers: u32,
     timeout: Duration,
     compressors: &[WireCompressor],
-) -> Result<Target, ConnectError> {
+) -> Result<ConnectedTarget, ConnectError> {
     let opts = client_options(name, uri, workers, timeout, compressors).await?;
     let client = Client::with_options(opts.clone()).map_err(|source| ConnectError::Uri {
         target: name.to_owned(),
@@ -188,7 +188,7 @@ pub async fn connect_with(
         .map_err(unreachable)?;
     let wire = wire::probe(wire::choose(&opts, &hello, timeout)).await;
     tracing::info!(target = name, "workers send through {wire}");
-    Ok(Target {
+    Ok(ConnectedTarget {
         name: name.to_owned(),
         client,
         server: server_info(&hello, &build),

@@ -11,10 +11,10 @@ use mongodb::bson::{Document, doc};
 use crate::measure::server::ExplainSummary;
 use crate::runner::deadline::whole_collection;
 use crate::workload::Command;
-use crate::workload::flights::{self, DatasetInfo, Params, Phase, Target as Aim, Variant};
+use crate::workload::flights::{self, DatasetInfo, Params, RunPhase, Target as Aim, Variant};
 use crate::workload::ycsb::Call;
 
-use super::connect::Target;
+use super::connect::ConnectedTarget;
 
 /// The first `samples` hit instances of every explainable variant, in worker order.
 pub fn flights_samples(
@@ -84,7 +84,7 @@ fn pick_flights_samples(
     // Enough draws that every variant with a non-zero share shows up in practice.
     const DRAWS_PER_WORKER: u32 = 2_000;
     for w in 0..params.workers {
-        let Ok(mut worker) = flights::Worker::new(params, dataset, w, Phase::Measured) else {
+        let Ok(mut worker) = flights::Worker::new(params, dataset, w, RunPhase::Measured) else {
             return out;
         };
         for _ in 0..DRAWS_PER_WORKER {
@@ -129,7 +129,7 @@ pub fn ycsb_samples<'a>(
 /// for later ones. A sample the server cannot explain gets an empty summary (and a warning in
 /// the log), so one unsupported shape never hides the others.
 pub async fn explain_all(
-    target: &Target,
+    target: &ConnectedTarget,
     database: &str,
     samples: impl IntoIterator<Item = (String, Document)>,
     limit: Duration,

@@ -15,8 +15,8 @@ pub mod sharding;
 mod stats;
 
 pub use connect::{
-    ConnectError, MONGOS, ServerInfo, Sharding, Target, client_options, compressor, connect,
-    connect_with, journal_option, redact_uri, server_info,
+    ConnectError, ConnectedTarget, MONGOS, ServerInfo, Sharding, client_options, compressor,
+    connect, connect_with, journal_option, redact_uri, server_info,
 };
 pub use explain::{explain_all, flights_samples, ycsb_samples};
 pub use replication::{ReplicaState, SETTLE_TIMEOUT, Settled, settle};

@@ -13,7 +13,7 @@ use crate::measure::server::{
 };
 use crate::result::{NodeInfo, ServerStats};
 
-use super::connect::Target;
+use super::connect::ConnectedTarget;
 
 /// Why server figures could not be taken.
 #[derive(Debug, thiserror::Error)]
@@ -60,7 +60,7 @@ pub struct Members {
 impl Members {
     /// One client per member the target's `hello` lists (the target's own address when it is
     /// not a replica set; every shard's members behind a mongos).
-    pub async fn of(target: &Target, uri: &str) -> Result<Members, StatsError> {
+    pub async fn of(target: &ConnectedTarget, uri: &str) -> Result<Members, StatsError> {
         let base = mongodb::options::ClientOptions::parse(super::connect::journal_option(uri))
             .await
             .map_err(|source| StatsError::Command {
@@ -209,7 +209,7 @@ fn admin(client: &Client) -> Database {
 /// `collStats` sizes of `database.collection` (through `$collStats`-less `collStats`, which
 /// every server version and FerretDB answer).
 pub async fn coll_stats(
-    target: &Target,
+    target: &ConnectedTarget,
     database: &str,
     collection: &str,
 ) -> Result<CollStatsSizes, StatsError> {
@@ -252,7 +252,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_uri_that_does_not_parse_keeps_its_password_out_of_the_message() {
-        let target = Target {
+        let target = ConnectedTarget {
             name: "ext".into(),
             client: Client::with_uri_str("mongodb://127.0.0.1:1/")
                 .await

@@ -41,7 +41,7 @@ mod tests_strings;
 use std::time::Duration;
 
 pub use digest::{WorkerDigest, run_fingerprint};
-pub use model::{Collection, OperationSpec, Phase, PhaseLength, ShardKey, VERSION};
+pub use model::{Collection, CustomPhase, OperationSpec, PhaseLength, ShardKey, VERSION};
 pub use read::SpecError;
 pub use worker::{Generated, Worker};
 pub use workload::Workload;

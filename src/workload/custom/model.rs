@@ -54,7 +54,7 @@ pub(super) struct Index {
 
 /// One phase (§6); the last one is measured, one before it is the warm-up.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Phase {
+pub struct CustomPhase {
     pub name: String,
     pub length: PhaseLength,
     /// `None`: the benchmark's `spec.workload.workers`, else 16.
@@ -85,7 +85,7 @@ pub struct OperationSpec {
     pub weight: u64,
 }
 
-impl Phase {
+impl CustomPhase {
     /// Weight of each operation in this phase's mix, in operation order.
     pub fn weights(&self) -> &[u64] {
         &self.weights

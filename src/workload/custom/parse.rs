@@ -9,7 +9,9 @@ use serde_yaml::Value;
 use sha2::{Digest, Sha256};
 
 use super::generator::fields_json;
-use super::model::{Collection, Gen, Index, OperationSpec, Phase, PhaseLength, ShardKey, VERSION};
+use super::model::{
+    Collection, CustomPhase, Gen, Index, OperationSpec, PhaseLength, ShardKey, VERSION,
+};
 use super::read::{
     Map, Result, at_index, boolean, describe, err, int_in, list, name, string, to_document,
     uint_in, weight,
@@ -349,9 +351,9 @@ fn phases(
     path: &str,
     operations: &[OperationSpec],
     duration: fn(&str) -> Option<Duration>,
-) -> Result<Vec<Phase>> {
+) -> Result<Vec<CustomPhase>> {
     let items = list(v, path, 1, MAX_PHASES, "phases")?;
-    let mut out: Vec<Phase> = Vec::with_capacity(items.len());
+    let mut out: Vec<CustomPhase> = Vec::with_capacity(items.len());
     let mut names = HashSet::new();
     for (p, item) in items.iter().enumerate() {
         let phase_path = at_index(path, p);
@@ -434,7 +436,7 @@ fn phases(
                 "every weight is 0; at least one operation needs a weight above 0",
             ));
         }
-        out.push(Phase {
+        out.push(CustomPhase {
             name,
             length,
             workers,

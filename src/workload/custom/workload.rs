@@ -5,7 +5,7 @@
 use mongodb::bson::{Bson, Document, doc};
 
 use super::generator::{Env, Scope};
-use super::model::{Collection, Gen, OperationSpec, Phase, TAG_DOCUMENTS, TAG_EXPLAIN};
+use super::model::{Collection, CustomPhase, Gen, OperationSpec, TAG_DOCUMENTS, TAG_EXPLAIN};
 use super::template::Op;
 use super::zipf::Zipf;
 use crate::workload::rng::{Stream, key};
@@ -26,7 +26,7 @@ pub struct Workload {
     pub(super) operations: Vec<OperationSpec>,
     /// The compiled templates, parallel to `operations`.
     pub(super) ops: Vec<Op>,
-    pub(super) phases: Vec<Phase>,
+    pub(super) phases: Vec<CustomPhase>,
     pub(super) dataset_identity: String,
 }
 
@@ -52,7 +52,7 @@ impl Workload {
         &self.collections
     }
 
-    pub fn phases(&self) -> &[Phase] {
+    pub fn phases(&self) -> &[CustomPhase] {
         &self.phases
     }
 

@@ -90,19 +90,19 @@ pub fn insert_base(max_seq: Option<u64>) -> u64 {
 
 /// Which lane of a run a worker inserts into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Phase {
+pub enum RunPhase {
     /// Warm-up: phase number 0, worker streams `key(seed, 3, w)`; not measured.
     Warmup,
     /// Measured window: phase number 1, worker streams `key(seed, 2, w)`.
     Measured,
 }
 
-impl Phase {
+impl RunPhase {
     /// The spec's phase number (0 warm-up, 1 measured) used in insert allocation.
     pub fn number(self) -> u64 {
         match self {
-            Phase::Warmup => 0,
-            Phase::Measured => 1,
+            RunPhase::Warmup => 0,
+            RunPhase::Measured => 1,
         }
     }
 }
@@ -119,7 +119,7 @@ pub struct InsertLane {
 
 impl InsertLane {
     /// The lane of worker `worker` (0-based) of `workers` in `phase` for a run at `insert_base`.
-    pub fn new(insert_base: u64, phase: Phase, workers: u32, worker: u32) -> Self {
+    pub fn new(insert_base: u64, phase: RunPhase, workers: u32, worker: u32) -> Self {
         debug_assert!(worker < workers, "worker {worker} of {workers}");
         InsertLane {
             insert_base,
@@ -224,14 +224,14 @@ mod tests {
     #[test]
     fn lanes_allocate_per_the_formula() {
         let base = 1u64 << 48;
-        let mut lane = InsertLane::new(base, Phase::Measured, 16, 3);
+        let mut lane = InsertLane::new(base, RunPhase::Measured, 16, 3);
         assert_eq!(
             lane.allocate(),
             (base + (1 << 40) + 3, 1_000_000 + 511_627_779)
         );
         assert_eq!(lane.allocate().0, base + (1 << 40) + 16 + 3);
         assert_eq!(lane.allocated(), 2);
-        let mut warm = InsertLane::new(base, Phase::Warmup, 16, 0);
+        let mut warm = InsertLane::new(base, RunPhase::Warmup, 16, 0);
         assert_eq!(warm.allocate(), (base, 1_000_000));
         assert_eq!(warm.allocate(), (base + 16, 1_000_016));
     }
@@ -240,7 +240,7 @@ mod tests {
     fn lanes_of_different_workers_and_phases_never_collide() {
         let base = insert_base(Some(8_000_000));
         let mut seen = HashSet::new();
-        for phase in [Phase::Warmup, Phase::Measured] {
+        for phase in [RunPhase::Warmup, RunPhase::Measured] {
             for w in 0..7 {
                 let mut lane = InsertLane::new(base, phase, 7, w);
                 for _ in 0..1000 {

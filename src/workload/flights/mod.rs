@@ -34,7 +34,7 @@ pub use fingerprint::{
     Fingerprint, FingerprintError, RecordError, RunFingerprint, WorkerDigest, fingerprint_only,
     operation_record, operations_per_worker,
 };
-pub use ids::{InsertLane, Phase, insert_base, object_id, seq_of_object_id};
+pub use ids::{InsertLane, RunPhase, insert_base, object_id, seq_of_object_id};
 pub use indexes::{IndexSpec, create_indexes_command, expected_index_names, index_specs};
 pub use ops::{OpType, Variant, insert_command};
 pub use params::{

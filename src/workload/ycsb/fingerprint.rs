@@ -24,7 +24,7 @@ use sha2::{Digest, Sha256};
 use super::error::WorkerError;
 use super::properties::Properties;
 use super::shared::SharedState;
-use super::worker::{Phase, Worker, YcsbOp};
+use super::worker::{Worker, YcsbOp, YcsbPhase};
 
 /// Running digest of one worker's operations.
 #[derive(Debug, Clone, Default)]
@@ -112,7 +112,7 @@ pub struct Fingerprint {
 pub fn fingerprint_only(
     props: &Properties,
     seed: u64,
-    phase: Phase,
+    phase: YcsbPhase,
     counts: &[u64],
     insert_start: u64,
 ) -> Result<Fingerprint, WorkerError> {
@@ -210,10 +210,11 @@ mod tests {
     #[test]
     fn same_inputs_same_fingerprint_and_a_new_seed_changes_it() {
         let a = preset("a", &[]);
-        let one = fingerprint_only(&a, 1, Phase::Run, &[250, 250, 250, 250], 1000).unwrap();
-        let again = fingerprint_only(&a, 1, Phase::Run, &[250, 250, 250, 250], 1000).unwrap();
-        let other_seed = fingerprint_only(&a, 2, Phase::Run, &[250, 250, 250, 250], 1000).unwrap();
-        let other_split = fingerprint_only(&a, 1, Phase::Run, &[500, 500], 1000).unwrap();
+        let one = fingerprint_only(&a, 1, YcsbPhase::Run, &[250, 250, 250, 250], 1000).unwrap();
+        let again = fingerprint_only(&a, 1, YcsbPhase::Run, &[250, 250, 250, 250], 1000).unwrap();
+        let other_seed =
+            fingerprint_only(&a, 2, YcsbPhase::Run, &[250, 250, 250, 250], 1000).unwrap();
+        let other_split = fingerprint_only(&a, 1, YcsbPhase::Run, &[500, 500], 1000).unwrap();
         assert!(one.deterministic);
         assert_eq!(one, again);
         assert_eq!(one.hex.len(), 64);
@@ -222,14 +223,14 @@ mod tests {
         let b = preset("b", &[]);
         assert_ne!(
             one.hex,
-            fingerprint_only(&b, 1, Phase::Run, &[250; 4], 1000)
+            fingerprint_only(&b, 1, YcsbPhase::Run, &[250; 4], 1000)
                 .unwrap()
                 .hex
         );
-        let load = fingerprint_only(&a, 1, Phase::Load, &[500, 500], 1000).unwrap();
+        let load = fingerprint_only(&a, 1, YcsbPhase::Load, &[500, 500], 1000).unwrap();
         assert_eq!(
             load,
-            fingerprint_only(&a, 1, Phase::Load, &[500, 500], 1000).unwrap()
+            fingerprint_only(&a, 1, YcsbPhase::Load, &[500, 500], 1000).unwrap()
         );
     }
 
@@ -237,21 +238,21 @@ mod tests {
     fn shared_insert_counter_with_several_workers_is_flagged_nondeterministic() {
         let d = preset("d", &[]);
         assert!(
-            !fingerprint_only(&d, 1, Phase::Run, &[100, 100], 1000)
+            !fingerprint_only(&d, 1, YcsbPhase::Run, &[100, 100], 1000)
                 .unwrap()
                 .deterministic
         );
         assert!(
-            fingerprint_only(&d, 1, Phase::Run, &[200], 1000)
+            fingerprint_only(&d, 1, YcsbPhase::Run, &[200], 1000)
                 .unwrap()
                 .deterministic
         );
         let lanes = preset("d", &[("mongobench.txninsert.partition", "true")]);
-        let f = fingerprint_only(&lanes, 1, Phase::Run, &[100, 100], 1000).unwrap();
+        let f = fingerprint_only(&lanes, 1, YcsbPhase::Run, &[100, 100], 1000).unwrap();
         assert!(f.deterministic);
         assert_eq!(
             f,
-            fingerprint_only(&lanes, 1, Phase::Run, &[100, 100], 1000).unwrap()
+            fingerprint_only(&lanes, 1, YcsbPhase::Run, &[100, 100], 1000).unwrap()
         );
     }
 
@@ -262,8 +263,8 @@ mod tests {
             "a",
             &[("batchsize", "3"), ("mongobench.batch.flush", "true")],
         );
-        let k = fingerprint_only(&kept, 1, Phase::Load, &[7], 1000).unwrap();
-        let f = fingerprint_only(&flushed, 1, Phase::Load, &[7], 1000).unwrap();
+        let k = fingerprint_only(&kept, 1, YcsbPhase::Load, &[7], 1000).unwrap();
+        let f = fingerprint_only(&flushed, 1, YcsbPhase::Load, &[7], 1000).unwrap();
         assert_eq!((k.workers[0].count, f.workers[0].count), (7, 8));
         assert_ne!(k.hex, f.hex);
     }

@@ -15,7 +15,7 @@
 //! * [`record`]: keys and documents; [`load_document`] regenerates any loaded record (record `k`
 //!   of a load is a pure function of seed, `k` and the properties).
 //! * [`commands`]: the binding's `find` / `update` / `insert` / `delete` command shapes.
-//! * [`Worker`] (with the key choice of a private `chooser` module): one worker's stream of [`YcsbOp`]s for [`Phase::Load`] or [`Phase::Run`];
+//! * [`Worker`] (with the key choice of a private `chooser` module): one worker's stream of [`YcsbOp`]s for [`YcsbPhase::Load`] or [`YcsbPhase::Run`];
 //!   [`SharedState`]: the process-wide insert and acknowledgement counters.
 //! * [`fingerprint`]: the traffic fingerprint (record format documented there).
 //!
@@ -82,7 +82,7 @@ pub mod worker;
 pub use error::{PropertyError, WorkerError};
 pub use fingerprint::{Fingerprint, WorkerDigest, WorkerFingerprint, fingerprint_only};
 pub use keys::{fnv64, key_name};
-pub use ops::{Call, OpKind, Phase, YcsbOp};
+pub use ops::{Call, OpKind, YcsbOp, YcsbPhase};
 pub use partition::{client_slice, effective_threads, quota};
 pub use properties::Properties;
 pub use raw::RawProperties;

@@ -5,7 +5,7 @@ use crate::workload::Operation;
 
 /// Which YCSB phase a worker generates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub enum YcsbPhase {
     /// `-load`: insert `[insertstart, insertstart + n)`.
     Load,
     /// `-t`: the operation mix over the loaded records.

@@ -119,7 +119,7 @@ pub fn load_document(props: &Properties, seed: u64, keynum: u64) -> Document {
 mod tests {
     use super::*;
     use crate::workload::ycsb::properties::RawProperties;
-    use crate::workload::ycsb::{Phase, SharedState, Worker};
+    use crate::workload::ycsb::{SharedState, Worker, YcsbPhase};
 
     fn props(extra: &[(&str, &str)]) -> Properties {
         let mut raw = RawProperties::preset("a").expect("preset");
@@ -134,7 +134,7 @@ mod tests {
         let shared = SharedState::new(p.record_count);
         let mut out = Vec::new();
         for w in 0..workers {
-            let mut worker = Worker::new(p, seed, w, workers, Phase::Load, &shared).unwrap();
+            let mut worker = Worker::new(p, seed, w, workers, YcsbPhase::Load, &shared).unwrap();
             while let Some(op) = worker.next() {
                 let body = op.operation.commands[0].to_document();
                 let doc = body.get_array("documents").unwrap()[0]

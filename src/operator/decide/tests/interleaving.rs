@@ -37,7 +37,7 @@ fn a_platform_of_external_targets_gets_one_runner_for_both_interleaved() {
     assert_eq!(
         d.actions,
         [
-            Action::CreateRunnerAccess,
+            Change::CreateRunnerAccess,
             runners(&["a", "b"], "local", &[])
         ]
     );
@@ -86,13 +86,13 @@ fn a_platform_of_external_targets_gets_one_runner_for_both_interleaved() {
             CellPhase::Pending
         ]
     );
-    assert_eq!(d.status.phase, Some(Phase::Running));
+    assert_eq!(d.status.phase, Some(StatusPhase::Running));
     // A plan that lags behind is brought up to date for a retried pod.
     o.plans.insert(platform_job("local"), vec![]);
     let d = decide(&b, &o, &settings(0)).unwrap();
     assert_eq!(
         d.actions,
-        [Action::UpdatePlan {
+        [Change::UpdatePlan {
             platform: "local".into(),
             targets: vec!["a".into(), "b".into()],
             completed_cells: vec!["b.local.1k.r1".into()]
@@ -133,7 +133,7 @@ fn a_platform_of_external_targets_gets_one_runner_for_both_interleaved() {
         d.status.cells[3].message.as_deref(),
         Some("target b: connection refused")
     );
-    assert_eq!(d.status.phase, Some(Phase::Completed));
+    assert_eq!(d.status.phase, Some(StatusPhase::Completed));
 }
 
 #[test]
@@ -194,7 +194,7 @@ fn provisioned_targets_that_fit_are_created_together_and_share_one_runner() {
     let d = decide(&written, &o, &settings(10)).unwrap();
     assert_eq!(
         d.actions,
-        [Action::CreateRunnerAccess, runners(&["a", "b"], "p", &[])]
+        [Change::CreateRunnerAccess, runners(&["a", "b"], "p", &[])]
     );
     assert_eq!(
         cond(&d, "ServersReady").2,
@@ -216,11 +216,11 @@ fn provisioned_targets_that_fit_are_created_together_and_share_one_runner() {
     assert_eq!(
         d.actions,
         [
-            Action::DeleteServers {
+            Change::DeleteServers {
                 target: "a".into(),
                 platform: "p".into()
             },
-            Action::DeleteServers {
+            Change::DeleteServers {
                 target: "b".into(),
                 platform: "p".into()
             }
@@ -266,14 +266,14 @@ fn a_platform_that_holds_one_replica_set_runs_its_targets_one_after_another() {
     assert_eq!(warned, [("NotInterleaved", p.message.as_str())]);
 
     // a's servers ready: a's own runner; then, a done, its servers go and b's come.
-    let on_p = |d: &Decision| -> Vec<Action> {
+    let on_p = |d: &Decision| -> Vec<Change> {
         d.actions
             .iter()
             .filter(|a| match a {
-                Action::CreateServers { platform, .. }
-                | Action::StartRunner { platform, .. }
-                | Action::UpdatePlan { platform, .. }
-                | Action::DeleteServers { platform, .. } => platform == "p",
+                Change::CreateServers { platform, .. }
+                | Change::StartRunner { platform, .. }
+                | Change::UpdatePlan { platform, .. }
+                | Change::DeleteServers { platform, .. } => platform == "p",
                 _ => false,
             })
             .cloned()

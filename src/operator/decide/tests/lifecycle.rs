@@ -2,14 +2,14 @@
 //! TTL, and a second decision on the written status.
 
 use super::*;
-use crate::api::{CellCounts, Phase};
+use crate::api::{CellCounts, StatusPhase};
 
 #[test]
 fn a_new_benchmark_provisions_the_first_target_of_every_platform() {
     let b = bench("bench", SPEC);
     let d = decide(&b, &Observed::default(), &settings(0)).unwrap();
     assert_eq!(d.actions, [servers("a", "p"), servers("a", "q")]);
-    assert_eq!(d.status.phase, Some(Phase::Provisioning));
+    assert_eq!(d.status.phase, Some(StatusPhase::Provisioning));
     assert_eq!(d.status.progress.as_deref(), Some("0/8"));
     assert_eq!(
         d.status.counts,
@@ -124,7 +124,7 @@ fn sequential_runs_one_slot_at_a_time() {
     let d = decide(&b, &o, &settings(5)).unwrap();
     assert_eq!(
         d.actions,
-        [Action::DeleteServers {
+        [Change::DeleteServers {
             target: "a".into(),
             platform: "p".into()
         }]
@@ -146,9 +146,9 @@ fn unready_servers_wait_and_ready_servers_get_a_runner() {
     let d = decide(&b, &o, &settings(0)).unwrap();
     assert_eq!(
         d.actions,
-        [Action::CreateRunnerAccess, runner("a", "q", &[])]
+        [Change::CreateRunnerAccess, runner("a", "q", &[])]
     );
-    assert_eq!(d.status.phase, Some(Phase::Provisioning));
+    assert_eq!(d.status.phase, Some(StatusPhase::Provisioning));
     assert_eq!(
         cond(&d, "ServersReady"),
         (
@@ -178,7 +178,7 @@ fn unready_servers_wait_and_ready_servers_get_a_runner() {
     o.stateful_sets.insert(slot("a", "p"), 3);
     let d = decide(&b, &o, &settings(0)).unwrap();
     assert_eq!(d.actions, [runner("a", "p", &[]), runner("a", "q", &[])]);
-    assert_eq!(d.status.phase, Some(Phase::Seeding));
+    assert_eq!(d.status.phase, Some(StatusPhase::Seeding));
     assert_eq!(
         cond(&d, "ServersReady"),
         (
@@ -212,7 +212,7 @@ fn running_jobs_are_left_alone_and_results_are_counted() {
     add_result(&mut o, "a", "q", 1);
     let d = decide(&b, &o, &settings(0)).unwrap();
     assert_eq!(d.actions, []);
-    assert_eq!(d.status.phase, Some(Phase::Running));
+    assert_eq!(d.status.phase, Some(StatusPhase::Running));
     assert_eq!(d.status.progress.as_deref(), Some("2/8"));
     assert_eq!(
         cond(&d, "ServersReady"),
@@ -241,7 +241,7 @@ fn running_jobs_are_left_alone_and_results_are_counted() {
     let d = decide(&b, &o, &settings(0)).unwrap();
     assert_eq!(
         d.actions,
-        [Action::UpdatePlan {
+        [Change::UpdatePlan {
             platform: "p".into(),
             targets: vec!["a".into()],
             completed_cells: vec!["a.p.1k.r1".into()]
@@ -301,7 +301,7 @@ fn a_failed_runner_fails_its_remaining_cells_and_the_others_go_on() {
         d.actions,
         [
             servers("b", "p"),
-            Action::DeleteServers {
+            Change::DeleteServers {
                 target: "a".into(),
                 platform: "p".into()
             }
@@ -347,7 +347,7 @@ fn the_end_is_completed_with_failures_counted_or_failed_when_nothing_succeeded()
     );
     let d = decide(&b, &o, &settings(100)).unwrap();
     assert_eq!(d.actions, []);
-    assert_eq!(d.status.phase, Some(Phase::Completed));
+    assert_eq!(d.status.phase, Some(StatusPhase::Completed));
     assert_eq!(
         phases(&d),
         [
@@ -384,7 +384,7 @@ fn the_end_is_completed_with_failures_counted_or_failed_when_nothing_succeeded()
 
     o.results.remove("a.p.1k.r1");
     let d = decide(&b, &o, &settings(100)).unwrap();
-    assert_eq!(d.status.phase, Some(Phase::Failed));
+    assert_eq!(d.status.phase, Some(StatusPhase::Failed));
     assert_eq!(
         cond(&d, "Stalled"),
         (
@@ -404,7 +404,7 @@ fn suspend_starts_nothing_new_but_lets_a_runner_finish() {
     let b = bench("bench", &format!("{SPEC}suspend: true\n"));
     let d = decide(&b, &Observed::default(), &settings(0)).unwrap();
     assert_eq!(d.actions, []);
-    assert_eq!(d.status.phase, Some(Phase::Suspended));
+    assert_eq!(d.status.phase, Some(StatusPhase::Suspended));
     assert_eq!(
         cond(&d, "Reconciling"),
         ("False", "Suspended", "spec.suspend is true")
@@ -419,7 +419,7 @@ fn suspend_starts_nothing_new_but_lets_a_runner_finish() {
     o.jobs.insert(job("a", "p"), JobState::Active);
     let d = decide(&b, &o, &settings(0)).unwrap();
     assert_eq!(d.actions, []);
-    assert_eq!(d.status.phase, Some(Phase::Seeding));
+    assert_eq!(d.status.phase, Some(StatusPhase::Seeding));
 }
 
 #[test]
@@ -452,9 +452,9 @@ repetitions: 1
     let d = decide(&b, &Observed::default(), &settings(0)).unwrap();
     assert_eq!(
         d.actions,
-        [Action::CreateRunnerAccess, runner("ext", "local", &[])]
+        [Change::CreateRunnerAccess, runner("ext", "local", &[])]
     );
-    assert_eq!(d.status.phase, Some(Phase::Seeding));
+    assert_eq!(d.status.phase, Some(StatusPhase::Seeding));
     assert_eq!(cond(&d, "ServersReady").1, "NothingToProvision");
 }
 
@@ -473,7 +473,7 @@ fn a_finished_benchmark_deletes_itself_after_its_ttl() {
     }
     // Finished at 100: 60 s to go; then wait 20 s more at 140; at 160 it goes.
     let done = decide(&b, &o, &settings(100)).unwrap();
-    assert_eq!(done.status.phase, Some(Phase::Completed));
+    assert_eq!(done.status.phase, Some(StatusPhase::Completed));
     assert_eq!(done.requeue_after, Some(Duration::from_secs(60)));
     assert_eq!(done.actions, []);
     let mut written = b.clone();
@@ -483,7 +483,7 @@ fn a_finished_benchmark_deletes_itself_after_its_ttl() {
         Some(Duration::from_secs(20))
     );
     let gone = decide(&written, &o, &settings(160)).unwrap();
-    assert_eq!(gone.actions, [Action::DeleteBenchmark]);
+    assert_eq!(gone.actions, [Change::DeleteBenchmark]);
     assert_eq!(gone.requeue_after, None);
 }
 
@@ -517,7 +517,7 @@ fn deciding_again_on_the_written_status_changes_nothing() {
         }
     }
     let end = decide(&written, &done, &settings(1000)).unwrap();
-    assert_eq!(end.status.phase, Some(Phase::Completed));
+    assert_eq!(end.status.phase, Some(StatusPhase::Completed));
     assert_eq!(end.status.comparisons.len(), 2);
     // Two repetitions per side: no verdict, and the headline says why.
     assert_eq!(

@@ -45,20 +45,20 @@ fn slot(t: &str, p: &str) -> Slot {
     (t.to_owned(), p.to_owned())
 }
 
-fn servers(t: &str, p: &str) -> Action {
-    Action::CreateServers {
+fn servers(t: &str, p: &str) -> Change {
+    Change::CreateServers {
         target: t.into(),
         platform: p.into(),
     }
 }
 
-fn runner(t: &str, p: &str, done: &[&str]) -> Action {
+fn runner(t: &str, p: &str, done: &[&str]) -> Change {
     runners(&[t], p, done)
 }
 
 /// The runner of `targets` on `p` (one target, or every target of the platform).
-fn runners(targets: &[&str], p: &str, done: &[&str]) -> Action {
-    Action::StartRunner {
+fn runners(targets: &[&str], p: &str, done: &[&str]) -> Change {
+    Change::StartRunner {
         platform: p.into(),
         targets: targets.iter().map(|t| t.to_string()).collect(),
         completed_cells: done.iter().map(|s| s.to_string()).collect(),

@@ -150,7 +150,7 @@ fn a_precision_goal_keeps_the_runner_going_and_its_added_slots_are_cells() {
     let d = decide(&b, &o, &settings(0)).unwrap();
     // The planned three slots are done, but the runner may add more: still running, and
     // the fourth slot's cells count.
-    assert_eq!(d.status.phase, Some(Phase::Running));
+    assert_eq!(d.status.phase, Some(StatusPhase::Running));
     assert_eq!(d.status.counts.as_ref().unwrap().total, 8);
     assert_eq!(d.status.counts.as_ref().unwrap().completed, 8);
     let c = &d.status.comparisons[0];
@@ -165,7 +165,7 @@ fn a_precision_goal_keeps_the_runner_going_and_its_added_slots_are_cells() {
     // The runner ended: the benchmark is complete.
     o.jobs.insert(platform_job("local"), JobState::Succeeded);
     let d = decide(&b, &o, &settings(10)).unwrap();
-    assert_eq!(d.status.phase, Some(Phase::Completed));
+    assert_eq!(d.status.phase, Some(StatusPhase::Completed));
     assert_eq!(d.status.counts.as_ref().unwrap().total, 8);
 
     // Without a goal, the planned cells alone decide: a fourth slot is not a cell.

@@ -31,7 +31,7 @@ fn unschedulable_servers_stall_after_the_deadline_naming_the_platform() {
     );
     assert_eq!(
         d.actions,
-        [Action::CreateRunnerAccess, runner("a", "p", &[])]
+        [Change::CreateRunnerAccess, runner("a", "p", &[])]
     );
 }
 

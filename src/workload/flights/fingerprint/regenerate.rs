@@ -3,7 +3,7 @@
 
 use super::digest::{Fingerprint, FingerprintVersion, RunFingerprint};
 use super::error::FingerprintError;
-use crate::workload::flights::{DatasetInfo, Params, Phase, Worker};
+use crate::workload::flights::{DatasetInfo, Params, RunPhase, Worker};
 
 /// Measured operations of each worker for a total `total`: ⌊T/W⌋, plus one for w < T mod W.
 pub fn operations_per_worker(total: u64, workers: u32) -> Vec<u64> {
@@ -32,7 +32,7 @@ pub fn fingerprint_only(
     }
     let mut digests = Vec::with_capacity(counts.len());
     for (w, &count) in counts.iter().enumerate() {
-        let mut worker = Worker::new(params, dataset, w as u32, Phase::Measured)?;
+        let mut worker = Worker::new(params, dataset, w as u32, RunPhase::Measured)?;
         let mut fp = Fingerprint::new(version, dataset);
         for _ in 0..count {
             fp.record(&worker.next_op())?;

@@ -12,7 +12,7 @@ use super::data::{MISS_STATUS, STATUSES, cities};
 use super::dataset::DatasetInfo;
 use super::document::Flight;
 use super::ids::{
-    InsertLane, MISS_FLIGHT_ID_MAX, MISS_SEQ_BASE, Phase, object_id, seeded_flight_id,
+    InsertLane, MISS_FLIGHT_ID_MAX, MISS_SEQ_BASE, RunPhase, object_id, seeded_flight_id,
 };
 use super::ops::{self, OpType, Variant};
 use super::params::{Params, ParamsError};
@@ -151,7 +151,7 @@ impl Worker {
         params: &Params,
         dataset: &DatasetInfo,
         worker_index: u32,
-        phase: Phase,
+        phase: RunPhase,
     ) -> Result<Worker, WorkerError> {
         params.validate_traffic()?;
         if worker_index >= params.workers {
@@ -172,8 +172,8 @@ impl Worker {
             return Err(WorkerError::InsertBase(base));
         }
         let tag = match phase {
-            Phase::Measured => TAG_MEASURED,
-            Phase::Warmup => TAG_WARMUP,
+            RunPhase::Measured => TAG_MEASURED,
+            RunPhase::Warmup => TAG_WARMUP,
         };
         let u = &params.update_split;
         let d = &params.delete_split;

@@ -27,7 +27,7 @@ fn first_operations_of_seed1_worker0_match_reference() {
         &defaults(),
         &DatasetInfo::fresh(1, 1_000_000),
         0,
-        Phase::Measured,
+        RunPhase::Measured,
     )
     .unwrap();
     assert_eq!(
@@ -44,7 +44,7 @@ fn first_operations_of_every_shape_match_reference() {
         &all_shapes(),
         &DatasetInfo::fresh(1, 1000),
         0,
-        Phase::Measured,
+        RunPhase::Measured,
     )
     .unwrap();
     assert_eq!(
@@ -68,7 +68,7 @@ fn mix_and_hit_rate_over_100000_operations() {
         &params,
         &DatasetInfo::fresh(1, 1_000_000),
         0,
-        Phase::Measured,
+        RunPhase::Measured,
     )
     .unwrap();
     let mut variants: BTreeMap<&str, u64> = BTreeMap::new();
@@ -128,7 +128,8 @@ fn hit_rate_extremes() {
             hit_rate: rate,
             ..defaults()
         };
-        let mut w = Worker::new(&params, &DatasetInfo::fresh(1, 5000), 2, Phase::Measured).unwrap();
+        let mut w =
+            Worker::new(&params, &DatasetInfo::fresh(1, 5000), 2, RunPhase::Measured).unwrap();
         for _ in 0..500 {
             let p = w.next_planned();
             if let Some(filter) = operation_filter(&p.operation) {
@@ -156,7 +157,7 @@ fn inserted_documents_of_all_workers_and_phases_never_collide() {
     };
     let mut ids = HashSet::new();
     let mut flight_ids = Vec::new();
-    for phase in [Phase::Warmup, Phase::Measured] {
+    for phase in [RunPhase::Warmup, RunPhase::Measured] {
         for w in 0..4 {
             let mut worker = Worker::new(&params, &dataset, w, phase).unwrap();
             for _ in 0..25 {
@@ -190,7 +191,7 @@ fn insert_command_shape() {
         delete_percent: 0,
         ..defaults()
     };
-    let mut w = Worker::new(&params, &DatasetInfo::fresh(1, 1000), 1, Phase::Measured).unwrap();
+    let mut w = Worker::new(&params, &DatasetInfo::fresh(1, 1000), 1, RunPhase::Measured).unwrap();
     let p = w.next_planned();
     assert_eq!(
         (p.operation.label, p.operation.database, p.target),
@@ -219,7 +220,7 @@ fn insert_command_shape() {
 #[test]
 fn one_document_writes_and_inserts_are_retryable() {
     let dataset = DatasetInfo::fresh(1, 1000);
-    let mut w = Worker::new(&all_shapes(), &dataset, 0, Phase::Measured).unwrap();
+    let mut w = Worker::new(&all_shapes(), &dataset, 0, RunPhase::Measured).unwrap();
     let mut seen = HashSet::new();
     for _ in 0..400 {
         let p = w.next_planned();
@@ -244,7 +245,7 @@ fn one_document_writes_and_inserts_are_retryable() {
 #[test]
 fn every_shape_has_its_specified_commands() {
     let dataset = DatasetInfo::fresh(1, 1000);
-    let mut w = Worker::new(&all_shapes(), &dataset, 0, Phase::Measured).unwrap();
+    let mut w = Worker::new(&all_shapes(), &dataset, 0, RunPhase::Measured).unwrap();
     let mut seen = HashSet::new();
     for _ in 0..400 {
         let p = w.next_planned();
@@ -429,13 +430,13 @@ fn every_shape_has_its_specified_commands() {
 fn phases_and_workers_have_distinct_streams() {
     let dataset = DatasetInfo::fresh(1, 1_000_000);
     let p = defaults();
-    let ops = |w: u32, phase: Phase| {
+    let ops = |w: u32, phase: RunPhase| {
         let mut worker = Worker::new(&p, &dataset, w, phase).unwrap();
         (0..20).map(|_| worker.next_op()).collect::<Vec<_>>()
     };
-    assert_eq!(ops(0, Phase::Measured), ops(0, Phase::Measured));
-    assert_ne!(ops(0, Phase::Measured), ops(0, Phase::Warmup));
-    assert_ne!(ops(0, Phase::Measured), ops(1, Phase::Measured));
+    assert_eq!(ops(0, RunPhase::Measured), ops(0, RunPhase::Measured));
+    assert_ne!(ops(0, RunPhase::Measured), ops(0, RunPhase::Warmup));
+    assert_ne!(ops(0, RunPhase::Measured), ops(1, RunPhase::Measured));
 }
 
 #[test]
@@ -443,14 +444,14 @@ fn invalid_workers_are_refused() {
     let p = defaults();
     let dataset = DatasetInfo::fresh(1, 10);
     assert_eq!(
-        Worker::new(&p, &dataset, 16, Phase::Measured).unwrap_err(),
+        Worker::new(&p, &dataset, 16, RunPhase::Measured).unwrap_err(),
         WorkerError::WorkerIndex {
             index: 16,
             workers: 16
         }
     );
     assert_eq!(
-        Worker::new(&p, &DatasetInfo::fresh(1, 0), 0, Phase::Measured).unwrap_err(),
+        Worker::new(&p, &DatasetInfo::fresh(1, 0), 0, RunPhase::Measured).unwrap_err(),
         WorkerError::DatasetTooSmall {
             documents: 0,
             needed: 1
@@ -462,7 +463,7 @@ fn invalid_workers_are_refused() {
         ..defaults()
     };
     assert_eq!(
-        Worker::new(&tx, &DatasetInfo::fresh(1, 1), 0, Phase::Measured).unwrap_err(),
+        Worker::new(&tx, &DatasetInfo::fresh(1, 1), 0, RunPhase::Measured).unwrap_err(),
         WorkerError::DatasetTooSmall {
             documents: 1,
             needed: 2
@@ -473,7 +474,7 @@ fn invalid_workers_are_refused() {
         ..dataset
     };
     assert_eq!(
-        Worker::new(&p, &bad_base, 0, Phase::Measured).unwrap_err(),
+        Worker::new(&p, &bad_base, 0, RunPhase::Measured).unwrap_err(),
         WorkerError::InsertBase(12345)
     );
     let bad_mix = Params {
@@ -481,7 +482,7 @@ fn invalid_workers_are_refused() {
         ..defaults()
     };
     assert_eq!(
-        Worker::new(&bad_mix, &dataset, 0, Phase::Measured).unwrap_err(),
+        Worker::new(&bad_mix, &dataset, 0, RunPhase::Measured).unwrap_err(),
         WorkerError::Params(ParamsError::PercentSum(101))
     );
 }

@@ -20,7 +20,7 @@ use super::chooser::{KeyChooser, KeyView, build_chooser};
 use super::commands;
 use super::distributions::{Discrete, Uniform, Zipfian};
 use super::error::WorkerError;
-pub use super::ops::{Call, OpKind, Phase, YcsbOp};
+pub use super::ops::{Call, OpKind, YcsbOp, YcsbPhase};
 use super::partition::quota;
 use super::properties::{Properties, ScanLengthDistribution};
 use super::record::RecordBuilder;
@@ -44,7 +44,7 @@ enum ScanLength {
 /// [`Worker::complete`] is called, or when the worker is dropped.
 #[derive(Debug)]
 pub struct Worker {
-    phase: Phase,
+    phase: YcsbPhase,
     rng: Rng,
     remaining: Option<u64>,
     deterministic: bool,
@@ -92,7 +92,7 @@ impl Worker {
         seed: u64,
         worker_index: u32,
         workers: u32,
-        phase: Phase,
+        phase: YcsbPhase,
         shared: &Arc<SharedState>,
     ) -> Result<Worker, WorkerError> {
         if worker_index >= workers {
@@ -102,8 +102,8 @@ impl Worker {
             });
         }
         let tag = match phase {
-            Phase::Load => rng::TAG_LOAD,
-            Phase::Run => rng::TAG_RUN,
+            YcsbPhase::Load => rng::TAG_LOAD,
+            YcsbPhase::Run => rng::TAG_RUN,
         };
         let stream = rng::key(
             rng::key(seed, tag, u64::from(props.client_index)),
@@ -111,14 +111,14 @@ impl Worker {
             u64::from(worker_index),
         );
         let remaining = match phase {
-            Phase::Load => Some(quota(props.load_range().1, workers, worker_index)),
-            Phase::Run if props.operation_count == 0 => {
+            YcsbPhase::Load => Some(quota(props.load_range().1, workers, worker_index)),
+            YcsbPhase::Run if props.operation_count == 0 => {
                 if props.max_execution_time == 0 {
                     return Err(WorkerError::Unbounded);
                 }
                 None
             }
-            Phase::Run => Some(quota(props.operation_count, workers, worker_index)),
+            YcsbPhase::Run => Some(quota(props.operation_count, workers, worker_index)),
         };
         let weights = props.proportions.normalised();
         let kinds = [
@@ -153,7 +153,7 @@ impl Worker {
         } else {
             KeyView::Shared(Arc::clone(shared))
         };
-        let chooser = if phase == Phase::Run && reads_keys {
+        let chooser = if phase == YcsbPhase::Run && reads_keys {
             Some(build_chooser(
                 props,
                 seed,
@@ -185,7 +185,7 @@ impl Worker {
             phase,
             rng: Rng::new(stream),
             remaining,
-            deterministic: phase == Phase::Load
+            deterministic: phase == YcsbPhase::Load
                 || props.txninsert_partition
                 || workers == 1
                 || !inserts,
@@ -257,12 +257,12 @@ impl Worker {
             None => {}
         }
         Some(match self.phase {
-            Phase::Load => {
+            YcsbPhase::Load => {
                 let k = self.load_next;
                 self.load_next += self.load_stride;
                 self.insert(k)
             }
-            Phase::Run => self.transaction(),
+            YcsbPhase::Run => self.transaction(),
         })
     }
 
@@ -467,8 +467,8 @@ impl Worker {
     fn insert(&mut self, keynum: u64) -> YcsbOp {
         let key = self.key(keynum);
         let document = match self.phase {
-            Phase::Load => self.records.load_document(keynum),
-            Phase::Run => self.records.document(&mut self.rng, keynum),
+            YcsbPhase::Load => self.records.load_document(keynum),
+            YcsbPhase::Run => self.records.document(&mut self.rng, keynum),
         };
         let (commands, buffered, documents) = if self.batch_size == 1 {
             let command = if self.upsert {

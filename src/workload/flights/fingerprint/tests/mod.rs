@@ -1,7 +1,7 @@
 //! The fingerprint's tests: what both versions share here, each version's exact values (from
 //! testdata/reference.py) and record layouts in `v1` and `v2`.
 use super::*;
-use crate::workload::flights::{DatasetInfo, Params, Phase, Worker};
+use crate::workload::flights::{DatasetInfo, Params, RunPhase, Worker};
 use crate::workload::{Command, Operation};
 
 mod v1;
@@ -87,7 +87,7 @@ fn recording_what_the_worker_yields_equals_fingerprint_only() {
     for version in VERSIONS {
         let digests = (0..2)
             .map(|w| {
-                let mut worker = Worker::new(&params, &dataset, w, Phase::Measured).unwrap();
+                let mut worker = Worker::new(&params, &dataset, w, RunPhase::Measured).unwrap();
                 let mut fp = Fingerprint::new(version, worker.dataset());
                 assert_eq!(fp.version(), version);
                 for _ in 0..(5 - w) {

@@ -84,7 +84,7 @@ fn every_variants_record_matches_reference() {
         &all_shapes(),
         &DatasetInfo::fresh(1, 1000),
         0,
-        Phase::Measured,
+        RunPhase::Measured,
     )
     .unwrap();
     let mut first: BTreeMap<&str, String> = BTreeMap::new();

@@ -14,7 +14,7 @@ fn batched_inserts_buffer_then_flush_and_leave_a_remainder() {
         ],
     );
     let s = SharedState::new(7);
-    let mut w = worker(&p, 1, 0, 1, Phase::Load, &s);
+    let mut w = worker(&p, 1, 0, 1, YcsbPhase::Load, &s);
     let ops = drain(&mut w);
     let shape: Vec<(bool, usize)> = ops.iter().map(|o| (o.buffered, o.documents)).collect();
     assert_eq!(
@@ -64,7 +64,7 @@ fn batch_flush_yields_the_remainder_after_the_quota() {
         ],
     );
     let s = SharedState::new(7);
-    let ops = drain(&mut worker(&p, 1, 0, 1, Phase::Load, &s));
+    let ops = drain(&mut worker(&p, 1, 0, 1, YcsbPhase::Load, &s));
     let shape: Vec<(bool, usize)> = ops.iter().map(|o| (o.buffered, o.documents)).collect();
     assert_eq!(
         shape,
@@ -102,5 +102,8 @@ fn batch_flush_yields_the_remainder_after_the_quota() {
             ("mongobench.batch.flush", "true"),
         ],
     );
-    assert_eq!(drain(&mut worker(&p, 1, 0, 1, Phase::Load, &s)).len(), 6);
+    assert_eq!(
+        drain(&mut worker(&p, 1, 0, 1, YcsbPhase::Load, &s)).len(),
+        6
+    );
 }

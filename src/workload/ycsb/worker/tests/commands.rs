@@ -8,7 +8,9 @@ use mongodb::bson::spec::BinarySubtype;
 fn load_insert_document_has_the_binding_shape() {
     let p = props(Some("a"), &[]);
     let s = SharedState::new(1000);
-    let op = worker(&p, 7, 0, 1, Phase::Load, &s).next().expect("one op");
+    let op = worker(&p, 7, 0, 1, YcsbPhase::Load, &s)
+        .next()
+        .expect("one op");
     assert_eq!(
         (op.kind, op.keynum, op.key.as_str()),
         (OpKind::Insert, 0, "user6284781860667377211")
@@ -48,7 +50,7 @@ fn load_insert_document_has_the_binding_shape() {
 fn read_update_scan_and_rmw_shapes() {
     let p = props(Some("e"), &[("fieldlength", "8")]);
     let s = SharedState::new(1000);
-    let mut w = worker(&p, 5, 0, 1, Phase::Run, &s);
+    let mut w = worker(&p, 5, 0, 1, YcsbPhase::Run, &s);
     let scan = std::iter::from_fn(|| w.next())
         .find(|o| o.kind == OpKind::Scan)
         .unwrap();
@@ -71,7 +73,7 @@ fn read_update_scan_and_rmw_shapes() {
         Some("f"),
         &[("fieldlength", "8"), ("readallfields", "false")],
     );
-    let mut w = worker(&p, 5, 0, 1, Phase::Run, &s);
+    let mut w = worker(&p, 5, 0, 1, YcsbPhase::Run, &s);
     let rmw = std::iter::from_fn(|| w.next())
         .find(|o| o.kind == OpKind::ReadModifyWrite)
         .unwrap();
@@ -99,7 +101,7 @@ fn read_update_scan_and_rmw_shapes() {
         Some("a"),
         &[("fieldlength", "8"), ("writeallfields", "true")],
     );
-    let mut w = worker(&p, 5, 0, 1, Phase::Run, &s);
+    let mut w = worker(&p, 5, 0, 1, YcsbPhase::Run, &s);
     let upd = std::iter::from_fn(|| w.next())
         .find(|o| o.kind == OpKind::Update)
         .unwrap();
@@ -135,7 +137,7 @@ fn upserts_replace_by_id() {
         &[("mongodb.upsert", "true"), ("fieldlength", "4")],
     );
     let s = SharedState::new(1000);
-    let op = worker(&p, 1, 0, 1, Phase::Load, &s).next().unwrap();
+    let op = worker(&p, 1, 0, 1, YcsbPhase::Load, &s).next().unwrap();
     let body = op.operation.commands[0].to_document();
     let u = body.get_array("updates").unwrap()[0].as_document().unwrap();
     assert!(u.get_bool("upsert").unwrap());
@@ -149,12 +151,12 @@ fn data_integrity_reads_name_every_field_and_values_are_deterministic() {
         &[("dataintegrity", "true"), ("fieldlength", "30")],
     );
     let s = SharedState::new(1000);
-    let op = worker(&p, 1, 0, 1, Phase::Run, &s).next().unwrap();
+    let op = worker(&p, 1, 0, 1, YcsbPhase::Run, &s).next().unwrap();
     assert!(op.verify);
     let read = op.operation.commands[0].to_document();
     let projection = read.get_document("projection").unwrap();
     assert_eq!(projection.len(), 10);
-    let load = worker(&p, 1, 0, 1, Phase::Load, &s).next().unwrap();
+    let load = worker(&p, 1, 0, 1, YcsbPhase::Load, &s).next().unwrap();
     let doc = load.operation.commands[0]
         .to_document()
         .get_array("documents")
@@ -178,7 +180,7 @@ fn url_database_and_table_reach_the_operation() {
         &[("mongodb.url", "mongodb://h:27017/bench"), ("table", "t1")],
     );
     let s = SharedState::new(1000);
-    let op = worker(&p, 1, 0, 1, Phase::Run, &s).next().unwrap();
+    let op = worker(&p, 1, 0, 1, YcsbPhase::Run, &s).next().unwrap();
     assert_eq!(op.operation.database, "bench");
     assert_eq!(
         op.operation.commands[0]

@@ -7,15 +7,15 @@ use std::collections::BTreeSet;
 fn load_workers_split_the_key_range_round_robin() {
     let p = props(Some("a"), &[("recordcount", "10")]);
     let s = SharedState::new(10);
-    let w0: Vec<u64> = drain(&mut worker(&p, 1, 0, 3, Phase::Load, &s))
+    let w0: Vec<u64> = drain(&mut worker(&p, 1, 0, 3, YcsbPhase::Load, &s))
         .iter()
         .map(|o| o.keynum)
         .collect();
-    let w1: Vec<u64> = drain(&mut worker(&p, 1, 1, 3, Phase::Load, &s))
+    let w1: Vec<u64> = drain(&mut worker(&p, 1, 1, 3, YcsbPhase::Load, &s))
         .iter()
         .map(|o| o.keynum)
         .collect();
-    let w2: Vec<u64> = drain(&mut worker(&p, 1, 2, 3, Phase::Load, &s))
+    let w2: Vec<u64> = drain(&mut worker(&p, 1, 2, 3, YcsbPhase::Load, &s))
         .iter()
         .map(|o| o.keynum)
         .collect();
@@ -37,8 +37,8 @@ fn reads_never_choose_an_unacknowledged_insert() {
         ],
     );
     let s = SharedState::new(1000);
-    let mut w0 = worker(&p, 1, 0, 2, Phase::Run, &s);
-    let mut w1 = worker(&p, 2, 1, 2, Phase::Run, &s);
+    let mut w0 = worker(&p, 1, 0, 2, YcsbPhase::Run, &s);
+    let mut w1 = worker(&p, 2, 1, 2, YcsbPhase::Run, &s);
     let insert = std::iter::from_fn(|| w0.next())
         .find(|o| o.kind == OpKind::Insert)
         .unwrap();
@@ -67,7 +67,7 @@ fn latest_reads_favour_the_newest_acknowledged_key() {
         &[("operationcount", "200000"), ("fieldlength", "1")],
     );
     let s = SharedState::new(1000);
-    let mut w = worker(&p, 8, 0, 1, Phase::Run, &s);
+    let mut w = worker(&p, 8, 0, 1, YcsbPhase::Run, &s);
     let mut newest_hits = 0u32;
     let mut reads = 0u32;
     while let Some(op) = w.next() {
@@ -105,7 +105,7 @@ fn partitioned_lanes_never_collide_and_read_only_own_inserts() {
     let s = SharedState::new(1000);
     let mut all_inserts = BTreeSet::new();
     for w in 0..2u32 {
-        let mut wk = worker(&p, 4, w, 2, Phase::Run, &s);
+        let mut wk = worker(&p, 4, w, 2, YcsbPhase::Run, &s);
         assert!(wk.is_deterministic());
         let lane = u64::from(w) * 2 + 1;
         let mut mine = BTreeSet::new();
@@ -137,7 +137,7 @@ fn other_request_distributions_stay_within_readable_keys() {
             ],
         );
         let s = SharedState::new(100);
-        let mut w = worker(&p, 1, 0, 1, Phase::Run, &s);
+        let mut w = worker(&p, 1, 0, 1, YcsbPhase::Run, &s);
         let keys: BTreeSet<u64> = drain(&mut w).iter().map(|o| o.keynum).collect();
         assert!(keys.iter().all(|k| *k < 100), "{dist}");
         assert!(keys.len() > 40, "{dist}: only {} distinct keys", keys.len());
@@ -154,7 +154,7 @@ fn other_request_distributions_stay_within_readable_keys() {
         ],
     );
     let s = SharedState::new(100);
-    let keys: Vec<u64> = drain(&mut worker(&p, 1, 0, 1, Phase::Run, &s))
+    let keys: Vec<u64> = drain(&mut worker(&p, 1, 0, 1, YcsbPhase::Run, &s))
         .iter()
         .map(|o| o.keynum)
         .collect();

@@ -14,7 +14,14 @@ fn props(preset: Option<&str>, extra: &[(&str, &str)]) -> Properties {
     Properties::from_raw(&raw).expect("valid properties")
 }
 
-fn worker(p: &Properties, seed: u64, w: u32, n: u32, phase: Phase, s: &Arc<SharedState>) -> Worker {
+fn worker(
+    p: &Properties,
+    seed: u64,
+    w: u32,
+    n: u32,
+    phase: YcsbPhase,
+    s: &Arc<SharedState>,
+) -> Worker {
     Worker::new(p, seed, w, n, phase, s).expect("valid worker")
 }
 

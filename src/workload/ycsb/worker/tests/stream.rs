@@ -27,7 +27,7 @@ fn run_mix_matches_each_workload_proportions() {
             &[("operationcount", &n.to_string()), ("fieldlength", "4")],
         );
         let s = SharedState::new(p.record_count);
-        let mut w = worker(&p, 3, 0, 1, Phase::Run, &s);
+        let mut w = worker(&p, 3, 0, 1, YcsbPhase::Run, &s);
         let mut counts: HashMap<OpKind, u64> = HashMap::new();
         for op in drain(&mut w) {
             *counts.entry(op.kind).or_default() += 1;
@@ -66,7 +66,7 @@ fn operation_choice_over_a_million_draws_is_tight() {
     for (name, shares) in expected {
         let p = props(Some(name), &[]);
         let s = SharedState::new(1000);
-        let mut w = worker(&p, 9, 0, 1, Phase::Run, &s);
+        let mut w = worker(&p, 9, 0, 1, YcsbPhase::Run, &s);
         let mix = w.mix.clone().expect("mix");
         let mut counts: HashMap<OpKind, u32> = HashMap::new();
         for _ in 0..draws {
@@ -94,10 +94,10 @@ fn workers_can_move_between_threads() {
 fn same_seed_same_operations_other_seed_others() {
     let p = props(Some("a"), &[]);
     let s = SharedState::new(1000);
-    let a = drain(&mut worker(&p, 42, 1, 4, Phase::Run, &s));
-    let b = drain(&mut worker(&p, 42, 1, 4, Phase::Run, &s));
-    let c = drain(&mut worker(&p, 43, 1, 4, Phase::Run, &s));
-    let d = drain(&mut worker(&p, 42, 2, 4, Phase::Run, &s));
+    let a = drain(&mut worker(&p, 42, 1, 4, YcsbPhase::Run, &s));
+    let b = drain(&mut worker(&p, 42, 1, 4, YcsbPhase::Run, &s));
+    let c = drain(&mut worker(&p, 43, 1, 4, YcsbPhase::Run, &s));
+    let d = drain(&mut worker(&p, 42, 2, 4, YcsbPhase::Run, &s));
     assert_eq!(a.len(), 250);
     assert_eq!(a, b);
     assert_ne!(a, c);
@@ -109,20 +109,20 @@ fn construction_errors() {
     let p = props(Some("a"), &[("operationcount", "0")]);
     let s = SharedState::new(1000);
     assert_eq!(
-        Worker::new(&p, 1, 0, 1, Phase::Run, &s).unwrap_err(),
+        Worker::new(&p, 1, 0, 1, YcsbPhase::Run, &s).unwrap_err(),
         WorkerError::Unbounded
     );
     assert!(
-        Worker::new(&p, 1, 0, 1, Phase::Load, &s).is_ok(),
+        Worker::new(&p, 1, 0, 1, YcsbPhase::Load, &s).is_ok(),
         "load ignores operationcount"
     );
     let p = props(Some("d"), &[]);
     assert!(matches!(
-        Worker::new(&p, 1, 0, 1, Phase::Run, &SharedState::new(0)),
+        Worker::new(&p, 1, 0, 1, YcsbPhase::Run, &SharedState::new(0)),
         Err(WorkerError::NothingToRead { .. })
     ));
     assert!(matches!(
-        Worker::new(&p, 1, 2, 2, Phase::Run, &s),
+        Worker::new(&p, 1, 2, 2, YcsbPhase::Run, &s),
         Err(WorkerError::WorkerIndex {
             index: 2,
             workers: 2
@@ -138,7 +138,7 @@ fn construction_errors() {
             ("operationcount", "3"),
         ],
     );
-    let mut w = Worker::new(&insert_only, 1, 0, 1, Phase::Run, &SharedState::new(0))
+    let mut w = Worker::new(&insert_only, 1, 0, 1, YcsbPhase::Run, &SharedState::new(0))
         .expect("inserts need no readable key");
     assert_eq!(
         drain(&mut w).iter().map(|o| o.keynum).collect::<Vec<_>>(),

@@ -7,8 +7,8 @@ use kube::ResourceExt;
 
 use crate::api::MongoBenchmark;
 use crate::operator::Error;
-use crate::operator::build::meta::child_meta as meta;
-use crate::operator::build::names::{self, Component};
+use crate::operator::render::meta::child_meta as meta;
+use crate::operator::render::names::{self, Component};
 use crate::runner::{activity, sink};
 
 /// The ServiceAccount, Role and RoleBinding the runners of a benchmark use.

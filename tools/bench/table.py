@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Folds bench/run's cells.tsv into the Markdown table of BENCHMARKS.md: per client, workload
+"""Folds tools/bench/run's cells.tsv into the Markdown table of BENCHMARKS.md: per client, workload
 and worker count, min/median/max over repetitions of ops per client CPU-second, client CPU µs
 per operation and ops/s on one core, the peak RSS, and the median ops per CPU-second against
 the limit client's and mongobench's."""

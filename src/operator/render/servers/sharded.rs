@@ -23,10 +23,10 @@ use super::{
 };
 use crate::api::{AntiAffinity, MongoBenchmark, MongosPool, Platform, Target};
 use crate::operator::Error;
-use crate::operator::build::meta::{child_meta, non_empty};
-use crate::operator::build::names::{self, Component, MONGOD_PORT, Part};
-use crate::operator::build::pod::{RunAs, pod_security};
-use crate::operator::build::secrets;
+use crate::operator::render::meta::{child_meta, non_empty};
+use crate::operator::render::names::{self, Component, MONGOD_PORT, Part};
+use crate::operator::render::pod::{RunAs, pod_security};
+use crate::operator::render::secrets;
 use crate::plan::sharding::{ClusterLayout, SetLayout, configdb};
 
 /// Name of the routers' container.
