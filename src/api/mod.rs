@@ -49,8 +49,8 @@ pub use spec::{
 };
 pub use status::{
     CellCounts, CellPhase, CellShards, CellStatus, CellSweep, Comparison, MongoBenchmarkStatus,
-    NodeInfo, OperationLatency, Regime, ResultRef, RunnerStatus, StatusPhase, SweepPoint,
-    TargetStatus, Verdict, condition_types,
+    NodeInfo, OperationLatency, Regime, ResultRef, RunnerStatus, SimultaneousStatus, StatusPhase,
+    SweepPoint, TargetStatus, Verdict, condition_types,
 };
 pub use sweep::{FindMax, LatencyGoal, Percentile, Sweep};
 pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target};

@@ -196,6 +196,10 @@ macro_rules! immutable_message {
     "!has(self.parallelism) || self.parallelism != 'Simultaneous' || (!has(self.workload.sweep) && !has(self.workload.operations))")
     .message("spec.workload: Simultaneous cells share one measured window of time; set duration, not operations or sweep")
     .field_path(".workload"))]
+#[x_kube(validation = Rule::new(
+    "!has(self.placement) || self.placement != 'SharedNodes' || self.targets.all(t, !has(t.topology) || t.topology != 'sharded')")
+    .message("spec.placement: SharedNodes places replica sets' members side by side; a sharded target's sets and routers have no such place, so use OwnNodes")
+    .field_path(".placement"))]
 #[x_kube(validation = Rule::new(immutable_optional!("placement"))
     .message(immutable_message!("placement")))]
 pub struct MongoBenchmarkSpec {

@@ -17,6 +17,7 @@ pub(super) fn check_rules(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
     check_precision(spec, out);
     check_client(spec, out);
     check_simultaneous(spec, out);
+    check_placement(spec, out);
     check_replica_set(spec, out);
     check_dataset_sizes(&spec.dataset.sizes, out);
     check_workload(&spec.workload, out);
@@ -140,6 +141,22 @@ fn check_precision(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
         out.push(Violation::new(
             "spec.precision.maxDuration",
             "must be longer than 0",
+        ));
+    }
+}
+
+/// `placement: SharedNodes` puts replica-set members side by side; sharded targets have none.
+fn check_placement(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    if spec.placement() == crate::api::Placement::SharedNodes
+        && let Some(t) = spec.targets.iter().find(|t| t.is_sharded())
+    {
+        out.push(Violation::new(
+            "spec.placement",
+            format!(
+                "SharedNodes places replica sets' members side by side; target {:?} is sharded, \
+                 whose sets and routers have no such place, so use OwnNodes",
+                t.name
+            ),
         ));
     }
 }
