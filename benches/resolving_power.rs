@@ -21,7 +21,7 @@ use mongobench::result::{CellResult, slot_pairs};
 use mongobench::runner::benchmark::{self, Benchmark, Connected, Events};
 use mongobench::runner::cell::CellProgress;
 use mongobench::runner::dataset::Seeded;
-use mongobench::verdict::stats::{Delta, Summary};
+use mongobench::verdict::stats::{ALPHA, Delta, Summary};
 use mongobench::verdict::{CompareOptions, Verdict, compare};
 use mongobench::workload::ycsb::RawProperties;
 
@@ -241,14 +241,14 @@ async fn one_run(args: &Args, connected: &[Connected], run: u32) -> bool {
             |t: &str| Summary::of(&first(t).iter().filter_map(|c| ops(c)).collect::<Vec<_>>()).ok();
         let (sa, sb) = (summary(a), summary(b));
         let welch = sa.zip(sb).and_then(|(x, y)| Delta::between(&x, &y).ok());
-        let paired = Delta::paired(&slot_pairs(first(a), first(b), ops)).ok();
+        let paired = Delta::paired(&slot_pairs(first(a), first(b), ops), None).ok();
         println!(
             "| {k} | {} | {} | {} | {} | {} | {} |",
             pct(sa.and_then(|s| s.cv).map(|c| c * 100.0)),
             pct(sb.and_then(|s| s.cv).map(|c| c * 100.0)),
-            pct(welch.and_then(|d| d.mde_percent)),
+            pct(welch.and_then(|d| d.mde_percent(ALPHA))),
             pct(paired.and_then(|d| d.ratio_cv).map(|c| c * 100.0)),
-            pct(paired.and_then(|d| d.mde_percent)),
+            pct(paired.and_then(|d| d.mde_percent(ALPHA))),
             paired.map_or("-".into(), |d| format!("{:+.2}%", d.percent)),
         );
     }
@@ -266,7 +266,9 @@ async fn one_run(args: &Args, connected: &[Connected], run: u32) -> bool {
         .find(|r| &r.target == b)
         .expect("the second target's row");
     let delta = row.throughput_delta.expect("a tested difference");
-    let mde = delta.mde_percent;
+    let mde = row
+        .verdict_on(mongobench::api::VerdictMetric::Throughput)
+        .and_then(|v| v.mde_percent);
     println!();
     println!(
         "run {run}: {} {:+.2}%, MDE {} after {} slots, paired CV {}",

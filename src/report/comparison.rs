@@ -3,9 +3,9 @@
 
 use super::layout::fixed_width;
 use crate::verdict::stats::Delta;
-use crate::verdict::{Comparison, headline};
+use crate::verdict::{Comparison, ComparisonRow, MetricVerdict, headline, method_lines};
 
-const HEADERS: [&str; 15] = [
+const HEADERS: [&str; 17] = [
     "TARGET",
     "REPS",
     "OPS/S",
@@ -13,17 +13,20 @@ const HEADERS: [&str; 15] = [
     "CV",
     "ERRORS",
     "Δ OPS/S",
-    "Δ OPS/S 95% CI",
+    "Δ CI",
+    "LEVEL",
     "P (HOLM)",
     "MDE",
+    "CAUTIOUS MDE",
     "PAIRED CV",
     "P99 µs",
     "Δ P99",
     "CPU µs/OP",
     "VERDICT",
 ];
-const RIGHT: [bool; 15] = [
-    false, true, true, true, true, true, true, false, true, true, true, true, true, true, false,
+const RIGHT: [bool; 17] = [
+    false, true, true, true, true, true, true, false, true, true, true, true, true, true, true,
+    true, false,
 ];
 
 /// A p-value as the reports show it: three decimals, `<0.001` below that.
@@ -35,6 +38,46 @@ pub(super) fn p_value(p: f64) -> String {
     }
 }
 
+/// An interval of a change as every report writes it: `[+5.3%, +14.9%]`.
+pub(super) fn interval(v: &MetricVerdict) -> Option<String> {
+    v.interval_percent
+        .map(|(lo, hi)| format!("[{lo:+.1}%, {hi:+.1}%]"))
+}
+
+/// An interval's confidence: `95%`, `97.5%`.
+pub(super) fn level(v: &MetricVerdict) -> Option<String> {
+    v.interval_confidence.map(|c| {
+        let text = format!("{:.2}", c * 100.0);
+        format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
+    })
+}
+
+/// A declared metric's finding in one line: `CPU per operation −10.0% [−18.3%, −1.0%] (95%),
+/// p (Holm) 0.040, MDE 8.1% (cautious 14.0%): cheaper`.
+pub(super) fn metric_line(v: &MetricVerdict) -> String {
+    let mut out = v.metric.label().to_owned();
+    if let Some(d) = v.delta {
+        out.push_str(&format!(" {:+.1}%", d.percent));
+    }
+    if let (Some(i), Some(l)) = (interval(v), level(v)) {
+        out.push_str(&format!(" {i} ({l})"));
+    }
+    if let Some(p) = v.adjusted_p_value {
+        out.push_str(&format!(", p (Holm) {}", p_value(p)));
+    }
+    if let Some(m) = v.mde_percent {
+        out.push_str(&format!(", MDE {m:.1}%"));
+        if let Some(u) = v.mde_upper_percent {
+            out.push_str(&format!(" (cautious {u:.1}%)"));
+        }
+    }
+    out.push_str(&format!(": {}", v.verdict.text()));
+    if let Some(reason) = &v.reason {
+        out.push_str(&format!(" ({reason})"));
+    }
+    out
+}
+
 /// A fraction (a CV) as a percentage with two decimals.
 fn fraction(f: Option<f64>) -> String {
     f.map_or("-".into(), |f| format!("{:.2}%", f * 100.0))
@@ -44,54 +87,61 @@ fn percent(d: Option<Delta>) -> String {
     d.map_or("-".into(), |d| format!("{:+.1}%", d.percent))
 }
 
-/// The comparison as text: one titled table per group, notes (left-out cells, reasons, cost)
-/// under it, a blank line between groups, and the headline last.
+fn cells(r: &ComparisonRow) -> Vec<String> {
+    let first = r.verdicts.first();
+    let of = |f: fn(&MetricVerdict) -> Option<String>| first.and_then(f).unwrap_or("-".into());
+    vec![
+        r.target.clone(),
+        r.repetitions.to_string(),
+        r.ops_per_sec
+            .map_or("-".into(), |s| format!("{:.1}", s.mean)),
+        r.ops_per_sec
+            .and_then(|s| s.ci95_half_width)
+            .map_or("-".into(), |h| format!("{h:.1}")),
+        fraction(r.ops_per_sec.and_then(|s| s.cv)),
+        r.error_rate
+            .map_or("-".into(), |e| format!("{:.2}%", e * 100.0)),
+        percent(r.throughput_delta),
+        of(interval),
+        of(level),
+        of(|v| v.adjusted_p_value.map(p_value)),
+        of(|v| v.mde_percent.map(|m| format!("{m:.1}%"))),
+        of(|v| v.mde_upper_percent.map(|m| format!("{m:.1}%"))),
+        fraction(r.throughput_delta.and_then(|d| d.ratio_cv)),
+        r.p99_us.map_or("-".into(), |s| format!("{:.1}", s.mean)),
+        percent(r.p99_delta),
+        r.cpu_us_per_op
+            .map_or("-".into(), |s| format!("{:.1}", s.mean)),
+        r.verdict.text().to_string(),
+    ]
+}
+
+/// The comparison as text: one titled table per group (its verdict columns of the first
+/// declared metric), notes (the other declared metrics, left-out cells, reasons, cost) under
+/// it, a blank line between groups, then how the verdicts were reached and the headline.
 pub fn render_comparison(comparison: &Comparison) -> String {
     let mut out = String::new();
+    let metrics: Vec<&str> = comparison.metrics.iter().map(|m| m.name()).collect();
     for (i, group) in comparison.groups.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
         out.push_str(&format!(
-            "{}, platform {}, size {}: baseline {}\n",
-            group.workload, group.platform, group.size, comparison.baseline
+            "{}, platform {}, size {}: baseline {}, verdicts on {}\n",
+            group.workload,
+            group.platform,
+            group.size,
+            comparison.baseline,
+            metrics.join(", ")
         ));
-        let rows: Vec<Vec<String>> = group
-            .rows
-            .iter()
-            .map(|r| {
-                vec![
-                    r.target.clone(),
-                    r.repetitions.to_string(),
-                    r.ops_per_sec
-                        .map_or("-".into(), |s| format!("{:.1}", s.mean)),
-                    r.ops_per_sec
-                        .and_then(|s| s.ci95_half_width)
-                        .map_or("-".into(), |h| format!("{h:.1}")),
-                    fraction(r.ops_per_sec.and_then(|s| s.cv)),
-                    r.error_rate
-                        .map_or("-".into(), |e| format!("{:.2}%", e * 100.0)),
-                    percent(r.throughput_delta),
-                    r.throughput_delta
-                        .and_then(|d| d.ci95_percent)
-                        .map_or("-".into(), |(lo, hi)| format!("[{lo:+.1}%, {hi:+.1}%]")),
-                    r.adjusted_p_value.map_or("-".into(), p_value),
-                    r.throughput_delta
-                        .and_then(|d| d.mde_percent)
-                        .map_or("-".into(), |m| format!("{m:.1}%")),
-                    fraction(r.throughput_delta.and_then(|d| d.ratio_cv)),
-                    r.p99_us.map_or("-".into(), |s| format!("{:.1}", s.mean)),
-                    percent(r.p99_delta),
-                    r.cpu_us_per_op
-                        .map_or("-".into(), |s| format!("{:.1}", s.mean)),
-                    r.verdict.text().to_string(),
-                ]
-            })
-            .collect();
+        let rows: Vec<Vec<String>> = group.rows.iter().map(cells).collect();
         out.push_str(&fixed_width(&HEADERS, &RIGHT, &rows));
         for r in &group.rows {
             if let Some(reason) = &r.reason {
                 out.push_str(&format!("  {}: {}\n", r.target, reason));
+            }
+            for v in r.verdicts.iter().skip(1) {
+                out.push_str(&format!("  {}: {}\n", r.target, metric_line(v)));
             }
             if let Some(n) = r.throughput_delta.and_then(|d| d.pairs) {
                 out.push_str(&format!(
@@ -108,6 +158,12 @@ pub fn render_comparison(comparison: &Comparison) -> String {
                     r.target
                 ));
             }
+        }
+    }
+    if comparison.family > 0 {
+        out.push('\n');
+        for line in method_lines(comparison) {
+            out.push_str(&format!("{line}\n"));
         }
     }
     if let Some(line) = headline(comparison) {

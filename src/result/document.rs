@@ -98,6 +98,10 @@ pub struct CellResult {
     /// "Paired slots"). Absent when its target ran alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot: Option<Slot>,
+    /// How the run's comparison was fixed before it ran: its verdict metrics and, under a
+    /// precision goal, its pilot slots. Absent in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub design: Option<super::cell::VerdictDesign>,
     /// The noise canary taken just before the cell (docs/results.md, "Noise canaries").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canary: Option<crate::measure::canary::CanaryRecord>,
@@ -154,6 +158,7 @@ impl CellResult {
             client_path: None,
             mongobench_version: None,
             slot: None,
+            design: None,
             canary: None,
             server_canaries: Vec::new(),
             sweep: None,

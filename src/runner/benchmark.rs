@@ -11,10 +11,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use crate::api::{CanaryPolicy, DatasetSize};
+use crate::api::{CanaryPolicy, DatasetSize, VerdictMetric};
 use crate::measure::canary;
 use crate::plan::{self, PlannedCell, RunSettings, WorkloadPlan};
-use crate::result::{CellId, CellResult, CellStatus, Slot};
+use crate::result::{CellId, CellResult, CellStatus, Slot, VerdictDesign};
 
 use super::canaries::{self, Probes};
 use super::cell::{CellProgress, run_cell_with};
@@ -22,6 +22,7 @@ use super::crew::{Crew, Helpers};
 use super::dataset::{self, Seeded};
 use super::server::ConnectedTarget;
 use super::slots::{self, PrecisionGoal, Standing};
+use crate::verdict::sequential::Need;
 
 /// What one runner executes.
 #[derive(Debug, Clone)]
@@ -40,9 +41,12 @@ pub struct Benchmark {
     /// Sizes as the spec writes them, ascending.
     pub sizes: Vec<(String, DatasetSize)>,
     pub repetitions: u32,
-    /// `spec.precision`: slots added past `repetitions` until every comparison's MDE is at
-    /// most its goal.
+    /// `spec.precision`: slots added past `repetitions` (the pilot) until every comparison
+    /// has the slots its pilot's spread asks for (`slots.rs`).
     pub precision: Option<PrecisionGoal>,
+    /// `spec.verdict.metrics`: the figures that get verdicts, recorded in every result with the
+    /// pilot (`design`); a precision goal applies to each.
+    pub metrics: Vec<VerdictMetric>,
     /// `spec.canaryPolicy`: what a deviating noise canary does to its cell.
     pub canary_policy: CanaryPolicy,
     /// Per target, its server nodes' canaries (`host:port`), asked before each of its cells;
@@ -58,7 +62,7 @@ pub struct Benchmark {
 /// Why a size stopped adding slots under a precision goal.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PrecisionOutcome {
-    /// Every comparison's MDE reached the goal after `repetitions` slots.
+    /// Every comparison had the slots its pilot asked for after `repetitions` slots.
     Reached {
         repetitions: u32,
         widest_mde_percent: f64,
@@ -89,11 +93,16 @@ impl std::fmt::Display for PrecisionOutcome {
                 let mde = match standing {
                     Standing::Short {
                         target,
-                        mde_percent: Some(m),
-                    } => format!("MDE {m:.1}% ({target})"),
-                    Standing::Short { target, .. } => {
-                        format!("too few valid pairs for an MDE ({target})")
-                    }
+                        need: Need::Pilot { pairs },
+                    } => format!("a pilot of {pairs} valid pairs, too few for an MDE ({target})"),
+                    Standing::Short {
+                        target,
+                        need: Need::Slots { slots, mde_percent, .. },
+                    } => format!("MDE {mde_percent:.1}%, {slots} slots needed ({target})"),
+                    Standing::Short {
+                        target,
+                        need: Need::Unreachable { mde_percent },
+                    } => format!("MDE {mde_percent:.1}%, the goal out of reach ({target})"),
                     Standing::Reached { widest_mde_percent } => {
                         format!("MDE {widest_mde_percent:.1}%")
                     }
@@ -142,6 +151,17 @@ impl Benchmark {
             size: size.0.clone(),
             dataset: size.1,
             repetition,
+        }
+    }
+
+    /// The comparison's design every result records: the verdict metrics and, under a
+    /// precision goal, the pilot (the planned slots, at least a verdict's minimum).
+    fn design(&self) -> VerdictDesign {
+        VerdictDesign {
+            metrics: self.metrics.clone(),
+            pilot_slots: self
+                .precision
+                .map(|goal| goal.design(self.repetitions).pilot as u32),
         }
     }
 
@@ -236,16 +256,23 @@ async fn run_all(
         }
         // This run's results at this size, for the precision goal.
         let mut at_size: Vec<CellResult> = Vec::new();
-        // Slots voided by their canary (canaryPolicy Void), each run again; at most as many
-        // as were planned.
+        // Slots voided by a cell that ran and is not valid (its canary under canaryPolicy Void,
+        // an election, an error budget spent, a cell that stopped early), each run again; at
+        // most as many as were planned.
         let mut voided = 0;
         let mut slot = 1;
         loop {
             if slot > bench.repetitions + voided {
                 let Some(goal) = &bench.precision else { break };
                 let elapsed = started.elapsed();
-                if let Some(outcome) =
-                    precision_outcome(goal, &at_size, baseline, slot - 1, elapsed)
+                let standing = slots::standing(
+                    &at_size,
+                    baseline,
+                    &bench.metrics,
+                    goal,
+                    bench.repetitions,
+                );
+                if let Some(outcome) = precision_outcome(goal, standing, slot - 1, elapsed)
                 {
                     events.precision(&size.0, &outcome);
                     break;
@@ -305,8 +332,8 @@ async fn run_all(
                             }
                         }
                         let mut result = result;
-                        slot_voided |=
-                            probes.keep(&mut result, probe, servers, bench.canary_policy);
+                        probes.keep(&mut result, probe, servers, bench.canary_policy);
+                        slot_voided |= slots::voids_slot(&result);
                         result
                     }
                     (None, None) => unreachable!("a target without a state is broken"),
@@ -317,6 +344,7 @@ async fn run_all(
                         position: position as u32,
                     });
                 }
+                result.design = Some(bench.design());
                 events.finished(&cell, &result).await?;
                 at_size.push(result.clone());
                 results.push(result);
@@ -334,16 +362,14 @@ async fn run_all(
     Ok(results)
 }
 
-/// Whether a size stops adding slots under `goal` after `slots` slots whose results are
-/// `at_size`, `elapsed` after the runner started: `Some` with why, `None` to add another.
+/// Whether a size stops adding slots under `goal` after `slots` slots that stand at
+/// `standing`, `elapsed` after the runner started: `Some` with why, `None` to add another.
 fn precision_outcome(
     goal: &PrecisionGoal,
-    at_size: &[CellResult],
-    baseline: &str,
+    standing: Standing,
     slots: u32,
     elapsed: std::time::Duration,
 ) -> Option<PrecisionOutcome> {
-    let standing = slots::standing(at_size, baseline, goal.mde_percent);
     if let Standing::Reached { widest_mde_percent } = standing {
         return Some(PrecisionOutcome::Reached {
             repetitions: slots,
@@ -410,7 +436,9 @@ mod tests {
             mde_percent: 1.0,
             max_repetitions: 5,
             max_duration: Some(Duration::from_secs(60)),
+            family: 1,
         };
+        let metrics = [VerdictMetric::Throughput];
         let noisy: Vec<CellResult> = [(100.0, 110.0), (100.0, 95.0), (100.0, 104.0)]
             .into_iter()
             .enumerate()
@@ -421,13 +449,14 @@ mod tests {
                 ]
             })
             .collect();
+        let at = |results: &[CellResult]| slots::standing(results, "a", &metrics, &goal, 3);
         let second = Duration::from_secs(1);
-        assert_eq!(precision_outcome(&goal, &noisy, "a", 3, second), None);
+        assert_eq!(precision_outcome(&goal, at(&noisy), 3, second), None);
         let Some(PrecisionOutcome::NotReached {
             repetitions,
             limit,
             standing,
-        }) = precision_outcome(&goal, &noisy, "a", 5, second)
+        }) = precision_outcome(&goal, at(&noisy), 5, second)
         else {
             panic!("the repetitions limit stops it");
         };
@@ -435,25 +464,28 @@ mod tests {
             (repetitions, limit.as_str()),
             (5, "precision.maxRepetitions 5")
         );
+        // The pilot's spread (log ratios of 1.10, 0.95, 1.04) asks for far more than 5 slots.
         assert!(
-            matches!(standing, Standing::Short { ref target, mde_percent: Some(m) } if target == "b" && m > 1.0)
+            matches!(standing, Standing::Short { ref target, need: Need::Unreachable { mde_percent } } if target == "b" && mde_percent > 1.0),
+            "{standing:?}"
         );
-        let Some(outcome) = precision_outcome(&goal, &noisy, "a", 3, Duration::from_secs(61))
+        let Some(outcome) = precision_outcome(&goal, at(&noisy), 3, Duration::from_secs(61))
         else {
             panic!("the duration limit stops it");
         };
         assert!(
             outcome.to_string().starts_with("PrecisionNotReached: MDE ")
-                && outcome
-                    .to_string()
-                    .ends_with("% (b) after 3 reps (precision.maxDuration 1m)"),
+                && outcome.to_string().ends_with(
+                    "%, the goal out of reach (b) after 3 reps (precision.maxDuration 1m)"
+                ),
             "{outcome}"
         );
-        // Ratios of exactly 1.1 in every slot: the MDE is at the resolution, far below 1 %.
+        // Ratios of exactly 1.1 in every slot: the spread is at the resolution, and the pilot
+        // of 3 is enough.
         let steady: Vec<CellResult> = (1..=3)
             .flat_map(|s| [slotted_result("a", s, 100.0), slotted_result("b", s, 110.0)])
             .collect();
-        let outcome = precision_outcome(&goal, &steady, "a", 3, second).unwrap();
+        let outcome = precision_outcome(&goal, at(&steady), 3, second).unwrap();
         assert!(
             matches!(outcome, PrecisionOutcome::Reached { repetitions: 3, widest_mde_percent } if widest_mde_percent < 1.0),
             "{outcome:?}"

@@ -139,6 +139,7 @@ pub(super) fn benchmark(
         sizes: spec.dataset.sizes.iter().cloned().zip(sizes).collect(),
         repetitions: spec.repetitions(),
         precision: PrecisionGoal::of(spec).map_err(|e| invalid(format!("spec.precision: {e}")))?,
+        metrics: spec.verdict_metrics(),
         canary_policy: spec.canary_policy(),
         server_canaries: BTreeMap::new(),
         baseline: spec.baseline().to_owned(),
