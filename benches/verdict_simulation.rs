@@ -4,7 +4,8 @@
 //! of 1 to 10 %, and the slots run, for fixed repetitions and for a precision goal under the
 //! two-stage design and under the rule it replaced.
 //!
-//! `cargo bench --bench verdict_simulation [-- RUNS]` (default 20,000 runs a row).
+//! `cargo bench --bench verdict_simulation [-- RUNS]` (default 20,000 runs a row; `--profile
+//! dev` builds it without optimising, as the tests run).
 
 use std::time::Instant;
 
@@ -54,7 +55,7 @@ fn main() {
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for slots in [3, 5, 10] {
         for targets in [2, 4] {
-            for sd in [0.5, 2.0, 5.0] {
+            for sd in [2.0] {
                 let fixed = Scenario {
                     targets,
                     ratio_sd_percent: sd,
@@ -69,8 +70,8 @@ fn main() {
         ("until MDE ≤ 3 % (before)", Rule::UntilMdeReached),
         ("two-stage, goal 3 %", Rule::TwoStage),
     ] {
-        for targets in [2, 3, 4] {
-            for sd in [0.5, 1.0, 2.0, 3.0, 4.0, 5.0] {
+        for targets in [2, 4] {
+            for sd in [0.5, 2.0, 4.0] {
                 let scenario = Scenario {
                     targets,
                     ratio_sd_percent: sd,

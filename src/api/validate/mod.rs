@@ -101,7 +101,7 @@ pub fn validate_update(old: &MongoBenchmarkSpec, new: &MongoBenchmarkSpec) -> Ve
 }
 
 /// Spec fields that may not change after creation.
-pub const IMMUTABLE_FIELDS: [&str; 11] = [
+pub const IMMUTABLE_FIELDS: [&str; 12] = [
     "targets",
     "platforms",
     "replicaSet",
@@ -110,6 +110,7 @@ pub const IMMUTABLE_FIELDS: [&str; 11] = [
     "client",
     "repetitions",
     "precision",
+    "verdict",
     "canaryPolicy",
     "baseline",
     "parallelism",
