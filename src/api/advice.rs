@@ -94,7 +94,10 @@ fn fixed_rate_throughput(spec: &MongoBenchmarkSpec) -> Option<Advice> {
     Some(Advice {
         path: "spec.verdict.metrics".to_owned(),
         message: format!(
-            "throughput is a verdict metric, but workload.targetOpsPerSecond fixes the rate at              {rate} ops/s: below every target's knee each achieves it, so throughput is equal              by construction and its verdict says nothing; declare the figures that differ              (metrics: [cpuPerOperation, p99Latency])"
+            "throughput is a verdict metric, but workload.targetOpsPerSecond fixes the rate at \
+             {rate} ops/s: below every target's knee each achieves it, so throughput is equal \
+             by construction and its verdict says nothing; declare the figures that differ \
+             (metrics: [cpuPerOperation, p99Latency])"
         ),
     })
 }

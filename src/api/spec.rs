@@ -241,8 +241,10 @@ pub struct MongoBenchmarkSpec {
     /// marks its canary; `Void` makes the cell invalid (left out of the statistics) and runs
     /// its slot again. The canary is a fixed CPU, memory and loopback probe of the client, and
     /// of each provisioned replica-set member's node (through its sidecar), taken before every
-    /// cell; it deviates when a figure is over 25 % from the median of the same machine's
-    /// earlier probes in the run (docs/results.md, "Noise canaries"). Immutable.
+    /// cell and during its measured phase (steal time, a light CPU probe); it deviates when a
+    /// figure is further from the median of the same machine's reference and earlier probes
+    /// than the precision goal (`precision.mdePercent`, at least 2.5 %; 25 % without a goal)
+    /// (docs/results.md, "Noise canaries"). Immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "Flag"))]
     pub canary_policy: Option<CanaryPolicy>,

@@ -114,6 +114,7 @@ pub fn result(
         slot: None,
         design: None,
         canary: None,
+        phase_canary: None,
         server_canaries: Vec::new(),
         sweep: None,
         sharding: None,

@@ -183,14 +183,20 @@ mod tests {
         let c = compare(&study(), &options()).unwrap();
         // ±95 % CI of the means: t₀.₉₇₅(2) · 20 / √3 = 49.68… for both targets.
         let expected = "\
-flights/v1, platform n2, size 1M: baseline psmdb-8.0
-TARGET     REPS   OPS/S  ±95% CI     CV  ERRORS  Δ OPS/S  Δ OPS/S 95% CI   P (HOLM)   MDE  PAIRED CV  P99 µs   Δ P99  CPU µs/OP  VERDICT
-psmdb-8.0     3  1000.0     49.7  2.00%   0.00%        -  -                       -     -          -   200.0       -       50.0  baseline
-mongo-9.0     3  1100.0     49.7  1.82%   0.00%   +10.0%  [+5.3%, +14.9%]     0.004  6.1%          -   180.0  -10.0%       45.0  faster
+flights/v1, platform n2, size 1M: baseline psmdb-8.0, verdicts on throughput
+TARGET     REPS   OPS/S  ±95% CI     CV  ERRORS  Δ OPS/S  Δ CI             LEVEL  P (HOLM)   MDE  CAUTIOUS MDE  PAIRED CV  P99 µs   Δ P99  CPU µs/OP  VERDICT
+psmdb-8.0     3  1000.0     49.7  2.00%   0.00%        -  -                    -         -     -             -          -   200.0       -       50.0  baseline
+mongo-9.0     3  1100.0     49.7  1.82%   0.00%   +10.0%  [+5.3%, +14.9%]    95%     0.004  6.1%          9.5%          -   180.0  -10.0%       45.0  faster
   psmdb-8.0: 0.4167 per million operations
   mongo-9.0: 0.3788 per million operations
 
-mongo-9.0 +10.0% ±4.9% ops/s vs psmdb-8.0 at 1M, 3 reps, MDE 6.1%
+Verdict metrics (declared before the run): throughput; the other figures are descriptive.
+Test: Welch's t-test of independent groups with Fieller's interval.
+Holm–Bonferroni over the 1 test of the comparison, significant below 5%; a verdict needs 3 valid repetitions on each side (paired: 3 slots holding both).
+Intervals: Holm-adjusted, each at the level Holm's step-down judged its test at (95% for a single test), so an interval excludes 0 exactly when its verdict is a difference.
+MDE: the difference these repetitions would find with 80% power at level 5% ÷ 1, from the spread measured; the cautious MDE takes the spread at its upper 80% confidence bound.
+
+mongo-9.0 +10.0% [+5.3%, +14.9%] ops/s vs psmdb-8.0 at 1M, 3 reps, MDE 6.1%
 ";
         assert_eq!(render_comparison(&c), expected);
     }

@@ -105,6 +105,10 @@ pub struct CellResult {
     /// The noise canary taken just before the cell (docs/results.md, "Noise canaries").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canary: Option<crate::measure::canary::CanaryRecord>,
+    /// The noise canary sampled during the measured phase: steal time and a light CPU probe
+    /// each second (docs/results.md, "Noise canaries").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase_canary: Option<crate::measure::phase_canary::PhaseCanary>,
     /// The noise canaries of the target's server nodes taken just before the cell, one per
     /// member with a canary beside it (provisioned replica sets). Empty for other targets.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -160,6 +164,7 @@ impl CellResult {
             slot: None,
             design: None,
             canary: None,
+            phase_canary: None,
             server_canaries: Vec::new(),
             sweep: None,
             sharding: None,

@@ -179,6 +179,7 @@ pub(crate) fn with_measured(
         slot: None,
         design: None,
         canary: None,
+        phase_canary: None,
         server_canaries: Vec::new(),
         sweep: None,
         sharding: None,

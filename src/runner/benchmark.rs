@@ -226,8 +226,11 @@ async fn run_all(
         targets.first().map_or("", |t| t.target.name.as_str())
     };
     let mut results = Vec::new();
-    // The run's noise canaries so far, each cell's against the earlier ones of its machine.
-    let mut probes = Probes::default();
+    // The run's noise canaries so far, each cell's against the reference and earlier ones of
+    // its machine, at the threshold the precision goal sets.
+    let mut probes = Probes::new(canary::threshold(bench.precision.map(|g| g.mde_percent)));
+    let addresses: Vec<String> = bench.server_canaries.values().flatten().cloned().collect();
+    probes.reference(&addresses).await;
     // Per target: its collection's known state, or why it cannot go on at this size.
     let mut states: BTreeMap<&str, Seeded> = BTreeMap::new();
     let mut broken: BTreeMap<&str, String> = BTreeMap::new();

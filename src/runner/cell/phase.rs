@@ -131,6 +131,7 @@ impl CellRun<'_> {
         let own = measure(inputs, target, issued.as_ref(), progress)
             .await
             .map_err(|e| (measuring, e))?;
+        result.phase_canary = Some(own.during);
         let mut parts = vec![own.partial];
         let replies = self
             .replies(issued.as_ref(), settings.measured, own.wall)
