@@ -198,6 +198,7 @@ async fn one_run(args: &Args, connected: &[Connected], run: u32) -> bool {
         )],
         repetitions: args.slots,
         precision: None,
+        metrics: vec![mongobench::api::VerdictMetric::Throughput],
         canary_policy: CanaryPolicy::Flag,
         server_canaries: Default::default(),
         baseline: args.targets[0].0.clone(),

@@ -190,7 +190,11 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
     let t = &c.metrics[0];
     assert_eq!(t.metric, mongobench::api::VerdictMetric::Throughput);
     assert_eq!(t.verdict, Some(Verdict::Slower));
-    assert_eq!(t.interval_confidence_percent, Some(95.0), "a family of one test");
+    assert_eq!(
+        t.interval_confidence_percent,
+        Some(95.0),
+        "a family of one test"
+    );
     let (low, high) = (
         t.interval_low_percent.unwrap(),
         t.interval_high_percent.unwrap(),

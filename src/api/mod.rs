@@ -50,9 +50,8 @@ pub use spec::{
 };
 pub use status::{
     CellCounts, CellPhase, CellShards, CellStatus, CellSweep, Comparison, MetricComparison,
-    MongoBenchmarkStatus,
-    NodeInfo, OperationLatency, Regime, ResultRef, RunnerStatus, StatusPhase, SweepPoint,
-    TargetStatus, Verdict, condition_types,
+    MongoBenchmarkStatus, NodeInfo, OperationLatency, Regime, ResultRef, RunnerStatus, StatusPhase,
+    SweepPoint, TargetStatus, Verdict, condition_types,
 };
 pub use sweep::{FindMax, LatencyGoal, Percentile, Sweep};
 pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target};

@@ -48,8 +48,8 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
             args.pilot
         )));
     }
-    let estimates = estimate(&results, &options, args.mde, args.pilot)
-        .map_err(|e| invalid(e.to_string()))?;
+    let estimates =
+        estimate(&results, &options, args.mde, args.pilot).map_err(|e| invalid(e.to_string()))?;
     if estimates.is_empty() {
         eprintln!(
             "mongobench plan: nothing to estimate: no target is compared with {} (one target, \

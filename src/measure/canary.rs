@@ -267,7 +267,10 @@ mod tests {
         assert_eq!(d.beyond(DEVIATION_THRESHOLD), None);
         // A run with a 3 % goal flags the 20 % slower CPU.
         assert_eq!(d.beyond(threshold(Some(3.0))).map(|(n, _)| n), Some("CPU"));
-        assert_eq!((threshold(Some(3.0)), threshold(Some(1.0)), threshold(None)), (0.03, NOISE_FLOOR, 0.25));
+        assert_eq!(
+            (threshold(Some(3.0)), threshold(Some(1.0)), threshold(None)),
+            (0.03, NOISE_FLOOR, 0.25)
+        );
         let slow = deviation(&figures(1025.0, 7.6, Some(40.0)), &earlier).unwrap();
         let (name, f) = slow.beyond(DEVIATION_THRESHOLD).unwrap();
         assert_eq!(name, "loopback round trip");
@@ -275,7 +278,10 @@ mod tests {
         assert!((slow.memory - 0.25).abs() < 1e-12, "{slow:?}");
         // A faster machine deviates too.
         let fast = deviation(&figures(500.0, 9.5, None), &earlier).unwrap();
-        assert_eq!(fast.beyond(DEVIATION_THRESHOLD).map(|(n, _)| n), Some("CPU"));
+        assert_eq!(
+            fast.beyond(DEVIATION_THRESHOLD).map(|(n, _)| n),
+            Some("CPU")
+        );
         assert_eq!(fast.loopback, None);
         assert_eq!(deviation(&figures(1.0, 1.0, None), &earlier[..2]), None);
     }

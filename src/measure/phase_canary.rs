@@ -181,6 +181,10 @@ mod tests {
         assert_eq!(seen.seconds, 2, "{seen:?}");
         assert!(seen.cpu_us.is_some_and(|c| c > 0.0), "{seen:?}");
         // This machine runs Linux: /proc/stat is there.
-        assert!(seen.steal_percent.is_some_and(|s| (0.0..=100.0).contains(&s)), "{seen:?}");
+        assert!(
+            seen.steal_percent
+                .is_some_and(|s| (0.0..=100.0).contains(&s)),
+            "{seen:?}"
+        );
     }
 }

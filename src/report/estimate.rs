@@ -106,8 +106,11 @@ pub fn estimate(
                     Summary::of(&logs).ok().and_then(|s| s.std_dev)
                 } else {
                     let cv = |cells: &[&CellResult]| {
-                        let values: Option<Vec<f64>> =
-                            cells.iter().filter(|c| c.is_valid()).map(|c| f(c)).collect();
+                        let values: Option<Vec<f64>> = cells
+                            .iter()
+                            .filter(|c| c.is_valid())
+                            .map(|c| f(c))
+                            .collect();
                         Summary::of(&values?).ok()?.cv
                     };
                     cv(&base)
@@ -130,9 +133,15 @@ pub fn estimate(
     // The family the runner's goal judges at: every estimate's test together.
     let level = ALPHA / out.len().max(1) as f64;
     for e in &mut out {
-        e.slots_needed = e
-            .sd_log
-            .and_then(|s| two_stage_pairs(s, pilot.max(MIN_REPETITIONS), goal_percent, level, MAX_SLOTS));
+        e.slots_needed = e.sd_log.and_then(|s| {
+            two_stage_pairs(
+                s,
+                pilot.max(MIN_REPETITIONS),
+                goal_percent,
+                level,
+                MAX_SLOTS,
+            )
+        });
     }
     Ok(out)
 }
@@ -258,7 +267,10 @@ mod tests {
         let mean = logs.iter().sum::<f64>() / 3.0;
         let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
         assert!((e.sd_log.unwrap() - sd).abs() < 1e-12);
-        assert_eq!(e.slots_needed, two_stage_pairs(sd, 3, 1.0, ALPHA, MAX_SLOTS));
+        assert_eq!(
+            e.slots_needed,
+            two_stage_pairs(sd, 3, 1.0, ALPHA, MAX_SLOTS)
+        );
         assert_eq!(e.metric, VerdictMetric::Throughput);
         // Each cell of sample_result measures 10 s: a slot of two targets is 20 s.
         assert!((e.seconds_per_slot - 20.0).abs() < 1e-9, "{e:?}");

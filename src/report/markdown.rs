@@ -44,7 +44,11 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
     }
     out.push_str(&sweeps(results));
     out.push_str(&shards(results));
-    out.push_str(&how_measured(results, &options.baseline, comparison.ok().as_ref()));
+    out.push_str(&how_measured(
+        results,
+        &options.baseline,
+        comparison.ok().as_ref(),
+    ));
     out
 }
 
@@ -72,7 +76,12 @@ fn table(c: &Comparison) -> String {
                     .map_or("–".to_string(), |d| format!("{:+.1}%", d.percent)),
             };
             let mde = first
-                .and_then(|v| Some(format!("{:.1}% ({:.1}%)", v.mde_percent?, v.mde_upper_percent?)))
+                .and_then(|v| {
+                    Some(format!(
+                        "{:.1}% ({:.1}%)",
+                        v.mde_percent?, v.mde_upper_percent?
+                    ))
+                })
                 .unwrap_or("–".to_string());
             let cells = r.repetitions + r.excluded.len();
             let reps = if r.excluded.is_empty() {

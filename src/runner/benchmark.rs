@@ -97,7 +97,10 @@ impl std::fmt::Display for PrecisionOutcome {
                     } => format!("a pilot of {pairs} valid pairs, too few for an MDE ({target})"),
                     Standing::Short {
                         target,
-                        need: Need::Slots { slots, mde_percent, .. },
+                        need:
+                            Need::Slots {
+                                slots, mde_percent, ..
+                            },
                     } => format!("MDE {mde_percent:.1}%, {slots} slots needed ({target})"),
                     Standing::Short {
                         target,
@@ -268,15 +271,9 @@ async fn run_all(
             if slot > bench.repetitions + voided {
                 let Some(goal) = &bench.precision else { break };
                 let elapsed = started.elapsed();
-                let standing = slots::standing(
-                    &at_size,
-                    baseline,
-                    &bench.metrics,
-                    goal,
-                    bench.repetitions,
-                );
-                if let Some(outcome) = precision_outcome(goal, standing, slot - 1, elapsed)
-                {
+                let standing =
+                    slots::standing(&at_size, baseline, &bench.metrics, goal, bench.repetitions);
+                if let Some(outcome) = precision_outcome(goal, standing, slot - 1, elapsed) {
                     events.precision(&size.0, &outcome);
                     break;
                 }
@@ -472,8 +469,7 @@ mod tests {
             matches!(standing, Standing::Short { ref target, need: Need::Unreachable { mde_percent } } if target == "b" && mde_percent > 1.0),
             "{standing:?}"
         );
-        let Some(outcome) = precision_outcome(&goal, at(&noisy), 3, Duration::from_secs(61))
-        else {
+        let Some(outcome) = precision_outcome(&goal, at(&noisy), 3, Duration::from_secs(61)) else {
             panic!("the duration limit stops it");
         };
         assert!(

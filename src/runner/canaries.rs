@@ -307,16 +307,20 @@ mod tests {
         );
         assert_eq!(
             slow.invalid_reasons,
-            ["noise canary: the client's CPU during the measured phase was 4% slower than the \
-              run's median (canaryPolicy Void; its slot runs again)"]
+            [
+                "noise canary: the client's CPU during the measured phase was 4% slower than the \
+              run's median (canaryPolicy Void; its slot runs again)"
+            ]
         );
         // 6 % of the CPUs' time stolen: past the goal whatever the probe.
         let (void, stolen) = cell(4, phase(6.0, 404.0));
         assert!(void);
         assert_eq!(
             stolen.invalid_reasons,
-            ["noise canary: the client's steal time was 6.0% of the CPUs' time during the \
-              measured phase (canaryPolicy Void; its slot runs again)"]
+            [
+                "noise canary: the client's steal time was 6.0% of the CPUs' time during the \
+              measured phase (canaryPolicy Void; its slot runs again)"
+            ]
         );
         // Without a goal the same phase is within the 25 % of old.
         let mut lenient = Probes::new(canary::threshold(None));

@@ -134,9 +134,9 @@ pub fn standing(
     let named = comparisons(results, baseline, metrics);
     let pairs: Vec<Vec<(f64, f64)>> = named.iter().map(|(_, p)| p.clone()).collect();
     match goal.design(planned).standing(&pairs) {
-        sequential::Standing::Reached { widest_mde_percent } => Standing::Reached {
-            widest_mde_percent,
-        },
+        sequential::Standing::Reached { widest_mde_percent } => {
+            Standing::Reached { widest_mde_percent }
+        }
         sequential::Standing::Short { index, need } => Standing::Short {
             target: named
                 .get(index)
@@ -220,7 +220,10 @@ mod tests {
             .unwrap()
             .mde_percent(ALPHA)
             .unwrap();
-        assert!((widest_mde_percent - mde).abs() < 1e-12, "{widest_mde_percent}");
+        assert!(
+            (widest_mde_percent - mde).abs() < 1e-12,
+            "{widest_mde_percent}"
+        );
         // A 1 % goal asks for 3 · (2.42 / 1)² ≈ 14 slots: 3 are short by 11.
         let tight = PrecisionGoal {
             mde_percent: 1.0,

@@ -24,8 +24,8 @@ pub use comparison::{
     CompareError, CompareOptions, Comparison, ComparisonGroup, ComparisonRow, MetricVerdict,
     Verdict, compare_options,
 };
-pub use method::method_lines;
 pub use headline::headline;
+pub use method::method_lines;
 pub use stats::MIN_REPETITIONS;
 
 #[cfg(test)]

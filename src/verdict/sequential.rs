@@ -118,7 +118,13 @@ impl TwoStage {
         let sd = log_ratio_sd(&pairs[..self.pilot]);
         let df = (self.pilot - 1) as f64;
         let mde = paired_mde_percent(sd, pairs.len(), df, self.level());
-        match two_stage_pairs(sd, self.pilot, self.goal_percent, self.level(), self.max_slots) {
+        match two_stage_pairs(
+            sd,
+            self.pilot,
+            self.goal_percent,
+            self.level(),
+            self.max_slots,
+        ) {
             Some(slots) => Need::Slots {
                 slots,
                 pairs: pairs.len(),

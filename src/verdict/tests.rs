@@ -2,14 +2,14 @@ use std::time::Duration;
 
 use super::compare::ops_per_sec;
 use super::stats::{self, ALPHA, Delta, Summary, holm};
-use crate::api::VerdictMetric;
-use crate::result::{CellResult, Slot};
 use super::testing::{options, res, study};
 use super::*;
+use crate::api::VerdictMetric;
 use crate::measure::ErrorKind;
 use crate::report::render_comparison;
 use crate::result::CellStatus;
 use crate::result::testing::{cell, identity, result_from};
+use crate::result::{CellResult, Slot};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
@@ -46,7 +46,10 @@ fn deltas_intervals_and_tests_across_three_repetitions() {
     // One test: Holm leaves its p-value and level as they are.
     assert_eq!(c.family, 1);
     let v = &m.verdicts[0];
-    assert_eq!((v.metric, v.verdict), (VerdictMetric::Throughput, Verdict::Faster));
+    assert_eq!(
+        (v.metric, v.verdict),
+        (VerdictMetric::Throughput, Verdict::Faster)
+    );
     assert_eq!(v.delta, Some(d));
     let (lo, hi) = v.interval_percent.unwrap();
     assert!(close(lo, 5.343376273896673) && close(hi, 14.882976700523548));
@@ -378,14 +381,14 @@ fn every_declared_metric_gets_a_verdict_and_holm_adjusts_them_together() {
     ];
     let intervals = [
         (3.420514436756669, 17.040626470392178),
-        (-20.321393462097613, 1.5020013441666471),
-        (-22.75044586079624, 4.6019767137757364),
+        (-20.321393462097613, 1.502001344166647),
+        (-22.75044586079624, 4.601976713775737),
     ];
     // MDE at 5 %/3 and 80 % power, and with the spread at its upper 80 % bound.
     let mdes = [
         (8.004525962106467, 12.467652907793495),
         (16.009051924212934, 24.93530581558699),
-        (20.011314905266168, 31.169132269483737),
+        (20.01131490526617, 31.169132269483737),
     ];
     for (i, v) in m.verdicts.iter().enumerate() {
         assert_eq!(v.metric, all[i]);
@@ -394,7 +397,10 @@ fn every_declared_metric_gets_a_verdict_and_holm_adjusts_them_together() {
         assert!(close(v.adjusted_p_value.unwrap(), adjusted), "{v:?}");
         assert!(close(v.interval_confidence.unwrap(), confidence), "{v:?}");
         let (lo, hi) = v.interval_percent.unwrap();
-        assert!(close(lo, intervals[i].0) && close(hi, intervals[i].1), "{v:?}");
+        assert!(
+            close(lo, intervals[i].0) && close(hi, intervals[i].1),
+            "{v:?}"
+        );
         assert!(close(v.mde_percent.unwrap(), mdes[i].0), "{v:?}");
         assert!(close(v.mde_upper_percent.unwrap(), mdes[i].1), "{v:?}");
         // Never an interval that excludes 0 beside no significant difference.
@@ -462,8 +468,12 @@ fn a_paired_schedule_stays_paired_when_too_few_pairs_remain() {
     // Three slots, one of the candidate's cells invalid: two pairs are left. The schedule
     // paired them, so the verdict waits for a third pair instead of switching to Welch's test.
     let mut results = Vec::new();
-    for (slot, base, cand) in [(1, 1000, 1100), (2, 1200, 1320), (3, 900, 990), (4, 1000, 1100)]
-    {
+    for (slot, base, cand) in [
+        (1, 1000, 1100),
+        (2, 1200, 1320),
+        (3, 900, 990),
+        (4, 1000, 1100),
+    ] {
         results.push(slotted("psmdb-8.0", slot, base));
         results.push(slotted("mongo-9.0", slot, cand));
     }
@@ -511,7 +521,10 @@ fn a_recorded_pilot_makes_the_test_two_stage_and_the_method_says_so() {
         .map(|s| (ops_per_sec(&s[0]).unwrap(), ops_per_sec(&s[1]).unwrap()))
         .collect();
     assert_eq!(v.delta, Delta::paired(&pairs, Some(3)).ok());
-    assert_eq!(v.delta.unwrap().method, stats::Method::TwoStage { pilot: 3 });
+    assert_eq!(
+        v.delta.unwrap().method,
+        stats::Method::TwoStage { pilot: 3 }
+    );
     let lines = method_lines(&c);
     assert_eq!(
         lines[1],

@@ -164,3 +164,5 @@ mod tests;
 mod tests_sharding;
 #[cfg(test)]
 mod tests_sweep;
+#[cfg(test)]
+mod tests_verdict;

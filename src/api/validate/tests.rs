@@ -484,22 +484,6 @@ fn precision_goals_need_two_targets_and_room_to_add_repetitions() {
 }
 
 #[test]
-fn verdict_metrics_are_known_and_named_once() {
-    let metrics = |m: Value| with("/spec/verdict", json!({"metrics": m}));
-    assert_eq!(
-        errors(&metrics(json!(["throughput", "cpuPerOperation", "p99Latency"]))),
-        Vec::<String>::new()
-    );
-    assert_eq!(
-        errors(&metrics(json!(["cpuPerOperation", "throughput", "cpuPerOperation"]))),
-        ["spec.verdict.metrics[2]: cpuPerOperation is named twice: each metric gets one verdict"]
-    );
-    let unknown = errors(&metrics(json!(["latency"])));
-    assert_eq!(unknown.len(), 1, "{unknown:?}");
-    assert!(unknown[0].starts_with("spec.verdict.metrics[0]: "), "{unknown:?}");
-}
-
-#[test]
 fn repetitions_bounds_and_unknown_fields() {
     assert_eq!(
         errors(&with("/spec/repetitions", json!(0))),

@@ -2,10 +2,12 @@
 //! rows as [`Comparison`] entries, the Precision condition's verdict and the headline line.
 
 use super::cells::round3;
-use crate::api::{CellPhase, CellStatus, Comparison, MetricComparison, MongoBenchmarkSpec, Verdict};
-use crate::verdict::stats::Method;
+use crate::api::{
+    CellPhase, CellStatus, Comparison, MetricComparison, MongoBenchmarkSpec, Verdict,
+};
 use crate::result::CellResult;
 use crate::verdict;
+use crate::verdict::stats::Method;
 
 /// The comparison of `results` (complete ones; invalid ones are left out and counted there),
 /// or `None` when there is nothing to compare yet.

@@ -83,7 +83,11 @@ pub(super) fn headline_and_verdicts(comparison: &Result<Comparison, CompareError
                     or_dash(first.and_then(interval)),
                     or_dash(first.and_then(level)),
                     or_dash(first.and_then(|v| v.adjusted_p_value).map(p_value)),
-                    or_dash(first.and_then(|v| v.mde_percent).map(|m| format!("{m:.1}%"))),
+                    or_dash(
+                        first
+                            .and_then(|v| v.mde_percent)
+                            .map(|m| format!("{m:.1}%")),
+                    ),
                     or_dash(
                         first
                             .and_then(|v| v.mde_upper_percent)

@@ -10,8 +10,8 @@
 //! deviation `ratio_sd` ÷ √2, so that the per-slot log ratio has standard deviation
 //! `ratio_sd`; the first candidate differs by `effect_percent`, the others not at all.
 
-use super::comparison::{MetricVerdict, Verdict};
 use super::compare::tested;
+use super::comparison::{MetricVerdict, Verdict};
 use super::family::decide;
 use super::sequential::{Standing, TwoStage};
 use super::stats::{ALPHA, Delta};
@@ -118,7 +118,10 @@ pub fn simulate(scenario: &Scenario, runs: usize, seed: u64) -> Outcome {
         outcome.slots += slots.len();
         let verdicts = decide_run(scenario, &slots, 1.0);
         let null_from = usize::from(scenario.effect_percent != 0.0);
-        if verdicts[null_from..].iter().any(|v| v.verdict.is_difference()) {
+        if verdicts[null_from..]
+            .iter()
+            .any(|v| v.verdict.is_difference())
+        {
             outcome.false_different += 1;
         }
         let first = &verdicts[0];
@@ -228,7 +231,13 @@ fn decide_run(scenario: &Scenario, slots: &[Slot], shift: f64) -> Vec<MetricVerd
     };
     let mut verdicts: Vec<MetricVerdict> = pairs(slots, shift)
         .iter()
-        .map(|p| tested(VerdictMetric::Throughput, Delta::paired(p, pilot).ok(), true))
+        .map(|p| {
+            tested(
+                VerdictMetric::Throughput,
+                Delta::paired(p, pilot).ok(),
+                true,
+            )
+        })
         .collect();
     decide(
         verdicts

@@ -70,7 +70,10 @@ fn the_two_stage_design_holds_the_level_family_wise() {
 fn fixed_repetitions_hold_the_level_and_find_their_reported_mde() {
     for (targets, slots) in [(2, 3), (3, 5), (4, 10)] {
         let o = simulate(&fixed(targets, 2.0, slots), RUNS, SEED);
-        assert!(o.false_rate() <= 0.055, "{targets} targets, {slots} slots: {o:?}");
+        assert!(
+            o.false_rate() <= 0.055,
+            "{targets} targets, {slots} slots: {o:?}"
+        );
         let power = o.power_at_reported_mde();
         assert!(
             (0.75..=0.85).contains(&power),

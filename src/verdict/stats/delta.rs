@@ -206,7 +206,9 @@ impl Delta {
     pub fn interval_percent(&self, alpha: f64) -> Option<(f64, f64)> {
         let t = t_quantile(1.0 - alpha / 2.0, self.df?);
         match self.spread? {
-            Spread::Log { mean, se } => Some((log_percent(mean - t * se), log_percent(mean + t * se))),
+            Spread::Log { mean, se } => {
+                Some((log_percent(mean - t * se), log_percent(mean + t * se)))
+            }
             Spread::Means { mb, vb, mc, vc } => fieller(mb, vb, mc, vc, t)
                 .map(|(low, high)| ((low - 1.0) * 100.0, (high - 1.0) * 100.0)),
         }
@@ -224,7 +226,10 @@ impl Delta {
     /// repetitions not happened to vary less than the machine does.
     pub fn mde_upper_percent(&self, alpha: f64) -> Option<f64> {
         let df = self.df?;
-        self.mde_with(alpha, (df / chi_square_quantile(1.0 - SPREAD_CONFIDENCE, df)).sqrt())
+        self.mde_with(
+            alpha,
+            (df / chi_square_quantile(1.0 - SPREAD_CONFIDENCE, df)).sqrt(),
+        )
     }
 
     fn mde_with(&self, alpha: f64, spread_factor: f64) -> Option<f64> {
@@ -281,7 +286,9 @@ pub fn two_stage_pairs(
     let goal = (1.0 + goal_percent / 100.0).ln();
     let exact = (k * pilot_sd_log.max(RESOLUTION) / goal).powi(2);
     // The ceiling, less a rounding error's worth, so that an exact square stays itself.
-    let n = ((exact - 1e-9).ceil().max(0.0) as usize).max(pilot).max(MIN_REPETITIONS);
+    let n = ((exact - 1e-9).ceil().max(0.0) as usize)
+        .max(pilot)
+        .max(MIN_REPETITIONS);
     (n <= max).then_some(n)
 }
 

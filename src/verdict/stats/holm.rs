@@ -28,7 +28,7 @@ pub fn holm_levels(p_values: &[f64]) -> Vec<f64> {
     let mut stopped: Option<f64> = None;
     for (rank, i) in ranked(p_values).into_iter().enumerate() {
         let step = ALPHA / (m - rank) as f64;
-        let level = *stopped.get_or_insert_with(|| step);
+        let level = *stopped.get_or_insert(step);
         if p_values[i] >= level {
             levels[i] = level;
         } else {
