@@ -113,6 +113,7 @@ pub fn result(
         mongobench_version: None,
         slot: None,
         design: None,
+        simultaneous: None,
         canary: None,
         phase_canary: None,
         server_canaries: Vec::new(),

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::cell::{CellId, CellStatus, Slot};
+use super::cell::{CellId, CellStatus, Simultaneous, Slot};
 use super::client::{ClientPath, ClientPod, TargetCounts};
 use super::dataset::DatasetInfo;
 use super::identity::WorkloadIdentity;
@@ -102,6 +102,10 @@ pub struct CellResult {
     /// precision goal, its pilot slots. Absent in results written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub design: Option<super::cell::VerdictDesign>,
+    /// A cell of a simultaneous slot (`parallelism: Simultaneous`): when the common measured
+    /// window began and, where the targets trade places, the side it ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simultaneous: Option<Simultaneous>,
     /// The noise canary taken just before the cell (docs/results.md, "Noise canaries").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canary: Option<crate::measure::canary::CanaryRecord>,
@@ -163,6 +167,7 @@ impl CellResult {
             mongobench_version: None,
             slot: None,
             design: None,
+            simultaneous: None,
             canary: None,
             phase_canary: None,
             server_canaries: Vec::new(),

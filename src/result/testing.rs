@@ -178,6 +178,7 @@ pub(crate) fn with_measured(
         cell,
         slot: None,
         design: None,
+        simultaneous: None,
         canary: None,
         phase_canary: None,
         server_canaries: Vec::new(),

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crate::api::units::UnitsError;
-use crate::api::{MongoBenchmarkSpec, VerdictMetric};
+use crate::api::{MongoBenchmarkSpec, Precision, VerdictMetric};
 use crate::result::{CellResult, slot_pairs};
 use crate::verdict::figure;
 use crate::verdict::sequential::{self, Need, TwoStage};
@@ -33,6 +33,14 @@ pub fn order(seed: u64, size_index: usize, slot: u32, targets: usize) -> Vec<usi
     out
 }
 
+/// The tests of `spec`'s verdict family: declared metrics × candidates × sizes × platforms.
+pub fn family(spec: &MongoBenchmarkSpec) -> usize {
+    spec.verdict_metrics().len()
+        * spec.targets.len().saturating_sub(1).max(1)
+        * spec.dataset.sizes.len().max(1)
+        * spec.platforms.len().max(1)
+}
+
 /// `spec.precision` in the runner's terms.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PrecisionGoal {
@@ -51,19 +59,28 @@ impl PrecisionGoal {
     /// # Errors
     /// A `maxDuration` that does not parse.
     pub fn of(spec: &MongoBenchmarkSpec) -> Result<Option<PrecisionGoal>, UnitsError> {
-        let Some(p) = &spec.precision else {
-            return Ok(None);
-        };
-        let family = spec.verdict_metrics().len()
-            * spec.targets.len().saturating_sub(1).max(1)
-            * spec.dataset.sizes.len().max(1)
-            * spec.platforms.len().max(1);
-        Ok(Some(PrecisionGoal {
-            mde_percent: p.mde_percent,
-            max_repetitions: p.max_repetitions().max(spec.repetitions()),
-            max_duration: p.max_duration()?,
+        spec.precision
+            .as_ref()
+            .map(|p| PrecisionGoal::of_precision(p, spec.repetitions(), family(spec)))
+            .transpose()
+    }
+
+    /// The goal `precision` sets for a run of `repetitions` planned repetitions whose verdict
+    /// family holds `family` tests.
+    ///
+    /// # Errors
+    /// A `maxDuration` that does not parse.
+    pub fn of_precision(
+        precision: &Precision,
+        repetitions: u32,
+        family: usize,
+    ) -> Result<PrecisionGoal, UnitsError> {
+        Ok(PrecisionGoal {
+            mde_percent: precision.mde_percent,
+            max_repetitions: precision.max_repetitions().max(repetitions),
+            max_duration: precision.max_duration()?,
             family,
-        }))
+        })
     }
 
     /// The goal as Stein's two-stage design after `planned` slots.

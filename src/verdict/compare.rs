@@ -290,7 +290,18 @@ fn row(
     let is_baseline = baseline.is_some_and(|b| b.target == t.target);
     let candidate_of = baseline.filter(|_| !is_baseline);
     let design = candidate_of.map(|b| Design::of(b, t));
-    let delta = |f: fn(&CellResult) -> Option<f64>| design?.delta(candidate_of?, t, f);
+    // Simultaneous slots compare throughput over their common seconds, with the side's effect
+    // removed where the targets traded sides (`simultaneous`).
+    let simultaneous =
+        candidate_of.and_then(|b| super::simultaneous::compare_throughput(&b.cells, &t.cells));
+    let delta = |m: VerdictMetric| {
+        if m == VerdictMetric::Throughput
+            && let Some((together, _)) = &simultaneous
+        {
+            return together.as_ref().ok().copied();
+        }
+        design?.delta(candidate_of?, t, figure(m))
+    };
     let repetitions = t.valid().count();
     let (verdict, reason) = match baseline {
         _ if is_baseline => match t.identity() {
@@ -309,7 +320,7 @@ fn row(
     let verdicts = match (verdict, design) {
         (Verdict::NoSignificantDifference, Some(d)) => metrics
             .iter()
-            .map(|&m| tested(m, delta(figure(m)), d.paired))
+            .map(|&m| tested(m, delta(m), d.paired))
             .collect(),
         _ => Vec::new(),
     };
@@ -317,9 +328,9 @@ fn row(
         target: t.target.clone(),
         repetitions,
         excluded: t.excluded(),
-        throughput_delta: delta(ops_per_sec),
-        p99_delta: delta(p99),
-        cpu_delta: delta(cpu_per_op),
+        throughput_delta: delta(VerdictMetric::Throughput),
+        p99_delta: delta(VerdictMetric::P99Latency),
+        cpu_delta: delta(VerdictMetric::CpuPerOperation),
         ops_per_sec: ops,
         error_rate: t.summary(error_rate).map(|s| s.mean),
         p99_us: t.summary(p99),
@@ -328,6 +339,7 @@ fn row(
         cost_per_million_ops,
         verdict,
         reason,
+        simultaneous: simultaneous.map(|(_, diagnostics)| diagnostics),
     }
 }
 

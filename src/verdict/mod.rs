@@ -16,6 +16,7 @@ mod headline;
 mod method;
 pub mod sequential;
 pub mod simulation;
+pub mod simultaneous;
 pub mod stats;
 
 pub use compare::compare;

@@ -101,7 +101,7 @@ pub fn validate_update(old: &MongoBenchmarkSpec, new: &MongoBenchmarkSpec) -> Ve
 }
 
 /// Spec fields that may not change after creation.
-pub const IMMUTABLE_FIELDS: [&str; 12] = [
+pub const IMMUTABLE_FIELDS: [&str; 13] = [
     "targets",
     "platforms",
     "replicaSet",
@@ -114,6 +114,7 @@ pub const IMMUTABLE_FIELDS: [&str; 12] = [
     "canaryPolicy",
     "baseline",
     "parallelism",
+    "placement",
 ];
 
 /// The CRD's schema, generated once: building the CRD costs far more than a check.

@@ -89,6 +89,7 @@ fn metric_comparison(v: &verdict::MetricVerdict) -> MetricComparison {
                 Method::Paired => "paired",
                 Method::TwoStage { .. } => "twoStage",
                 Method::Welch => "welch",
+                Method::Crossover => "crossover",
             }
             .to_owned()
         }),

@@ -36,6 +36,9 @@ pub enum Method {
     },
     /// Welch's t-test of two independent groups, Fieller's interval of the ratio of the means.
     Welch,
+    /// The two-period crossover model of simultaneous slots whose targets traded sides: the
+    /// per-slot log ratios with the side's effect removed (`crossover`).
+    Crossover,
 }
 
 impl Method {
@@ -51,6 +54,9 @@ impl Method {
             Method::Welch => {
                 "Welch's t-test of independent groups with Fieller's interval".to_owned()
             }
+            Method::Crossover => "the two-period crossover model of the per-slot log ratios \
+                                  of simultaneous slots, the side's effect removed"
+                .to_owned(),
         }
     }
 }
@@ -125,6 +131,27 @@ impl Delta {
                 vc,
             }),
         })
+    }
+
+    /// A test of a mean log ratio `mean` with standard error `se` on `df` degrees of freedom,
+    /// over `pairs` slots whose ratios have coefficient of variation `ratio_cv`.
+    pub(super) fn on_log_ratio(
+        method: Method,
+        mean: f64,
+        se: f64,
+        df: f64,
+        pairs: usize,
+        ratio_cv: Option<f64>,
+    ) -> Delta {
+        Delta {
+            percent: log_percent(mean),
+            method,
+            df: Some(df),
+            p_value: Some(two_sided_p(mean.abs() / se, df)),
+            pairs: Some(pairs),
+            ratio_cv,
+            spread: Some(Spread::Log { mean, se }),
+        }
     }
 
     /// A difference without a test: one repetition (or pair) on a side.

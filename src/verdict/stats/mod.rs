@@ -13,15 +13,18 @@
 //!
 //! Pure arithmetic on numbers: it depends on nothing else in the crate. `student_t` and
 //! `chi_square` are the distributions, `summary` one figure over repetitions, `delta` the
-//! difference of two targets and its test, `holm` the family's adjustment.
+//! difference of two targets and its test, `crossover` that difference where the targets
+//! traded sides, `holm` the family's adjustment.
 
 mod chi_square;
+mod crossover;
 mod delta;
 mod holm;
 mod student_t;
 mod summary;
 
 pub use chi_square::{chi_square_cdf, chi_square_quantile};
+pub use crossover::{SideEffect, crossover};
 pub use delta::{
     ALPHA, Delta, MIN_REPETITIONS, Method, POWER, SPREAD_CONFIDENCE, log_ratio_sd,
     paired_mde_percent, two_stage_pairs,
