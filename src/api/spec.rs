@@ -322,6 +322,14 @@ impl MongoBenchmarkSpec {
         self.verdict.clone().unwrap_or_default().metrics()
     }
 
+    /// The tests of the verdict family: declared metrics × candidates × sizes × platforms.
+    pub fn verdict_family(&self) -> usize {
+        self.verdict_metrics().len()
+            * self.targets.len().saturating_sub(1).max(1)
+            * self.dataset.sizes.len().max(1)
+            * self.platforms.len().max(1)
+    }
+
     /// Effective `repetitions` (default 3).
     pub fn repetitions(&self) -> u32 {
         self.repetitions.unwrap_or(DEFAULT_REPETITIONS)

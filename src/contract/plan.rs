@@ -162,7 +162,7 @@ impl RunDefinition {
             },
             sides: Vec::new(),
             verdict_metrics: spec.verdict_metrics(),
-            verdict_family: crate::runner::slots::family(spec),
+            verdict_family: spec.verdict_family(),
         })
     }
 }

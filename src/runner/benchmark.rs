@@ -256,7 +256,9 @@ mod tests {
                 ]
             })
             .collect();
-        let at = |results: &[CellResult]| slots::standing(results, "a", &metrics, &goal, 3);
+        let at = |results: &[CellResult]| {
+            super::super::slots::standing(results, "a", &metrics, &goal, 3)
+        };
         let second = Duration::from_secs(1);
         assert_eq!(precision_outcome(&goal, at(&noisy), 3, second), None);
         let Some(PrecisionOutcome::NotReached {

@@ -33,14 +33,6 @@ pub fn order(seed: u64, size_index: usize, slot: u32, targets: usize) -> Vec<usi
     out
 }
 
-/// The tests of `spec`'s verdict family: declared metrics × candidates × sizes × platforms.
-pub fn family(spec: &MongoBenchmarkSpec) -> usize {
-    spec.verdict_metrics().len()
-        * spec.targets.len().saturating_sub(1).max(1)
-        * spec.dataset.sizes.len().max(1)
-        * spec.platforms.len().max(1)
-}
-
 /// `spec.precision` in the runner's terms.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PrecisionGoal {
@@ -61,7 +53,7 @@ impl PrecisionGoal {
     pub fn of(spec: &MongoBenchmarkSpec) -> Result<Option<PrecisionGoal>, UnitsError> {
         spec.precision
             .as_ref()
-            .map(|p| PrecisionGoal::of_precision(p, spec.repetitions(), family(spec)))
+            .map(|p| PrecisionGoal::of_precision(p, spec.repetitions(), spec.verdict_family()))
             .transpose()
     }
 
