@@ -37,7 +37,7 @@ use mongobench::runner::benchmark::{self, Benchmark, Connected, Events};
 use mongobench::runner::cell::CellProgress;
 use mongobench::runner::dataset::Seeded;
 use mongobench::runner::slot::sides::{assignment, pin};
-use mongobench::verdict::stats::{Delta, Summary};
+use mongobench::verdict::stats::{ALPHA, Delta, Summary};
 use mongobench::verdict::{CompareOptions, Verdict, compare};
 use mongobench::workload::ycsb::RawProperties;
 
@@ -377,6 +377,7 @@ async fn one_run(
         )],
         repetitions: args.slots,
         precision: None,
+        metrics: vec![mongobench::api::VerdictMetric::Throughput],
         canary_policy: CanaryPolicy::Flag,
         server_canaries: Default::default(),
         baseline: args.targets[0].0.clone(),
@@ -427,13 +428,13 @@ async fn one_run(
         let summary =
             |t: &str| Summary::of(&first(t).iter().filter_map(|c| ops(c)).collect::<Vec<_>>()).ok();
         let (sa, sb) = (summary(a), summary(b));
-        let paired = Delta::paired(&slot_pairs(first(a), first(b), ops)).ok();
+        let paired = Delta::paired(&slot_pairs(first(a), first(b), ops), None).ok();
         println!(
             "| {k} | {} | {} | {} | {} | {} |",
             pct(sa.and_then(|s| s.cv).map(|c| c * 100.0)),
             pct(sb.and_then(|s| s.cv).map(|c| c * 100.0)),
             pct(paired.and_then(|d| d.ratio_cv).map(|c| c * 100.0)),
-            pct(paired.and_then(|d| d.mde_percent)),
+            pct(paired.and_then(|d| d.mde_percent(ALPHA))),
             paired.map_or("-".into(), |d| format!("{:+.2}%", d.percent)),
         );
     }
@@ -456,12 +457,14 @@ async fn one_run(
         println!("{line}");
     }
     let delta = row.throughput_delta;
+    let throughput = row.verdict_on(mongobench::api::VerdictMetric::Throughput);
+    let mde = throughput.and_then(|v| v.mde_percent);
     println!(
         "run {run}, {}: {} {}, MDE {} after {} slots",
         mode.name(),
         row.verdict.text(),
         delta.map_or("-".into(), |d| format!("{:+.2}%", d.percent)),
-        pct(delta.and_then(|d| d.mde_percent)),
+        pct(mde),
         row.repetitions,
     );
     println!();
@@ -469,7 +472,7 @@ async fn one_run(
         mode,
         verdict: row.verdict,
         percent: delta.map_or(0.0, |d| d.percent),
-        mde: delta.and_then(|d| d.mde_percent),
+        mde,
         ratio_cv: delta.and_then(|d| d.ratio_cv),
         correlation: row.simultaneous.as_ref().and_then(|s| s.correlation),
     }

@@ -15,11 +15,12 @@ mod support;
 
 use std::time::Duration;
 
-use mongobench::api::RunLength;
+use mongobench::api::{RunLength, VerdictMetric};
 use mongobench::plan::{RunSettings, WorkloadPlan};
 use mongobench::result::CellResult;
 use mongobench::runner::slots::PrecisionGoal;
-use mongobench::verdict::{CompareOptions, Comparison, Verdict, compare, headline};
+use mongobench::verdict::stats::Method;
+use mongobench::verdict::{CompareOptions, Comparison, MetricVerdict, Verdict, compare, headline};
 use support::proxy::{DelayProxy, ProportionalProxy};
 use support::runs;
 
@@ -88,6 +89,13 @@ fn row<'c>(c: &'c Comparison, target: &str) -> &'c mongobench::verdict::Comparis
         .unwrap()
 }
 
+/// The throughput verdict of `target`: its test, Holm-level interval and MDE.
+fn throughput<'c>(c: &'c Comparison, target: &str) -> &'c MetricVerdict {
+    row(c, target)
+        .verdict_on(VerdictMetric::Throughput)
+        .expect("throughput is tested")
+}
+
 /// Three A/A comparisons of `targets` at `repetitions`, each paired by slot; at most one may
 /// be significant. Returns each round's MDE.
 async fn three_a_a(name: &str, targets: &[(&str, &str)], repetitions: u32) -> Vec<f64> {
@@ -102,13 +110,16 @@ async fn three_a_a(name: &str, targets: &[(&str, &str)], repetitions: u32) -> Ve
         )
         .await;
         let b = row(&c, targets[1].0);
-        let delta = b.throughput_delta.expect("a tested difference");
+        let v = throughput(&c, targets[1].0);
+        let delta = v.delta.expect("a tested difference");
         eprintln!(
-            "{name} round {round}: {} {:+.2}%, adjusted p {:?}, MDE {:?}, CV {:?} and {:?}, paired CV {:?}",
+            "{name} round {round}: {} {:+.2}% {:?}, adjusted p {:?}, MDE {:?} (cautious {:?}), CV {:?} and {:?}, paired CV {:?}",
             b.verdict.text(),
             delta.percent,
-            b.adjusted_p_value,
-            delta.mde_percent,
+            v.interval_percent,
+            v.adjusted_p_value,
+            v.mde_percent,
+            v.mde_upper_percent,
             c.groups[0].rows[0].ops_per_sec.and_then(|s| s.cv),
             b.ops_per_sec.and_then(|s| s.cv),
             delta.ratio_cv
@@ -126,14 +137,24 @@ async fn three_a_a(name: &str, targets: &[(&str, &str)], repetitions: u32) -> Ve
         if b.verdict != Verdict::NoSignificantDifference {
             significant += 1;
         }
+        // The interval is at the level the verdict used: it holds 0 exactly when the verdict
+        // is no difference.
+        let (low, high) = v.interval_percent.expect("an interval");
+        assert_eq!(
+            low <= 0.0 && high >= 0.0,
+            b.verdict == Verdict::NoSignificantDifference,
+            "[{low}, {high}] beside {:?}",
+            b.verdict
+        );
         if b.verdict == Verdict::NoSignificantDifference {
             let line = headline(&c).unwrap();
             assert!(
-                line.starts_with("no significant difference at 500") && line.contains("MDE"),
+                line.starts_with("no significant difference at 500: ops/s [")
+                    && line.contains("MDE"),
                 "{line}"
             );
         }
-        mdes.push(delta.mde_percent.expect("an MDE"));
+        mdes.push(v.mde_percent.expect("an MDE"));
     }
     assert!(
         significant <= 1,
@@ -188,11 +209,12 @@ async fn a_3_ms_delay_on_a_wiredtiger_server_is_found() {
     )
     .await;
     let delayed = row(&c, "delayed");
-    let delta = delayed.throughput_delta.unwrap();
-    let (low, high) = delta.ci95_percent.unwrap();
+    let v = throughput(&c, "delayed");
+    let delta = v.delta.unwrap();
+    let (low, high) = v.interval_percent.unwrap();
     eprintln!(
         "3 ms per reply on WiredTiger: {:+.2}% [{low:.2}%, {high:.2}%], MDE {:?}, paired CV {:?}",
-        delta.percent, delta.mde_percent, delta.ratio_cv
+        delta.percent, v.mde_percent, delta.ratio_cv
     );
     assert_eq!(delta.pairs, Some(5), "paired by slot");
     assert_eq!(delayed.verdict, Verdict::Slower, "{delta:?}");
@@ -201,8 +223,9 @@ async fn a_3_ms_delay_on_a_wiredtiger_server_is_found() {
 
 /// One worker on one WiredTiger server behind two proxies: one relays, the other holds each
 /// reply for 5 % of its service time, asleep. At a precision goal of 3 % the runner adds slots
-/// past the planned 3 until the comparison can detect 3 %, and the proxy that adds 5 % is
-/// called slower, its interval below zero. Both targets go through a proxy, so the relay's own
+/// past a pilot of 10 until the slots the pilot's spread asks for (the two-stage design), and
+/// the proxy that adds 5 % is called slower, its interval below zero. A pilot of 10 slots
+/// gives the test 9 degrees of freedom, so that the slots asked for fit under 30. Both targets go through a proxy, so the relay's own
 /// cost is on both sides and only the delay differs.
 #[tokio::test]
 async fn five_percent_more_latency_is_found_at_a_3_percent_precision_goal() {
@@ -224,12 +247,13 @@ async fn five_percent_more_latency_is_found_at_a_3_percent_precision_goal() {
             ..settings(5.0)
         },
         &[RECORDS],
-        3,
+        10,
     );
     bench.precision = Some(PrecisionGoal {
         mde_percent: 3.0,
         max_repetitions: 30,
         max_duration: None,
+        family: 1,
     });
     let (results, c) = run_and_compare(
         bench,
@@ -241,17 +265,20 @@ async fn five_percent_more_latency_is_found_at_a_3_percent_precision_goal() {
     )
     .await;
     let row = row(&c, "slower");
-    let delta = row.throughput_delta.unwrap();
-    let (low, high) = delta.ci95_percent.unwrap();
+    let v = throughput(&c, "slower");
+    let delta = v.delta.unwrap();
+    let (low, high) = v.interval_percent.unwrap();
     let slots = results.len() / 2;
     let held = slower.held_fraction();
     eprintln!(
         "5 % of the service time (held {:.2}%): {:+.2}% [{low:.2}%, {high:.2}%] over {slots} \
-         slots, MDE {:?}, paired CV {:?}",
+         slots, MDE {:?} (cautious {:?}), paired CV {:?}, {:?}",
         held * 100.0,
         delta.percent,
-        delta.mde_percent,
-        delta.ratio_cv
+        v.mde_percent,
+        v.mde_upper_percent,
+        delta.ratio_cv,
+        delta.method
     );
     assert!(
         (0.045..=0.055).contains(&held),
@@ -260,9 +287,12 @@ async fn five_percent_more_latency_is_found_at_a_3_percent_precision_goal() {
     );
     assert_eq!(delta.pairs, Some(slots), "paired by slot");
     assert!(
-        delta.mde_percent.unwrap() <= 3.0 || slots == 30,
-        "slots were added until the goal or the limit: {delta:?}"
+        v.mde_percent.unwrap() <= 3.0 || slots == 30,
+        "slots were added until the goal or the limit: {v:?}"
     );
+    if slots > 10 {
+        assert_eq!(delta.method, Method::TwoStage { pilot: 10 });
+    }
     assert_eq!(row.verdict, Verdict::Slower, "{delta:?}");
     assert!(high < 0.0, "the interval [{low}, {high}] excludes zero");
 }
@@ -289,8 +319,10 @@ async fn a_a_two_servers_of_the_same_kind_show_no_difference() {
 /// One worker on the same server directly and behind a proxy that holds each reply for half
 /// its service time, asleep: the proxied one is a third lower in throughput. A precision goal
 /// of 2 % is out of reach on this server (its cells vary by 10 to 20 %, BENCHMARKS.md,
-/// "Resolving power"), so the runner adds slots past the planned 3 up to `maxRepetitions`, and
-/// the paired comparison of the 6 slots calls the proxied server slower.
+/// "Resolving power"), so the runner adds slots past a pilot of 5 up to `maxRepetitions`, and
+/// the two-stage comparison of the 6 slots (the pilot's spread, 4 degrees of freedom) calls the
+/// proxied server slower. A pilot of 3 would leave it 2 degrees of freedom, too few to hold a
+/// third less throughput against a spread of 10 to 20 % reliably.
 #[tokio::test]
 async fn a_proportionally_slower_server_is_found_and_an_unreachable_goal_adds_slots() {
     let _turn = TURN.lock().await;
@@ -304,12 +336,13 @@ async fn a_proportionally_slower_server_is_found_and_an_unreachable_goal_adds_sl
             ..settings(1.0)
         },
         &[100],
-        3,
+        5,
     );
     bench.precision = Some(PrecisionGoal {
         mde_percent: 2.0,
         max_repetitions: 6,
         max_duration: None,
+        family: 1,
     });
     let (results, c) = run_and_compare(
         bench,
@@ -322,14 +355,17 @@ async fn a_proportionally_slower_server_is_found_and_an_unreachable_goal_adds_sl
     .await;
     assert_eq!(results.len(), 12, "slots were added up to maxRepetitions");
     let slower_row = row(&c, "slower");
-    let delta = slower_row.throughput_delta.unwrap();
-    let (low, high) = delta.ci95_percent.unwrap();
+    let v = throughput(&c, "slower");
+    let delta = v.delta.unwrap();
+    let (low, high) = v.interval_percent.unwrap();
     eprintln!(
         "half the service time again: {:+.2}% [{low:.2}%, {high:.2}%], MDE {:?}, paired CV {:?}",
-        delta.percent, delta.mde_percent, delta.ratio_cv
+        delta.percent, v.mde_percent, delta.ratio_cv
     );
     assert_eq!(delta.pairs, Some(6));
-    assert!(delta.mde_percent.unwrap() > 2.0, "{delta:?}");
+    // The two-stage test of 6 slots takes its spread from the pilot of 5.
+    assert_eq!(delta.method, Method::TwoStage { pilot: 5 });
+    assert!(v.mde_percent.unwrap() > 2.0, "{v:?}");
     assert_eq!(slower_row.verdict, Verdict::Slower, "{delta:?}");
     assert!(high < 0.0, "the interval [{low}, {high}] excludes zero");
 }
@@ -359,11 +395,13 @@ async fn a_delay_is_found_and_no_delay_is_not() {
         )
         .await;
         let delayed = row(&c, "delayed");
-        let (low, high) = delayed.throughput_delta.unwrap().ci95_percent.unwrap();
+        let (low, high) = throughput(&c, "delayed").interval_percent.unwrap();
         let twin_row = row(&c, "twin");
         eprintln!(
             "round {round}: delayed {:?} [{low:.1}%, {high:.1}%]; twin {:?}, adjusted p {:?}",
-            delayed.verdict, twin_row.verdict, twin_row.adjusted_p_value
+            delayed.verdict,
+            twin_row.verdict,
+            throughput(&c, "twin").adjusted_p_value
         );
         assert_eq!(delayed.verdict, Verdict::Slower);
         assert!(high < 0.0, "the interval [{low}, {high}] excludes zero");
@@ -404,7 +442,7 @@ async fn time_bounded_runs_of_different_speed_compare_and_another_seed_is_refuse
         Verdict::Slower,
         "delta {:?}, adjusted p {:?}",
         slow_row.throughput_delta,
-        slow_row.adjusted_p_value
+        throughput(&c, "slow").adjusted_p_value
     );
 
     // The same comparison with the delayed target run under another seed is refused.

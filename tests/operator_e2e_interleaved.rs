@@ -187,38 +187,43 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
     );
     assert_eq!(c.verdict, Some(Verdict::Slower));
     assert_eq!(c.paired_slots, Some(REPETITIONS));
+    let t = &c.metrics[0];
+    assert_eq!(t.metric, mongobench::api::VerdictMetric::Throughput);
+    assert_eq!(t.verdict, Some(Verdict::Slower));
+    assert_eq!(
+        t.interval_confidence_percent,
+        Some(95.0),
+        "a family of one test"
+    );
     let (low, high) = (
-        c.throughput_ci95_low_percent.unwrap(),
-        c.throughput_ci95_high_percent.unwrap(),
+        t.interval_low_percent.unwrap(),
+        t.interval_high_percent.unwrap(),
     );
     assert!(low < high && high < 0.0, "interval [{low}, {high}]");
-    // "delayed -X.X% ±Y.Y% ops/s vs direct at 10, 5 reps, MDE Z.Z%". The headline rounds the
-    // unrounded figures and status keeps them to a few decimals, so each number is compared
-    // within its last printed digit rather than reformatted (55.4497 prints 55.4; 55.45, 55.5).
+    // "delayed -X.X% [L.L%, H.H%] ops/s vs direct at 10, 5 reps, MDE Z.Z%". The headline
+    // rounds the unrounded figures and status keeps them to a few decimals, so each number is
+    // compared within its last printed digit rather than reformatted (55.4497 prints 55.4;
+    // 55.45, 55.5).
     let delta = c.throughput_delta_percent.unwrap();
     let headline = status.headline.clone().unwrap();
-    let mde = c.minimum_detectable_effect_percent.unwrap();
+    let mde = t.minimum_detectable_effect_percent.unwrap();
     let numbers: Vec<f64> = headline
         .strip_prefix("delayed ")
-        .and_then(|rest| rest.split_once("% ±"))
+        .and_then(|rest| rest.split_once("% ["))
         .and_then(|(d, rest)| {
-            let (margin, rest) = rest.split_once("% ops/s vs direct at 10, 5 reps, MDE ")?;
+            let (shown_low, rest) = rest.split_once("%, ")?;
+            let (shown_high, rest) = rest.split_once("%] ops/s vs direct at 10, 5 reps, MDE ")?;
             let m = rest.strip_suffix('%')?;
-            [d, margin, m].iter().map(|n| n.parse().ok()).collect()
+            [d, shown_low, shown_high, m]
+                .iter()
+                .map(|n| n.parse().ok())
+                .collect()
         })
         .unwrap_or_else(|| panic!("headline {headline:?}"));
-    let (shown_delta, margin, shown_mde) = (numbers[0], numbers[1], numbers[2]);
-    assert!(
-        (shown_delta - delta).abs() < 0.06,
-        "headline {headline:?}, delta {delta}"
-    );
-    assert!(
-        (shown_mde - mde).abs() < 0.06,
-        "headline {headline:?}, MDE {mde}"
-    );
-    // The ± is how far the interval reaches from the estimate on its wider side.
-    assert!(
-        (margin - (delta - low).max(high - delta)).abs() < 0.06,
-        "headline {headline:?} against [{low}, {high}]"
-    );
+    for (shown, stored) in numbers.iter().zip([delta, low, high, mde]) {
+        assert!(
+            (shown - stored).abs() < 0.06,
+            "headline {headline:?}: {shown} against {stored}"
+        );
+    }
 }

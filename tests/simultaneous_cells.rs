@@ -77,7 +77,8 @@ fn run(dir: &Path, a: &str, b: &str, extra: &[&str], round: u32) -> (Vec<CellRes
         "round {round}: {} {:?}, MDE {:?}, {:?}",
         row.verdict.text(),
         row.throughput_delta.map(|d| d.percent),
-        row.throughput_delta.and_then(|d| d.mde_percent),
+        row.verdict_on(mongobench::api::VerdictMetric::Throughput)
+            .and_then(|v| v.mde_percent),
         row.simultaneous
     );
     assert!(row.simultaneous.is_some(), "{stdout}");

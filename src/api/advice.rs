@@ -1,7 +1,12 @@
-//! Advice on a valid spec: settings the API accepts that are known to add noise to the figures.
-//! `mongobench validate` prints each as a note and still exits 0; the result is the user's call.
+//! Advice on a valid spec: settings the API accepts that are known to add noise to the figures,
+//! or to ask a question the figures cannot answer. `mongobench validate` prints each as a note
+//! and still exits 0; the result is the user's call.
 //!
-//! One rule so far, the QoS of the provisioned members. Kubernetes gives a pod Guaranteed QoS
+//! A fixed-rate workload (`workload.targetOpsPerSecond`) below every target's knee runs every
+//! target at that rate: throughput is equal by construction, so a verdict on it says nothing,
+//! and the verdict belongs to CPU per operation and latency.
+//!
+//! The QoS of the provisioned members: Kubernetes gives a pod Guaranteed QoS
 //! only when every container (the keyfile init container gets mongod's resources) has CPU and
 //! memory limits equal to its requests: a Burstable or BestEffort member shares its node's CPU
 //! by weight and is evicted first under memory pressure. The kubelet's static CPU manager policy
@@ -11,6 +16,7 @@
 use super::replica_set::ComputeResources;
 use super::spec::MongoBenchmarkSpec;
 use super::units::parse_quantity_millis;
+use super::verdict::VerdictMetric;
 
 /// One piece of advice: the field it is about and what to change, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,6 +80,29 @@ fn same_quantity(a: &str, b: &str) -> bool {
 /// Every piece of advice on `spec`, in field order. A spec that provisions no server gets none
 /// from the member rule: its servers' resources are not the benchmark's to set.
 pub fn advice(spec: &MongoBenchmarkSpec) -> Vec<Advice> {
+    let mut out = member_qos(spec);
+    out.extend(fixed_rate_throughput(spec));
+    out
+}
+
+/// A fixed-rate workload that declares throughput as a verdict metric.
+fn fixed_rate_throughput(spec: &MongoBenchmarkSpec) -> Option<Advice> {
+    let rate = spec.workload.target_ops_per_second()?;
+    if !spec.verdict_metrics().contains(&VerdictMetric::Throughput) {
+        return None;
+    }
+    Some(Advice {
+        path: "spec.verdict.metrics".to_owned(),
+        message: format!(
+            "throughput is a verdict metric, but workload.targetOpsPerSecond fixes the rate at \
+             {rate} ops/s: below every target's knee each achieves it, so throughput is equal \
+             by construction and its verdict says nothing; declare the figures that differ \
+             (metrics: [cpuPerOperation, p99Latency])"
+        ),
+    })
+}
+
+fn member_qos(spec: &MongoBenchmarkSpec) -> Vec<Advice> {
     let mut out = Vec::new();
     if spec.provisions_servers() {
         let rs = spec.replica_set();
@@ -203,5 +232,45 @@ mod tests {
             ))
             .is_empty()
         );
+    }
+
+    fn external(workload: &str, verdict: &str) -> MongoBenchmarkSpec {
+        serde_yaml::from_str(&format!(
+            "{{targets: [{{name: a, external: {{uriSecretRef: {{name: s}}}}}}, \
+             {{name: b, external: {{uriSecretRef: {{name: s}}}}}}], platforms: [{{name: x86}}], \
+             workload: {workload}, dataset: {{sizes: [1k]}}{verdict}}}"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_fixed_rate_spec_that_declares_throughput_is_warned() {
+        let fixed = "{type: flights, targetOpsPerSecond: 2000}";
+        let expected = [Advice {
+            path: "spec.verdict.metrics".into(),
+            message: "throughput is a verdict metric, but workload.targetOpsPerSecond fixes the \
+                      rate at 2000 ops/s: below every target's knee each achieves it, so \
+                      throughput is equal by construction and its verdict says nothing; declare \
+                      the figures that differ (metrics: [cpuPerOperation, p99Latency])"
+                .into(),
+        }];
+        // Throughput by default, and declared.
+        assert_eq!(advice(&external(fixed, "")), expected);
+        assert_eq!(
+            advice(&external(
+                fixed,
+                ", verdict: {metrics: [cpuPerOperation, throughput]}"
+            )),
+            expected
+        );
+        // Not when it is not declared, nor in a closed loop.
+        assert!(
+            advice(&external(
+                fixed,
+                ", verdict: {metrics: [cpuPerOperation, p99Latency]}"
+            ))
+            .is_empty()
+        );
+        assert!(advice(&external("{type: flights}", "")).is_empty());
     }
 }

@@ -25,6 +25,7 @@ pub mod sweep;
 pub mod targets;
 pub mod units;
 pub mod validate;
+pub mod verdict;
 pub mod warmup;
 pub mod workload;
 pub mod ycsb;
@@ -48,14 +49,15 @@ pub use spec::{
     CanaryPolicy, CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism, Placement,
 };
 pub use status::{
-    CellCounts, CellPhase, CellShards, CellStatus, CellSweep, Comparison, MongoBenchmarkStatus,
-    NodeInfo, OperationLatency, Regime, ResultRef, RunnerStatus, SimultaneousStatus, StatusPhase,
-    SweepPoint, TargetStatus, Verdict, condition_types,
+    CellCounts, CellPhase, CellShards, CellStatus, CellSweep, Comparison, MetricComparison,
+    MongoBenchmarkStatus, NodeInfo, OperationLatency, Regime, ResultRef, RunnerStatus,
+    SimultaneousStatus, StatusPhase, SweepPoint, TargetStatus, Verdict, condition_types,
 };
 pub use sweep::{FindMax, LatencyGoal, Percentile, Sweep};
 pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target};
 pub use units::{DatasetSize, UnitsError, parse_dataset_size, parse_duration};
 pub use validate::{Violation, validate, validate_document, validate_update};
+pub use verdict::{VerdictMetric, VerdictSpec};
 pub use warmup::WarmupUntilSettled;
 pub use workload::{
     DEFAULT_OPERATION_TIMEOUT, ReadPreference, RunLength, WireCompressor, Workload, WorkloadType,

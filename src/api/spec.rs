@@ -20,6 +20,7 @@ use super::precision::Precision;
 use super::replica_set::{ComputeResources, ReplicaSet};
 use super::status::MongoBenchmarkStatus;
 use super::targets::{Platform, Target};
+use super::verdict::{VerdictMetric, VerdictSpec};
 use super::workload::Workload;
 
 /// Default of `spec.repetitions`.
@@ -168,6 +169,8 @@ macro_rules! immutable_message {
     .message(immutable_message!("canaryPolicy")))]
 #[x_kube(validation = Rule::new(immutable_optional!("precision"))
     .message(immutable_message!("precision")))]
+#[x_kube(validation = Rule::new(immutable_optional!("verdict"))
+    .message(immutable_message!("verdict")))]
 #[x_kube(validation = Rule::new(
     "!has(self.precision) || size(self.targets) >= 2")
     .message("spec.precision needs at least two targets: it is the resolving power of their comparison")
@@ -243,12 +246,19 @@ pub struct MongoBenchmarkSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<Precision>,
 
+    /// Which figures get verdicts (`metrics`, default `[throughput]`); the others are shown
+    /// without one. Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<VerdictSpec>,
+
     /// What a noise canary that deviates does to its cell: `Flag` (default) keeps the cell and
     /// marks its canary; `Void` makes the cell invalid (left out of the statistics) and runs
     /// its slot again. The canary is a fixed CPU, memory and loopback probe of the client, and
     /// of each provisioned replica-set member's node (through its sidecar), taken before every
-    /// cell; it deviates when a figure is over 25 % from the median of the same machine's
-    /// earlier probes in the run (docs/results.md, "Noise canaries"). Immutable.
+    /// cell and during its measured phase (steal time, a light CPU probe); it deviates when a
+    /// figure is further from the median of the same machine's reference and earlier probes
+    /// than the precision goal (`precision.mdePercent`, at least 2.5 %; 25 % without a goal)
+    /// (docs/results.md, "Noise canaries"). Immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "Flag"))]
     pub canary_policy: Option<CanaryPolicy>,
@@ -309,6 +319,19 @@ impl MongoBenchmarkSpec {
     /// Effective `canaryPolicy` (default `Flag`).
     pub fn canary_policy(&self) -> CanaryPolicy {
         self.canary_policy.unwrap_or_default()
+    }
+
+    /// Effective `verdict.metrics` (default `[throughput]`).
+    pub fn verdict_metrics(&self) -> Vec<VerdictMetric> {
+        self.verdict.clone().unwrap_or_default().metrics()
+    }
+
+    /// The tests of the verdict family: declared metrics × candidates × sizes × platforms.
+    pub fn verdict_family(&self) -> usize {
+        self.verdict_metrics().len()
+            * self.targets.len().saturating_sub(1).max(1)
+            * self.dataset.sizes.len().max(1)
+            * self.platforms.len().max(1)
     }
 
     /// Effective `repetitions` (default 3).

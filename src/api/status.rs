@@ -452,19 +452,6 @@ pub struct Comparison {
     /// Throughput change against the baseline, in percent (+ is faster).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throughput_delta_percent: Option<f64>,
-    /// Lower end of the 95 % interval of the throughput change, in percent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub throughput_ci95_low_percent: Option<f64>,
-    /// Upper end of the 95 % interval of the throughput change, in percent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub throughput_ci95_high_percent: Option<f64>,
-    /// p-value of the throughput test (paired by slot, else Welch's) after Holm–Bonferroni
-    /// over the benchmark's comparisons.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adjusted_p_value: Option<f64>,
-    /// The smallest throughput change, in percent, these repetitions detect with 80 % power.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub minimum_detectable_effect_percent: Option<f64>,
     /// Slots in which both targets have a valid repetition, when the test paired them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paired_slots: Option<u32>,
@@ -488,7 +475,8 @@ pub struct Comparison {
     /// platform has a price).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_per_million_ops: Option<f64>,
-    /// The verdict, taking the spread of the repetitions into account.
+    /// The verdict: the first declared metric's (`spec.verdict.metrics`), taking the spread
+    /// of the repetitions into account.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
     /// Why the verdict is Inconclusive or NotComparable.
@@ -498,6 +486,9 @@ pub struct Comparison {
     /// far that cancelled the noise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simultaneous: Option<SimultaneousStatus>,
+    /// Each declared metric's test and verdict, in declared order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metrics: Vec<MetricComparison>,
 }
 
 /// What a comparison of cells measured at the same time says beside its verdict.
@@ -522,6 +513,47 @@ pub struct SimultaneousStatus {
     pub notes: Vec<String>,
 }
 
+/// One declared metric's test of a target against the baseline (docs/results.md, "Verdicts").
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricComparison {
+    /// The metric.
+    pub metric: crate::api::VerdictMetric,
+    /// The change against the baseline, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_percent: Option<f64>,
+    /// The test: `paired`, `twoStage` (Stein's, the spread of the pilot's slots), `welch`, or
+    /// `crossover` (simultaneous slots whose targets traded sides).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    /// Lower end of the interval of the change, in percent, at `intervalConfidencePercent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_low_percent: Option<f64>,
+    /// Upper end of the interval of the change, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_high_percent: Option<f64>,
+    /// Confidence of the interval: the level Holm–Bonferroni judged the test at (95 for a
+    /// single test), so the interval excludes 0 exactly when the verdict is a difference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_confidence_percent: Option<f64>,
+    /// p-value after Holm–Bonferroni over every declared metric's tests of the benchmark.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjusted_p_value: Option<f64>,
+    /// The smallest change, in percent, these repetitions detect with 80 % power at the
+    /// family's first Holm level, from the spread measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum_detectable_effect_percent: Option<f64>,
+    /// The same with the spread at its upper 80 % confidence bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cautious_minimum_detectable_effect_percent: Option<f64>,
+    /// The verdict on this metric.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Why the verdict is Inconclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
 /// Outcome of a comparison.
 #[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[schemars(transform = crate::api::drop_description)]
@@ -530,6 +562,14 @@ pub enum Verdict {
     Faster,
     /// Throughput significantly lower than the baseline's.
     Slower,
+    /// Server CPU per operation significantly lower.
+    Cheaper,
+    /// Server CPU per operation significantly higher.
+    Costlier,
+    /// p99 latency significantly lower.
+    LowerLatency,
+    /// p99 latency significantly higher.
+    HigherLatency,
     /// Tested; the difference is not significant.
     NoSignificantDifference,
     /// Too few valid repetitions for a test.

@@ -17,6 +17,10 @@ pub struct PlanArgs {
     /// The goal: the largest minimum detectable effect, percent (as spec.precision.mdePercent).
     #[arg(long, value_name = "PERCENT")]
     pub mde: f64,
+    /// The slots the run will plan (spec.repetitions): the pilot whose spread decides how
+    /// many slots the precision goal adds.
+    #[arg(long, value_name = "SLOTS", default_value_t = 3)]
+    pub pilot: usize,
     /// The target compared with the others (default as `mongobench report`).
     #[arg(long, value_name = "TARGET")]
     pub baseline: Option<String>,
@@ -38,7 +42,14 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
         eprintln!("mongobench plan: no results yet");
         return Ok(ExitCode::from(EXIT_INVALID));
     }
-    let estimates = estimate(&results, &options, args.mde).map_err(|e| invalid(e.to_string()))?;
+    if !(1..=100).contains(&args.pilot) {
+        return Err(invalid(format!(
+            "--pilot {}: expected a number of slots from 1 to 100, as spec.repetitions",
+            args.pilot
+        )));
+    }
+    let estimates =
+        estimate(&results, &options, args.mde, args.pilot).map_err(|e| invalid(e.to_string()))?;
     if estimates.is_empty() {
         eprintln!(
             "mongobench plan: nothing to estimate: no target is compared with {} (one target, \
@@ -49,7 +60,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     }
     print!(
         "{}",
-        render_estimate(&estimates, &options.baseline, args.mde)
+        render_estimate(&estimates, &options.baseline, args.mde, args.pilot)
     );
     Ok(ExitCode::SUCCESS)
 }

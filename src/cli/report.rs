@@ -152,9 +152,10 @@ fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>, CompareOp
         .unwrap_or_default();
     Ok((
         results,
+        // The verdict metrics are those the results record.
         CompareOptions {
             baseline,
-            price_per_node_hour: Default::default(),
+            ..CompareOptions::default()
         },
     ))
 }

@@ -86,6 +86,21 @@ pub struct RunDefinition {
     /// where the targets cannot trade places.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sides: Vec<super::cpus::CpuSet>,
+    /// `spec.verdict.metrics`: the figures that get verdicts; a precision goal applies to each.
+    #[serde(default = "default_verdict_metrics")]
+    pub verdict_metrics: Vec<crate::api::VerdictMetric>,
+    /// The tests of the benchmark's verdict family (declared metrics × candidates × sizes ×
+    /// platforms): a precision goal's MDE is judged at its first Holm level.
+    #[serde(default = "one_test")]
+    pub verdict_family: usize,
+}
+
+fn default_verdict_metrics() -> Vec<crate::api::VerdictMetric> {
+    crate::api::verdict::DEFAULT_METRICS.to_vec()
+}
+
+fn one_test() -> usize {
+    1
 }
 
 /// How the cells of a slot run.
@@ -146,6 +161,8 @@ impl RunDefinition {
                 _ => Schedule::InTurn,
             },
             sides: Vec::new(),
+            verdict_metrics: spec.verdict_metrics(),
+            verdict_family: spec.verdict_family(),
         })
     }
 }

@@ -25,8 +25,8 @@ pub struct CanaryRecord {
     /// The probe taken just before the cell's measured phase.
     #[serde(flatten)]
     pub figures: CanaryFigures,
-    /// The figure furthest past [`DEVIATION_THRESHOLD`] from the median of the run's earlier
-    /// probes; absent when none is (or fewer than [`MIN_PROBES`] came before).
+    /// The figure furthest past the run's threshold ([`threshold`]) from the median of the
+    /// run's earlier probes, its reference probes first; absent when none is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deviation: Option<CanaryDeviation>,
 }
@@ -41,11 +41,22 @@ pub struct CanaryDeviation {
     pub percent: f64,
 }
 
-/// A probe's figure deviating from the run's median by more than this (a fraction) flags the
-/// cell: ten times what a quiet machine shows between probes.
-pub const DEVIATION_THRESHOLD: f64 = 0.25;
-/// Probes a run needs before its median can flag one.
+/// Without a precision goal, a probe's figure deviating from the run's median by more than this
+/// (a fraction) flags the cell: ten times what a quiet machine shows between probes.
+pub const DEVIATION_THRESHOLD: f64 = 0.025 * 10.0;
+/// What a quiet machine shows between probes (a fraction): no threshold is set below it, or
+/// every cell would be flagged for the probe's own noise.
+pub const NOISE_FLOOR: f64 = 0.025;
+/// Probes a run needs before its median can flag one: the reference probes the runner takes
+/// at its start.
 pub const MIN_PROBES: usize = 3;
+
+/// The deviation that flags a cell in a run with a precision goal of `goal_percent`: a machine
+/// that slowed by the goal can by itself make a difference the size of the goal, so the goal
+/// (a fraction), but not below [`NOISE_FLOOR`]; without a goal, [`DEVIATION_THRESHOLD`].
+pub fn threshold(goal_percent: Option<f64>) -> f64 {
+    goal_percent.map_or(DEVIATION_THRESHOLD, |g| (g / 100.0).max(NOISE_FLOOR))
+}
 
 /// The port of a server node's canary (`mongobench canary --serve`), the sidecar of every
 /// provisioned replica-set member: beside mongod's 27017, clear of the ports a sharded
@@ -62,8 +73,8 @@ pub struct ServerCanary {
     /// What it measured; absent when it could not be reached (`error` says why).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub figures: Option<CanaryFigures>,
-    /// As the client's: the figure furthest past [`DEVIATION_THRESHOLD`] from the median of
-    /// this node's earlier probes in the run.
+    /// As the client's: the figure furthest past the run's threshold from the median of this
+    /// node's earlier probes in the run, its reference probes first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deviation: Option<CanaryDeviation>,
     /// Why there are no figures.
@@ -84,14 +95,15 @@ pub struct CanaryFigures {
     pub loopback_rtt_us: Option<f64>,
 }
 
-/// The figure of `deviation` past [`DEVIATION_THRESHOLD`], as a result keeps it; `None`
+/// The figure of `deviation` past `threshold` (a fraction), as a result keeps it; `None`
 /// when `earlier` is too short or every figure is within the threshold.
 pub fn deviation_beyond(
     probe: &CanaryFigures,
     earlier: &[CanaryFigures],
+    threshold: f64,
 ) -> Option<CanaryDeviation> {
     deviation(probe, earlier)
-        .and_then(|d| d.beyond_threshold())
+        .and_then(|d| d.beyond(threshold))
         .map(|(figure, f)| CanaryDeviation {
             figure: figure.to_owned(),
             percent: f * 100.0,
@@ -205,9 +217,9 @@ pub struct Deviation {
 }
 
 impl Deviation {
-    /// The figure past [`DEVIATION_THRESHOLD`] in either direction, the largest, as
+    /// The figure past `threshold` (a fraction) in either direction, the largest, as
     /// `(name, fraction)`; `None` when every figure is within it.
-    pub fn beyond_threshold(&self) -> Option<(&'static str, f64)> {
+    pub fn beyond(&self, threshold: f64) -> Option<(&'static str, f64)> {
         [
             ("CPU", Some(self.cpu)),
             ("memory bandwidth", Some(self.memory)),
@@ -215,7 +227,7 @@ impl Deviation {
         ]
         .into_iter()
         .filter_map(|(name, f)| Some((name, f?)))
-        .filter(|(_, f)| f.abs() > DEVIATION_THRESHOLD)
+        .filter(|(_, f)| f.abs() > threshold)
         .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
     }
 }
@@ -252,15 +264,24 @@ mod tests {
         let d = deviation(&figures(1230.0, 9.5, Some(25.0)), &earlier).unwrap();
         assert!((d.cpu - 0.2).abs() < 1e-12, "{d:?}");
         assert_eq!((d.memory, d.loopback), (0.0, Some(0.0)));
-        assert_eq!(d.beyond_threshold(), None);
+        assert_eq!(d.beyond(DEVIATION_THRESHOLD), None);
+        // A run with a 3 % goal flags the 20 % slower CPU.
+        assert_eq!(d.beyond(threshold(Some(3.0))).map(|(n, _)| n), Some("CPU"));
+        assert_eq!(
+            (threshold(Some(3.0)), threshold(Some(1.0)), threshold(None)),
+            (0.03, NOISE_FLOOR, 0.25)
+        );
         let slow = deviation(&figures(1025.0, 7.6, Some(40.0)), &earlier).unwrap();
-        let (name, f) = slow.beyond_threshold().unwrap();
+        let (name, f) = slow.beyond(DEVIATION_THRESHOLD).unwrap();
         assert_eq!(name, "loopback round trip");
         assert!((f - 0.6).abs() < 1e-12);
         assert!((slow.memory - 0.25).abs() < 1e-12, "{slow:?}");
         // A faster machine deviates too.
         let fast = deviation(&figures(500.0, 9.5, None), &earlier).unwrap();
-        assert_eq!(fast.beyond_threshold().map(|(n, _)| n), Some("CPU"));
+        assert_eq!(
+            fast.beyond(DEVIATION_THRESHOLD).map(|(n, _)| n),
+            Some("CPU")
+        );
         assert_eq!(fast.loopback, None);
         assert_eq!(deviation(&figures(1.0, 1.0, None), &earlier[..2]), None);
     }

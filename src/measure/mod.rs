@@ -42,6 +42,7 @@ pub mod canary;
 pub mod client_cpu;
 mod error_kind;
 pub mod latency;
+pub mod phase_canary;
 mod recorder;
 pub mod server;
 pub mod settle;

@@ -46,9 +46,9 @@ pub struct VerdictLabels {
 /// verdicts that are no test (too few repetitions, different workloads) have no series.
 pub fn verdict_value(verdict: Verdict) -> Option<f64> {
     match verdict {
-        Verdict::Faster => Some(1.0),
+        Verdict::Faster | Verdict::Cheaper | Verdict::LowerLatency => Some(1.0),
         Verdict::NoSignificantDifference => Some(0.0),
-        Verdict::Slower => Some(-1.0),
+        Verdict::Slower | Verdict::Costlier | Verdict::HigherLatency => Some(-1.0),
         Verdict::Inconclusive | Verdict::NotComparable => None,
     }
 }
@@ -119,7 +119,7 @@ impl ResultGauges {
             verdict: Tracked::register(
                 registry,
                 "result_verdict",
-                "Verdict against the baseline: 1 faster, 0 no significant difference, -1 slower",
+                "Verdict against the baseline: 1 better (faster, cheaper, lower latency), 0 no significant difference, -1 worse",
             ),
         }
     }

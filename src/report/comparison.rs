@@ -4,9 +4,9 @@
 use super::layout::fixed_width;
 use crate::verdict::simultaneous::SimultaneousDiagnostics;
 use crate::verdict::stats::Delta;
-use crate::verdict::{Comparison, headline};
+use crate::verdict::{Comparison, ComparisonRow, MetricVerdict, headline, method_lines};
 
-const HEADERS: [&str; 15] = [
+const HEADERS: [&str; 17] = [
     "TARGET",
     "REPS",
     "OPS/S",
@@ -14,17 +14,20 @@ const HEADERS: [&str; 15] = [
     "CV",
     "ERRORS",
     "Δ OPS/S",
-    "Δ OPS/S 95% CI",
+    "Δ CI",
+    "LEVEL",
     "P (HOLM)",
     "MDE",
+    "CAUTIOUS MDE",
     "PAIRED CV",
     "P99 µs",
     "Δ P99",
     "CPU µs/OP",
     "VERDICT",
 ];
-const RIGHT: [bool; 15] = [
-    false, true, true, true, true, true, true, false, true, true, true, true, true, true, false,
+const RIGHT: [bool; 17] = [
+    false, true, true, true, true, true, true, false, true, true, true, true, true, true, true,
+    true, false,
 ];
 
 /// A p-value as the reports show it: three decimals, `<0.001` below that.
@@ -36,6 +39,46 @@ pub(super) fn p_value(p: f64) -> String {
     }
 }
 
+/// An interval of a change as every report writes it: `[+5.3%, +14.9%]`.
+pub(super) fn interval(v: &MetricVerdict) -> Option<String> {
+    v.interval_percent
+        .map(|(lo, hi)| format!("[{lo:+.1}%, {hi:+.1}%]"))
+}
+
+/// An interval's confidence: `95%`, `97.5%`.
+pub(super) fn level(v: &MetricVerdict) -> Option<String> {
+    v.interval_confidence.map(|c| {
+        let text = format!("{:.2}", c * 100.0);
+        format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
+    })
+}
+
+/// A declared metric's finding in one line: `CPU per operation −10.0% [−18.3%, −1.0%] (95%),
+/// p (Holm) 0.040, MDE 8.1% (cautious 14.0%): cheaper`.
+pub(super) fn metric_line(v: &MetricVerdict) -> String {
+    let mut out = v.metric.label().to_owned();
+    if let Some(d) = v.delta {
+        out.push_str(&format!(" {:+.1}%", d.percent));
+    }
+    if let (Some(i), Some(l)) = (interval(v), level(v)) {
+        out.push_str(&format!(" {i} ({l})"));
+    }
+    if let Some(p) = v.adjusted_p_value {
+        out.push_str(&format!(", p (Holm) {}", p_value(p)));
+    }
+    if let Some(m) = v.mde_percent {
+        out.push_str(&format!(", MDE {m:.1}%"));
+        if let Some(u) = v.mde_upper_percent {
+            out.push_str(&format!(" (cautious {u:.1}%)"));
+        }
+    }
+    out.push_str(&format!(": {}", v.verdict.text()));
+    if let Some(reason) = &v.reason {
+        out.push_str(&format!(" ({reason})"));
+    }
+    out
+}
+
 /// A fraction (a CV) as a percentage with two decimals.
 fn fraction(f: Option<f64>) -> String {
     f.map_or("-".into(), |f| format!("{:.2}%", f * 100.0))
@@ -45,54 +88,61 @@ fn percent(d: Option<Delta>) -> String {
     d.map_or("-".into(), |d| format!("{:+.1}%", d.percent))
 }
 
-/// The comparison as text: one titled table per group, notes (left-out cells, reasons, cost)
-/// under it, a blank line between groups, and the headline last.
+fn cells(r: &ComparisonRow) -> Vec<String> {
+    let first = r.verdicts.first();
+    let of = |f: fn(&MetricVerdict) -> Option<String>| first.and_then(f).unwrap_or("-".into());
+    vec![
+        r.target.clone(),
+        r.repetitions.to_string(),
+        r.ops_per_sec
+            .map_or("-".into(), |s| format!("{:.1}", s.mean)),
+        r.ops_per_sec
+            .and_then(|s| s.ci95_half_width)
+            .map_or("-".into(), |h| format!("{h:.1}")),
+        fraction(r.ops_per_sec.and_then(|s| s.cv)),
+        r.error_rate
+            .map_or("-".into(), |e| format!("{:.2}%", e * 100.0)),
+        percent(r.throughput_delta),
+        of(interval),
+        of(level),
+        of(|v| v.adjusted_p_value.map(p_value)),
+        of(|v| v.mde_percent.map(|m| format!("{m:.1}%"))),
+        of(|v| v.mde_upper_percent.map(|m| format!("{m:.1}%"))),
+        fraction(r.throughput_delta.and_then(|d| d.ratio_cv)),
+        r.p99_us.map_or("-".into(), |s| format!("{:.1}", s.mean)),
+        percent(r.p99_delta),
+        r.cpu_us_per_op
+            .map_or("-".into(), |s| format!("{:.1}", s.mean)),
+        r.verdict.text().to_string(),
+    ]
+}
+
+/// The comparison as text: one titled table per group (its verdict columns of the first
+/// declared metric), notes (the other declared metrics, left-out cells, reasons, cost) under
+/// it, a blank line between groups, then how the verdicts were reached and the headline.
 pub fn render_comparison(comparison: &Comparison) -> String {
     let mut out = String::new();
+    let metrics: Vec<&str> = comparison.metrics.iter().map(|m| m.name()).collect();
     for (i, group) in comparison.groups.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
         out.push_str(&format!(
-            "{}, platform {}, size {}: baseline {}\n",
-            group.workload, group.platform, group.size, comparison.baseline
+            "{}, platform {}, size {}: baseline {}, verdicts on {}\n",
+            group.workload,
+            group.platform,
+            group.size,
+            comparison.baseline,
+            metrics.join(", ")
         ));
-        let rows: Vec<Vec<String>> = group
-            .rows
-            .iter()
-            .map(|r| {
-                vec![
-                    r.target.clone(),
-                    r.repetitions.to_string(),
-                    r.ops_per_sec
-                        .map_or("-".into(), |s| format!("{:.1}", s.mean)),
-                    r.ops_per_sec
-                        .and_then(|s| s.ci95_half_width)
-                        .map_or("-".into(), |h| format!("{h:.1}")),
-                    fraction(r.ops_per_sec.and_then(|s| s.cv)),
-                    r.error_rate
-                        .map_or("-".into(), |e| format!("{:.2}%", e * 100.0)),
-                    percent(r.throughput_delta),
-                    r.throughput_delta
-                        .and_then(|d| d.ci95_percent)
-                        .map_or("-".into(), |(lo, hi)| format!("[{lo:+.1}%, {hi:+.1}%]")),
-                    r.adjusted_p_value.map_or("-".into(), p_value),
-                    r.throughput_delta
-                        .and_then(|d| d.mde_percent)
-                        .map_or("-".into(), |m| format!("{m:.1}%")),
-                    fraction(r.throughput_delta.and_then(|d| d.ratio_cv)),
-                    r.p99_us.map_or("-".into(), |s| format!("{:.1}", s.mean)),
-                    percent(r.p99_delta),
-                    r.cpu_us_per_op
-                        .map_or("-".into(), |s| format!("{:.1}", s.mean)),
-                    r.verdict.text().to_string(),
-                ]
-            })
-            .collect();
+        let rows: Vec<Vec<String>> = group.rows.iter().map(cells).collect();
         out.push_str(&fixed_width(&HEADERS, &RIGHT, &rows));
         for r in &group.rows {
             if let Some(reason) = &r.reason {
                 out.push_str(&format!("  {}: {}\n", r.target, reason));
+            }
+            for v in r.verdicts.iter().skip(1) {
+                out.push_str(&format!("  {}: {}\n", r.target, metric_line(v)));
             }
             match (&r.simultaneous, r.throughput_delta.and_then(|d| d.pairs)) {
                 (Some(s), _) => out.push_str(&simultaneous_lines(&r.target, s)),
@@ -111,6 +161,12 @@ pub fn render_comparison(comparison: &Comparison) -> String {
                     r.target
                 ));
             }
+        }
+    }
+    if comparison.family > 0 {
+        out.push('\n');
+        for line in method_lines(comparison) {
+            out.push_str(&format!("{line}\n"));
         }
     }
     if let Some(line) = headline(comparison) {
@@ -159,14 +215,20 @@ mod tests {
         let c = compare(&study(), &options()).unwrap();
         // ±95 % CI of the means: t₀.₉₇₅(2) · 20 / √3 = 49.68… for both targets.
         let expected = "\
-flights/v1, platform n2, size 1M: baseline psmdb-8.0
-TARGET     REPS   OPS/S  ±95% CI     CV  ERRORS  Δ OPS/S  Δ OPS/S 95% CI   P (HOLM)   MDE  PAIRED CV  P99 µs   Δ P99  CPU µs/OP  VERDICT
-psmdb-8.0     3  1000.0     49.7  2.00%   0.00%        -  -                       -     -          -   200.0       -       50.0  baseline
-mongo-9.0     3  1100.0     49.7  1.82%   0.00%   +10.0%  [+5.3%, +14.9%]     0.004  6.1%          -   180.0  -10.0%       45.0  faster
+flights/v1, platform n2, size 1M: baseline psmdb-8.0, verdicts on throughput
+TARGET     REPS   OPS/S  ±95% CI     CV  ERRORS  Δ OPS/S  Δ CI             LEVEL  P (HOLM)   MDE  CAUTIOUS MDE  PAIRED CV  P99 µs   Δ P99  CPU µs/OP  VERDICT
+psmdb-8.0     3  1000.0     49.7  2.00%   0.00%        -  -                    -         -     -             -          -   200.0       -       50.0  baseline
+mongo-9.0     3  1100.0     49.7  1.82%   0.00%   +10.0%  [+5.3%, +14.9%]    95%     0.004  6.1%          9.5%          -   180.0  -10.0%       45.0  faster
   psmdb-8.0: 0.4167 per million operations
   mongo-9.0: 0.3788 per million operations
 
-mongo-9.0 +10.0% ±4.9% ops/s vs psmdb-8.0 at 1M, 3 reps, MDE 6.1%
+Verdict metrics (declared before the run): throughput; the other figures are descriptive.
+Test: Welch's t-test of independent groups with Fieller's interval.
+Holm–Bonferroni over the 1 test of the comparison, significant below 5%; a verdict needs 3 valid repetitions on each side (paired: 3 slots holding both).
+Intervals: Holm-adjusted, each at the level Holm's step-down judged its test at (95% for a single test), so an interval excludes 0 exactly when its verdict is a difference.
+MDE: the difference these repetitions would find with 80% power at level 5% ÷ 1, from the spread measured; the cautious MDE takes the spread at its upper 80% confidence bound.
+
+mongo-9.0 +10.0% [+5.3%, +14.9%] ops/s vs psmdb-8.0 at 1M, 3 reps, MDE 6.1%
 ";
         assert_eq!(render_comparison(&c), expected);
     }

@@ -1,11 +1,14 @@
 //! How many slots a precision goal needs, estimated from results already run (a pilot, or an
-//! earlier run of the same experiment): per comparison, the spread of the per-slot log ratios
-//! (or, without slots, the two targets' CVs), the MDE now, the slots the goal needs and the
-//! time they take at the measured cells' own lengths. `mongobench plan` prints it.
+//! earlier run of the same experiment): per comparison and declared metric, the spread of the
+//! per-slot log ratios (or, without slots, the two targets' CVs), the MDE now, the slots the
+//! runner's rule (Stein's two-stage design, `verdict::sequential`) would ask for after a pilot
+//! of the planned repetitions, and the time they take at the measured cells' own lengths.
+//! `mongobench plan` prints it.
 
+use crate::api::VerdictMetric;
 use crate::result::{CellResult, slot_pairs};
-use crate::verdict::stats::{MIN_REPETITIONS, Summary, pairs_for_mde};
-use crate::verdict::{CompareError, CompareOptions, Verdict, compare};
+use crate::verdict::stats::{ALPHA, MIN_REPETITIONS, Summary, two_stage_pairs};
+use crate::verdict::{CompareError, CompareOptions, Verdict, compare, figure};
 
 use super::layout::fixed_width;
 
@@ -19,6 +22,8 @@ pub struct Estimate {
     pub group: (String, String, String),
     /// The compared target.
     pub target: String,
+    /// The declared metric.
+    pub metric: VerdictMetric,
     /// Slot pairs behind the spread; 0 when the cells were not paired.
     pub pairs: usize,
     /// Standard deviation of ln(candidate ÷ baseline) per slot (paired), or √(CV² + CV²) of the
@@ -26,7 +31,8 @@ pub struct Estimate {
     pub sd_log: Option<f64>,
     /// The MDE of the comparison as it stands, percent.
     pub mde_percent: Option<f64>,
-    /// Slots the goal needs; `None` when more than [`MAX_SLOTS`] would.
+    /// Slots the two-stage design would run if its pilot measured this spread; `None` when
+    /// more than [`MAX_SLOTS`] would.
     pub slots_needed: Option<usize>,
     /// Mean seconds one slot of the group took (every target's warm-up, settle, measured
     /// phase and restores; the longest target's when they ran at the same time).
@@ -46,11 +52,8 @@ fn cell_seconds(c: &CellResult) -> f64 {
     warmup + c.settle_seconds.unwrap_or(0.0) + measured + restores
 }
 
-fn ops(c: &CellResult) -> Option<f64> {
-    c.measured.as_ref().map(|m| m.overall.ops_per_sec)
-}
-
-/// The estimates of every comparison of `results` for a goal of `goal_percent`.
+/// The estimates of every comparison of `results` for a goal of `goal_percent` after a pilot
+/// of `pilot` slots (`spec.repetitions`).
 ///
 /// # Errors
 /// As [`compare`].
@@ -58,9 +61,10 @@ pub fn estimate(
     results: &[CellResult],
     options: &CompareOptions,
     goal_percent: f64,
+    pilot: usize,
 ) -> Result<Vec<Estimate>, CompareError> {
     let comparison = compare(results, options)?;
-    let mut out = Vec::new();
+    let mut out: Vec<Estimate> = Vec::new();
     for g in &comparison.groups {
         let in_group = |target: &str| -> Vec<&CellResult> {
             results
@@ -101,25 +105,50 @@ pub fn estimate(
             ) {
                 continue;
             }
-            let pairs = slot_pairs(base.iter().copied(), in_group(&row.target), ops);
-            let sd_log = if pairs.len() >= 2 {
-                let logs: Vec<f64> = pairs.iter().map(|&(b, c)| (c / b).ln()).collect();
-                Summary::of(&logs).ok().and_then(|s| s.std_dev)
-            } else {
-                let base_cv = g.rows.first().and_then(|b| b.ops_per_sec?.cv);
-                let cv = row.ops_per_sec.and_then(|s| s.cv);
-                base_cv.zip(cv).map(|(b, c)| (b * b + c * c).sqrt())
-            };
-            out.push(Estimate {
-                group: (g.workload.clone(), g.platform.clone(), g.size.clone()),
-                target: row.target.clone(),
-                pairs: if pairs.len() >= 2 { pairs.len() } else { 0 },
-                sd_log,
-                mde_percent: row.throughput_delta.and_then(|d| d.mde_percent),
-                slots_needed: sd_log.and_then(|s| pairs_for_mde(s, goal_percent, MAX_SLOTS)),
-                seconds_per_slot: slot_seconds,
-            });
+            for &metric in &comparison.metrics {
+                let f = figure(metric);
+                let pairs = slot_pairs(base.iter().copied(), in_group(&row.target), f);
+                let sd_log = if pairs.len() >= 2 {
+                    let logs: Vec<f64> = pairs.iter().map(|&(b, c)| (c / b).ln()).collect();
+                    Summary::of(&logs).ok().and_then(|s| s.std_dev)
+                } else {
+                    let cv = |cells: &[&CellResult]| {
+                        let values: Option<Vec<f64>> = cells
+                            .iter()
+                            .filter(|c| c.is_valid())
+                            .map(|c| f(c))
+                            .collect();
+                        Summary::of(&values?).ok()?.cv
+                    };
+                    cv(&base)
+                        .zip(cv(&in_group(&row.target)))
+                        .map(|(b, c)| (b * b + c * c).sqrt())
+                };
+                out.push(Estimate {
+                    group: (g.workload.clone(), g.platform.clone(), g.size.clone()),
+                    target: row.target.clone(),
+                    metric,
+                    pairs: if pairs.len() >= 2 { pairs.len() } else { 0 },
+                    sd_log,
+                    mde_percent: row.verdict_on(metric).and_then(|v| v.mde_percent),
+                    slots_needed: None,
+                    seconds_per_slot: slot_seconds,
+                });
+            }
         }
+    }
+    // The family the runner's goal judges at: every estimate's test together.
+    let level = ALPHA / out.len().max(1) as f64;
+    for e in &mut out {
+        e.slots_needed = e.sd_log.and_then(|s| {
+            two_stage_pairs(
+                s,
+                pilot.max(MIN_REPETITIONS),
+                goal_percent,
+                level,
+                MAX_SLOTS,
+            )
+        });
     }
     Ok(out)
 }
@@ -135,9 +164,15 @@ fn duration(seconds: f64) -> String {
 }
 
 /// The estimates as text: a table per group, then what the numbers mean.
-pub fn render_estimate(estimates: &[Estimate], baseline: &str, goal_percent: f64) -> String {
-    const HEADERS: [&str; 7] = [
+pub fn render_estimate(
+    estimates: &[Estimate],
+    baseline: &str,
+    goal_percent: f64,
+    pilot: usize,
+) -> String {
+    const HEADERS: [&str; 8] = [
         "TARGET",
+        "METRIC",
         "PAIRS",
         "SD OF LOG RATIOS",
         "MDE NOW",
@@ -145,7 +180,7 @@ pub fn render_estimate(estimates: &[Estimate], baseline: &str, goal_percent: f64
         "PER SLOT",
         "TIME NEEDED",
     ];
-    const RIGHT: [bool; 7] = [false, true, true, true, true, true, true];
+    const RIGHT: [bool; 8] = [false, false, true, true, true, true, true, true];
     let mut out = String::new();
     let mut groups: Vec<&(String, String, String)> = Vec::new();
     for e in estimates {
@@ -168,6 +203,7 @@ pub fn render_estimate(estimates: &[Estimate], baseline: &str, goal_percent: f64
             .map(|e| {
                 vec![
                     e.target.clone(),
+                    e.metric.name().to_owned(),
                     if e.pairs > 0 {
                         e.pairs.to_string()
                     } else {
@@ -190,10 +226,15 @@ pub fn render_estimate(estimates: &[Estimate], baseline: &str, goal_percent: f64
         out.push_str(&fixed_width(&HEADERS, &RIGHT, &rows));
     }
     out.push_str(&format!(
-        "\nSlots needed: the fewest (at least {MIN_REPETITIONS}) whose paired comparison, with \
-         the spread measured here, detects {goal_percent}% at 80% power and 5% level; time \
-         needed: that many slots at the mean length of the slots measured here. Set them as \
-         spec.precision (mdePercent: {goal_percent}, maxRepetitions at or above the largest).\n"
+        "\nSlots needed: what the runner's two-stage rule asks for when a pilot of {pilot} slots \
+         (spec.repetitions) measures the spread measured here: the fewest whose paired \
+         comparison, tested with the pilot's {} degrees of freedom, detects {goal_percent}% at \
+         80% power at level 5% ÷ {} (the tests here); a pilot that measures a larger spread \
+         asks for more. Time needed: that many slots at the mean length of the slots measured \
+         here. Set them as spec.precision (mdePercent: {goal_percent}, maxRepetitions at or \
+         above the largest) with repetitions: {pilot}.\n",
+        pilot.max(3) - 1,
+        estimates.len().max(1)
     ));
     out
 }
@@ -224,7 +265,7 @@ mod tests {
             baseline: "a".into(),
             ..Default::default()
         };
-        let e = estimate(&results, &options, 1.0).unwrap();
+        let e = estimate(&results, &options, 1.0, 3).unwrap();
         assert_eq!(e.len(), 1);
         let e = &e[0];
         assert_eq!((e.target.as_str(), e.pairs), ("b", 3));
@@ -233,10 +274,14 @@ mod tests {
         let mean = logs.iter().sum::<f64>() / 3.0;
         let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
         assert!((e.sd_log.unwrap() - sd).abs() < 1e-12);
-        assert_eq!(e.slots_needed, pairs_for_mde(sd, 1.0, MAX_SLOTS));
+        assert_eq!(
+            e.slots_needed,
+            two_stage_pairs(sd, 3, 1.0, ALPHA, MAX_SLOTS)
+        );
+        assert_eq!(e.metric, VerdictMetric::Throughput);
         // Each cell of sample_result measures 10 s: a slot of two targets is 20 s.
         assert!((e.seconds_per_slot - 20.0).abs() < 1e-9, "{e:?}");
-        let text = render_estimate(std::slice::from_ref(e), "a", 1.0);
+        let text = render_estimate(std::slice::from_ref(e), "a", 1.0, 3);
         assert!(
             text.starts_with("flights/v1, platform n2, size 1M: baseline a, goal MDE 1%\n"),
             "{text}"
@@ -246,12 +291,12 @@ mod tests {
         for r in &mut results {
             r.slot = None;
         }
-        let e = &estimate(&results, &options, 1.0).unwrap()[0];
+        let e = &estimate(&results, &options, 1.0, 3).unwrap()[0];
         assert_eq!(e.pairs, 0);
         let cv = |v: [f64; 3]| Summary::of(&v).unwrap().cv.unwrap();
         let expected = (cv([100.0, 120.0, 90.0]).powi(2) + cv([102.0, 124.0, 91.0]).powi(2)).sqrt();
         assert!((e.sd_log.unwrap() - expected).abs() < 1e-12);
-        assert!(render_estimate(std::slice::from_ref(e), "a", 1.0).contains("unpaired"));
+        assert!(render_estimate(std::slice::from_ref(e), "a", 1.0, 3).contains("unpaired"));
     }
 
     #[test]

@@ -3,13 +3,12 @@
 
 use std::collections::BTreeSet;
 
-use super::comparison::p_value;
+use super::comparison::{interval, level, metric_line, p_value};
 use super::groups::{groups, sort_like_groups};
 use super::sharding_text;
 use super::sweep_text::{knee_text, steps_text};
 use crate::result::CellResult;
-use crate::verdict::stats::ALPHA;
-use crate::verdict::{CompareOptions, Comparison, MIN_REPETITIONS, compare, headline};
+use crate::verdict::{CompareOptions, Comparison, compare, headline, method_lines};
 
 /// The Markdown text of `results` compared as `options` say, `\n` line ends.
 pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> String {
@@ -23,8 +22,10 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
         .map(|(b, r)| format!("{} (run {})", escape(b), escape(r)))
         .collect();
     out.push_str(&format!("## Benchmark {}\n\n", runs.join(", ")));
-    match compare(results, options) {
-        Ok(mut comparison) => {
+    let comparison = compare(results, options);
+    match &comparison {
+        Ok(comparison) => {
+            let mut comparison = comparison.clone();
             sort_like_groups(&mut comparison, results);
             if let Some(line) = headline(&comparison) {
                 out.push_str(&format!("**{}**\n\n", escape(&line)));
@@ -43,15 +44,20 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
     }
     out.push_str(&sweeps(results));
     out.push_str(&shards(results));
-    out.push_str(&how_measured(results, &options.baseline));
+    out.push_str(&how_measured(
+        results,
+        &options.baseline,
+        comparison.ok().as_ref(),
+    ));
     out
 }
 
 fn table(c: &Comparison) -> String {
+    let metric = c.metrics.first().map_or("ops/s", |m| m.label());
     let mut out = format!(
-        "| target | size | platform | ops/s (mean ± 95% CI) | Δ ops/s vs {} (95% CI) | verdict \
-         | adjusted p | repetitions |\n\
-         | --- | --- | --- | ---: | ---: | --- | ---: | ---: |\n",
+        "| target | size | platform | ops/s (mean ± 95% CI) | Δ {metric} vs {} [interval] \
+         (level) | verdict | adjusted p | MDE (cautious) | repetitions |\n\
+         | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: |\n",
         escape(&c.baseline)
     );
     for g in &c.groups {
@@ -62,12 +68,21 @@ fn table(c: &Comparison) -> String {
                     Some(h) => format!("{:.1} ± {h:.1}", s.mean),
                     None => format!("{:.1} (no interval)", s.mean),
                 });
-            let delta = r
-                .throughput_delta
-                .map_or("–".to_string(), |d| match d.ci95_percent {
-                    Some((lo, hi)) => format!("{:+.1}% [{lo:+.1}%, {hi:+.1}%]", d.percent),
-                    None => format!("{:+.1}%", d.percent),
-                });
+            let first = r.verdicts.first();
+            let delta = match first.and_then(|v| Some((v.delta?, interval(v)?, level(v)?))) {
+                Some((d, i, l)) => format!("{:+.1}% {i} ({l})", d.percent),
+                None => r
+                    .throughput_delta
+                    .map_or("–".to_string(), |d| format!("{:+.1}%", d.percent)),
+            };
+            let mde = first
+                .and_then(|v| {
+                    Some(format!(
+                        "{:.1}% ({:.1}%)",
+                        v.mde_percent?, v.mde_upper_percent?
+                    ))
+                })
+                .unwrap_or("–".to_string());
             let cells = r.repetitions + r.excluded.len();
             let reps = if r.excluded.is_empty() {
                 r.repetitions.to_string()
@@ -75,12 +90,15 @@ fn table(c: &Comparison) -> String {
                 format!("{} of {cells}", r.repetitions)
             };
             out.push_str(&format!(
-                "| {} | {} | {} | {ops} | {delta} | {} | {} | {reps} |\n",
+                "| {} | {} | {} | {ops} | {} | {} | {} | {mde} | {reps} |\n",
                 escape(&r.target),
                 escape(&g.size),
                 escape(&g.platform),
+                escape(&delta),
                 r.verdict.text(),
-                r.adjusted_p_value.map_or("–".to_string(), p_value),
+                first
+                    .and_then(|v| v.adjusted_p_value)
+                    .map_or("–".to_string(), p_value),
             ));
         }
     }
@@ -163,6 +181,9 @@ fn notes(c: &Comparison) -> String {
             if let Some(reason) = &r.reason {
                 lines.push(format!("- {at}: {}: {}", r.verdict.text(), escape(reason)));
             }
+            for v in r.verdicts.iter().skip(1) {
+                lines.push(format!("- {at}: {}", escape(&metric_line(v))));
+            }
             for why in &r.excluded {
                 lines.push(format!("- {at}: left out, {}", escape(why)));
             }
@@ -174,7 +195,7 @@ fn notes(c: &Comparison) -> String {
     format!("\n{}\n", lines.join("\n"))
 }
 
-fn how_measured(results: &[CellResult], baseline: &str) -> String {
+fn how_measured(results: &[CellResult], baseline: &str, comparison: Option<&Comparison>) -> String {
     let param = |name: &str| {
         let mut values: Vec<&str> = Vec::new();
         for r in results {
@@ -245,11 +266,12 @@ fn how_measured(results: &[CellResult], baseline: &str) -> String {
     ));
     out.push_str(&format!(
         "- Statistics: mean successful ops/s over the valid repetitions with its Student-t 95% \
-         interval; each target against the baseline {} with Welch's t-test, the p-values of \
-         the whole comparison adjusted with Holm–Bonferroni, significant below {ALPHA}; a \
-         verdict needs at least {MIN_REPETITIONS} valid repetitions on each side\n",
+         interval; each target against the baseline {}\n",
         escape(baseline)
     ));
+    for line in comparison.map(method_lines).unwrap_or_default() {
+        out.push_str(&format!("- {}\n", escape(&line)));
+    }
     out
 }
 
@@ -276,7 +298,7 @@ mod tests {
     fn options() -> CompareOptions {
         CompareOptions {
             baseline: "psmdb-8.0".into(),
-            price_per_node_hour: Default::default(),
+            ..CompareOptions::default()
         }
     }
 

@@ -81,3 +81,17 @@ pub struct Slot {
     /// The cell's place within its slot, from 0, in the slot's seeded random order.
     pub position: u32,
 }
+
+/// How a run's comparison was fixed before it ran (docs/results.md, "Verdicts"): the
+/// declared verdict metrics and, under a precision goal, the pilot stage whose spread decides
+/// how many slots run and which the two-stage test takes its spread from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VerdictDesign {
+    /// `spec.verdict.metrics`: the figures that get verdicts.
+    pub metrics: Vec<crate::api::VerdictMetric>,
+    /// With `spec.precision`: the slots of the pilot (the planned repetitions). Absent without
+    /// a precision goal: every slot was planned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pilot_slots: Option<u32>,
+}

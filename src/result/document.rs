@@ -98,6 +98,10 @@ pub struct CellResult {
     /// "Paired slots"). Absent when its target ran alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot: Option<Slot>,
+    /// How the run's comparison was fixed before it ran: its verdict metrics and, under a
+    /// precision goal, its pilot slots. Absent in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub design: Option<super::cell::VerdictDesign>,
     /// A cell of a simultaneous slot (`parallelism: Simultaneous`): when the common measured
     /// window began and, where the targets trade places, the side it ran on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,6 +109,10 @@ pub struct CellResult {
     /// The noise canary taken just before the cell (docs/results.md, "Noise canaries").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canary: Option<crate::measure::canary::CanaryRecord>,
+    /// The noise canary sampled during the measured phase: steal time and a light CPU probe
+    /// each second (docs/results.md, "Noise canaries").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase_canary: Option<crate::measure::phase_canary::PhaseCanary>,
     /// The noise canaries of the target's server nodes taken just before the cell, one per
     /// member with a canary beside it (provisioned replica sets). Empty for other targets.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -158,8 +166,10 @@ impl CellResult {
             client_path: None,
             mongobench_version: None,
             slot: None,
+            design: None,
             simultaneous: None,
             canary: None,
+            phase_canary: None,
             server_canaries: Vec::new(),
             sweep: None,
             sharding: None,

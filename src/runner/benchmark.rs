@@ -14,6 +14,7 @@ use std::time::Instant;
 use tracing::Instrument;
 
 use crate::contract::Schedule;
+use crate::measure::canary;
 use crate::plan;
 use crate::result::CellResult;
 
@@ -22,6 +23,10 @@ use super::crew::Crew;
 use super::sink::SinkError;
 use super::slot::{Sides, Size, TargetState, in_turn, seed, together};
 use super::slots::{PrecisionGoal, Standing};
+#[cfg(test)]
+use crate::api::VerdictMetric;
+#[cfg(test)]
+use crate::verdict::sequential::Need;
 
 pub use super::definition::{Benchmark, Connected, Events, PrecisionOutcome};
 
@@ -77,8 +82,11 @@ async fn run_all(
     }
     .map_err(|e| SinkError::Runtime(e.to_string()))?;
     let mut results = Vec::new();
-    // The run's noise canaries so far, each cell's against the earlier ones of its machine.
-    let mut probes = Probes::default();
+    // The run's noise canaries so far, each cell's against the reference and earlier ones of
+    // its machine, at the threshold the precision goal sets.
+    let mut probes = Probes::new(canary::threshold(bench.precision.map(|g| g.mde_percent)));
+    let addresses: Vec<String> = bench.server_canaries.values().flatten().cloned().collect();
+    probes.reference(&addresses).await;
     // Per target: its collection's known state, carried from one size to the next.
     let mut states: Vec<TargetState> = targets.iter().map(|_| TargetState::Idle).collect();
     for (index, size) in bench.sizes.iter().enumerate() {
@@ -162,7 +170,9 @@ async fn run_slots(
         if slot > bench.repetitions + voided {
             let Some(goal) = &bench.precision else { break };
             let elapsed = started.elapsed();
-            if let Some(outcome) = precision_outcome(goal, &at_size, baseline, slot - 1, elapsed) {
+            let standing =
+                super::slots::standing(&at_size, baseline, &bench.metrics, goal, bench.repetitions);
+            if let Some(outcome) = precision_outcome(goal, standing, slot - 1, elapsed) {
                 events.precision(&size.size.0, &outcome);
                 break;
             }
@@ -189,16 +199,14 @@ async fn run_slots(
     Ok(at_size)
 }
 
-/// Whether a size stops adding slots under `goal` after `slots` slots whose results are
-/// `at_size`, `elapsed` after the runner started: `Some` with why, `None` to add another.
+/// Whether a size stops adding slots under `goal` after `slots` slots that stand at
+/// `standing`, `elapsed` after the runner started: `Some` with why, `None` to add another.
 fn precision_outcome(
     goal: &PrecisionGoal,
-    at_size: &[CellResult],
-    baseline: &str,
+    standing: Standing,
     slots: u32,
     elapsed: std::time::Duration,
 ) -> Option<PrecisionOutcome> {
-    let standing = super::slots::standing(at_size, baseline, goal.mde_percent);
     if let Standing::Reached { widest_mde_percent } = standing {
         return Some(PrecisionOutcome::Reached {
             repetitions: slots,
@@ -235,7 +243,9 @@ mod tests {
             mde_percent: 1.0,
             max_repetitions: 5,
             max_duration: Some(Duration::from_secs(60)),
+            family: 1,
         };
+        let metrics = [VerdictMetric::Throughput];
         let noisy: Vec<CellResult> = [(100.0, 110.0), (100.0, 95.0), (100.0, 104.0)]
             .into_iter()
             .enumerate()
@@ -246,13 +256,16 @@ mod tests {
                 ]
             })
             .collect();
+        let at = |results: &[CellResult]| {
+            super::super::slots::standing(results, "a", &metrics, &goal, 3)
+        };
         let second = Duration::from_secs(1);
-        assert_eq!(precision_outcome(&goal, &noisy, "a", 3, second), None);
+        assert_eq!(precision_outcome(&goal, at(&noisy), 3, second), None);
         let Some(PrecisionOutcome::NotReached {
             repetitions,
             limit,
             standing,
-        }) = precision_outcome(&goal, &noisy, "a", 5, second)
+        }) = precision_outcome(&goal, at(&noisy), 5, second)
         else {
             panic!("the repetitions limit stops it");
         };
@@ -260,25 +273,27 @@ mod tests {
             (repetitions, limit.as_str()),
             (5, "precision.maxRepetitions 5")
         );
+        // The pilot's spread (log ratios of 1.10, 0.95, 1.04) asks for far more than 5 slots.
         assert!(
-            matches!(standing, Standing::Short { ref target, mde_percent: Some(m) } if target == "b" && m > 1.0)
+            matches!(standing, Standing::Short { ref target, need: Need::Unreachable { mde_percent } } if target == "b" && mde_percent > 1.0),
+            "{standing:?}"
         );
-        let Some(outcome) = precision_outcome(&goal, &noisy, "a", 3, Duration::from_secs(61))
-        else {
+        let Some(outcome) = precision_outcome(&goal, at(&noisy), 3, Duration::from_secs(61)) else {
             panic!("the duration limit stops it");
         };
         assert!(
             outcome.to_string().starts_with("PrecisionNotReached: MDE ")
-                && outcome
-                    .to_string()
-                    .ends_with("% (b) after 3 reps (precision.maxDuration 1m)"),
+                && outcome.to_string().ends_with(
+                    "%, the goal out of reach (b) after 3 reps (precision.maxDuration 1m)"
+                ),
             "{outcome}"
         );
-        // Ratios of exactly 1.1 in every slot: the MDE is at the resolution, far below 1 %.
+        // Ratios of exactly 1.1 in every slot: the spread is at the resolution, and the pilot
+        // of 3 is enough.
         let steady: Vec<CellResult> = (1..=3)
             .flat_map(|s| [slotted_result("a", s, 100.0), slotted_result("b", s, 110.0)])
             .collect();
-        let outcome = precision_outcome(&goal, &steady, "a", 3, second).unwrap();
+        let outcome = precision_outcome(&goal, at(&steady), 3, second).unwrap();
         assert!(
             matches!(outcome, PrecisionOutcome::Reached { repetitions: 3, widest_mde_percent } if widest_mde_percent < 1.0),
             "{outcome:?}"

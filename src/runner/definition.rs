@@ -4,16 +4,17 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::api::{CanaryPolicy, DatasetSize};
+use crate::api::{CanaryPolicy, DatasetSize, VerdictMetric};
 use crate::contract::{CpuSet, Schedule};
 use crate::plan::{self, PlannedCell, RunSettings, WorkloadPlan};
-use crate::result::{CellId, CellResult};
+use crate::result::{CellId, CellResult, VerdictDesign};
 
 use super::cell::CellProgress;
 use super::dataset::Seeded;
 use super::server::ConnectedTarget;
 use super::sink::SinkError;
 use super::slots::{PrecisionGoal, Standing};
+use crate::verdict::sequential::Need;
 
 /// What one runner executes.
 #[derive(Debug, Clone)]
@@ -32,8 +33,8 @@ pub struct Benchmark {
     /// Sizes as the spec writes them, ascending.
     pub sizes: Vec<(String, DatasetSize)>,
     pub repetitions: u32,
-    /// `spec.precision`: slots added past `repetitions` until every comparison's MDE is at
-    /// most its goal.
+    /// `spec.precision`: slots added past `repetitions` (the pilot) until every comparison
+    /// has the slots its pilot's spread asks for (`slots.rs`).
     pub precision: Option<PrecisionGoal>,
     /// `spec.canaryPolicy`: what a deviating noise canary does to its cell.
     pub canary_policy: CanaryPolicy,
@@ -50,12 +51,15 @@ pub struct Benchmark {
     /// Under [`Schedule::Simultaneous`] on this machine: a CPU set per target, which they
     /// trade slot by slot (empty: no sides).
     pub sides: Vec<CpuSet>,
+    /// `spec.verdict.metrics`: the figures that get verdicts, recorded in every result with the
+    /// pilot (`design`); a precision goal applies to each.
+    pub metrics: Vec<VerdictMetric>,
 }
 
 /// Why a size stopped adding slots under a precision goal.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PrecisionOutcome {
-    /// Every comparison's MDE reached the goal after `repetitions` slots.
+    /// Every comparison had the slots its pilot asked for after `repetitions` slots.
     Reached {
         repetitions: u32,
         widest_mde_percent: f64,
@@ -86,11 +90,19 @@ impl std::fmt::Display for PrecisionOutcome {
                 let mde = match standing {
                     Standing::Short {
                         target,
-                        mde_percent: Some(m),
-                    } => format!("MDE {m:.1}% ({target})"),
-                    Standing::Short { target, .. } => {
-                        format!("too few valid pairs for an MDE ({target})")
-                    }
+                        need: Need::Pilot { pairs },
+                    } => format!("a pilot of {pairs} valid pairs, too few for an MDE ({target})"),
+                    Standing::Short {
+                        target,
+                        need:
+                            Need::Slots {
+                                slots, mde_percent, ..
+                            },
+                    } => format!("MDE {mde_percent:.1}%, {slots} slots needed ({target})"),
+                    Standing::Short {
+                        target,
+                        need: Need::Unreachable { mde_percent },
+                    } => format!("MDE {mde_percent:.1}%, the goal out of reach ({target})"),
                     Standing::Reached { widest_mde_percent } => {
                         format!("MDE {widest_mde_percent:.1}%")
                     }
@@ -131,6 +143,17 @@ pub trait Events {
 }
 
 impl Benchmark {
+    /// The comparison's design every result records: the verdict metrics and, under a
+    /// precision goal, the pilot (the planned slots, at least a verdict's minimum).
+    pub(crate) fn design(&self) -> VerdictDesign {
+        VerdictDesign {
+            metrics: self.metrics.clone(),
+            pilot_slots: self
+                .precision
+                .map(|goal| goal.design(self.repetitions).pilot as u32),
+        }
+    }
+
     pub(crate) fn cell(
         &self,
         target: &str,

@@ -59,7 +59,7 @@ pub fn benchmark(plan: &JobPlan) -> Result<Benchmark, SetupError> {
     let precision = run
         .precision
         .as_ref()
-        .map(|p| PrecisionGoal::of_precision(p, run.repetitions))
+        .map(|p| PrecisionGoal::of_precision(p, run.repetitions, run.verdict_family))
         .transpose()
         .map_err(SetupError::Precision)?;
     let server_canaries: BTreeMap<String, Vec<String>> = plan
@@ -88,6 +88,7 @@ pub fn benchmark(plan: &JobPlan) -> Result<Benchmark, SetupError> {
             .collect::<BTreeSet<_>>(),
         schedule: run.schedule,
         sides: run.sides.clone(),
+        metrics: run.verdict_metrics.clone(),
     })
 }
 

@@ -2,14 +2,16 @@
 //! k of every target, in an order drawn from the workload's seed, so that what the machine
 //! does at that time weighs on every target alike and no target always goes first. After the
 //! planned repetitions, a precision goal (`spec.precision`) decides whether another slot is
-//! needed.
+//! needed, as Stein's two-stage design (`verdict::sequential`): the planned slots are its
+//! pilot; and a slot with an invalid cell is void and runs again.
 
 use std::time::Duration;
 
 use crate::api::units::UnitsError;
-use crate::api::{MongoBenchmarkSpec, Precision};
+use crate::api::{MongoBenchmarkSpec, Precision, VerdictMetric};
 use crate::result::{CellResult, slot_pairs};
-use crate::verdict::stats::{Delta, MIN_REPETITIONS};
+use crate::verdict::figure;
+use crate::verdict::sequential::{self, Need, TwoStage};
 use crate::workload::rng::{Stream, key};
 
 /// Stream tag of the slot orders (apart from every workload stream's tag).
@@ -38,6 +40,9 @@ pub struct PrecisionGoal {
     pub max_repetitions: u32,
     /// From the runner's start; `None` is no limit.
     pub max_duration: Option<Duration>,
+    /// The tests the benchmark's verdict family holds: declared metrics × candidates × sizes ×
+    /// platforms. The MDE is judged at the family's first Holm level.
+    pub family: usize,
 }
 
 impl PrecisionGoal {
@@ -48,44 +53,61 @@ impl PrecisionGoal {
     pub fn of(spec: &MongoBenchmarkSpec) -> Result<Option<PrecisionGoal>, UnitsError> {
         spec.precision
             .as_ref()
-            .map(|p| PrecisionGoal::of_precision(p, spec.repetitions()))
+            .map(|p| PrecisionGoal::of_precision(p, spec.repetitions(), spec.verdict_family()))
             .transpose()
     }
 
-    /// The goal `precision` sets for a run of `repetitions` planned repetitions.
+    /// The goal `precision` sets for a run of `repetitions` planned repetitions whose verdict
+    /// family holds `family` tests.
     ///
     /// # Errors
     /// A `maxDuration` that does not parse.
     pub fn of_precision(
         precision: &Precision,
         repetitions: u32,
+        family: usize,
     ) -> Result<PrecisionGoal, UnitsError> {
         Ok(PrecisionGoal {
             mde_percent: precision.mde_percent,
             max_repetitions: precision.max_repetitions().max(repetitions),
             max_duration: precision.max_duration()?,
+            family,
         })
+    }
+
+    /// The goal as Stein's two-stage design after `planned` slots.
+    pub fn design(&self, planned: u32) -> TwoStage {
+        TwoStage::new(
+            planned as usize,
+            self.mde_percent,
+            self.family,
+            self.max_repetitions as usize,
+        )
     }
 }
 
 /// Where a size stands against the goal after some slots.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Standing {
-    /// Every comparison's MDE is at most the goal; the widest is given.
+    /// Every comparison has the slots its pilot asked for; the widest MDE is given.
     Reached { widest_mde_percent: f64 },
-    /// A comparison is above the goal, or has too few pairs to state an MDE.
+    /// A comparison needs more slots.
     Short {
-        /// The target whose comparison is furthest from the goal.
+        /// The target (and metric) whose comparison is furthest from what it needs.
         target: String,
-        /// Its MDE; `None` with fewer than [`MIN_REPETITIONS`] valid pairs.
-        mde_percent: Option<f64>,
+        /// What it needs.
+        need: Need,
     },
 }
 
-/// The MDE of each candidate's paired comparison with `baseline` over `results` (one size's
-/// cells of one run), in the order the candidates first appear; `None` with fewer than
-/// [`MIN_REPETITIONS`] valid pairs.
-pub fn paired_mdes(results: &[CellResult], baseline: &str) -> Vec<(String, Option<f64>)> {
+/// Each candidate's and declared metric's slot pairs with `baseline` over `results` (one
+/// size's cells of one run), named `target` or `target metric` beyond the first metric, in
+/// the order the candidates first appear.
+pub fn comparisons(
+    results: &[CellResult],
+    baseline: &str,
+    metrics: &[VerdictMetric],
+) -> Vec<(String, Vec<(f64, f64)>)> {
     let of =
         |t: &str| -> Vec<&CellResult> { results.iter().filter(|c| c.cell.target == t).collect() };
     let mut candidates: Vec<&str> = Vec::new();
@@ -95,51 +117,56 @@ pub fn paired_mdes(results: &[CellResult], baseline: &str) -> Vec<(String, Optio
             candidates.push(t);
         }
     }
-    let ops = |c: &CellResult| c.measured.as_ref().map(|m| m.overall.ops_per_sec);
-    candidates
-        .into_iter()
-        .map(|t| {
-            let pairs = slot_pairs(of(baseline), of(t), ops);
-            let mde = (pairs.len() >= MIN_REPETITIONS)
-                .then(|| Delta::paired(&pairs).ok()?.mde_percent)
-                .flatten();
-            (t.to_owned(), mde)
-        })
-        .collect()
+    let mut out = Vec::new();
+    for t in candidates {
+        for (i, &m) in metrics.iter().enumerate() {
+            let name = if i == 0 {
+                t.to_owned()
+            } else {
+                format!("{t} {}", m.name())
+            };
+            out.push((name, slot_pairs(of(baseline), of(t), figure(m))));
+        }
+    }
+    out
 }
 
-/// How `results` (one size's cells of one run) stand against `goal`.
-pub fn standing(results: &[CellResult], baseline: &str, goal: f64) -> Standing {
-    let mdes = paired_mdes(results, baseline);
-    // The worst: no MDE yet, else the widest.
-    let worst = mdes
-        .iter()
-        .max_by(|a, b| match (a.1, b.1) {
-            (None, None) => std::cmp::Ordering::Equal,
-            (None, _) => std::cmp::Ordering::Greater,
-            (_, None) => std::cmp::Ordering::Less,
-            (Some(x), Some(y)) => x.total_cmp(&y),
-        })
-        .cloned();
-    match worst {
-        Some((_, Some(mde))) if mde <= goal => Standing::Reached {
-            widest_mde_percent: mde,
-        },
-        Some((target, mde_percent)) => Standing::Short {
-            target,
-            mde_percent,
-        },
-        None => Standing::Short {
-            target: baseline.to_owned(),
-            mde_percent: None,
+/// How `results` (one size's cells of one run, `planned` slots planned) stand against `goal`
+/// on `metrics`.
+pub fn standing(
+    results: &[CellResult],
+    baseline: &str,
+    metrics: &[VerdictMetric],
+    goal: &PrecisionGoal,
+    planned: u32,
+) -> Standing {
+    let named = comparisons(results, baseline, metrics);
+    let pairs: Vec<Vec<(f64, f64)>> = named.iter().map(|(_, p)| p.clone()).collect();
+    match goal.design(planned).standing(&pairs) {
+        sequential::Standing::Reached { widest_mde_percent } => {
+            Standing::Reached { widest_mde_percent }
+        }
+        sequential::Standing::Short { index, need } => Standing::Short {
+            target: named
+                .get(index)
+                .map_or_else(|| baseline.to_owned(), |(n, _)| n.clone()),
+            need,
         },
     }
+}
+
+/// Whether the cells of one slot void it: a cell that ran and is not valid (an invalid or
+/// incomplete cell) leaves its slot without a pair, so the slot runs again rather than the
+/// comparison changing its test.
+pub fn voids_slot(result: &CellResult) -> bool {
+    !result.is_valid()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::result::testing::slotted_result;
+    use crate::verdict::stats::{ALPHA, Delta, log_ratio_sd, two_stage_pairs};
 
     #[test]
     fn orders_are_permutations_repeatable_and_balanced() {
@@ -168,33 +195,67 @@ mod tests {
     }
 
     #[test]
-    fn standing_needs_three_pairs_then_the_widest_mde_under_the_goal() {
-        let two = [
+    fn standing_waits_for_the_pilot_then_for_the_slots_its_spread_asks_for() {
+        let goal = PrecisionGoal {
+            mde_percent: 3.0,
+            max_repetitions: 30,
+            max_duration: None,
+            family: 1,
+        };
+        let metrics = [VerdictMetric::Throughput];
+        let mut results = vec![
             slotted_result("a", 1, 100.0),
             slotted_result("b", 1, 103.0),
             slotted_result("a", 2, 120.0),
             slotted_result("b", 2, 123.0),
         ];
         assert_eq!(
-            standing(&two, "a", 3.0),
+            standing(&results, "a", &metrics, &goal, 3),
             Standing::Short {
                 target: "b".into(),
-                mde_percent: None
+                need: Need::Pilot { pairs: 2 }
             }
         );
-        // The five slots of stats' paired test: MDE 0.928 %.
-        let mut five = two.to_vec();
-        for (slot, base, cand) in [(3, 90.0, 93.5), (4, 110.0, 112.9), (5, 105.0, 108.6)] {
-            five.push(slotted_result("a", slot, base));
-            five.push(slotted_result("b", slot, cand));
-        }
-        let Standing::Reached { widest_mde_percent } = standing(&five, "a", 1.0) else {
-            panic!("{:?}", standing(&five, "a", 1.0));
+        // The pilot's three log ratios, ln(1.03), ln(1.025), ln(1.03889): sd 0.00682, so
+        // ((t₀.₉₇₅(2) + t₀.₈(2)) · 0.00682 / ln 1.03)² = 1.53: the pilot is enough.
+        results.push(slotted_result("a", 3, 90.0));
+        results.push(slotted_result("b", 3, 93.5));
+        let Standing::Reached { widest_mde_percent } = standing(&results, "a", &metrics, &goal, 3)
+        else {
+            panic!("{:?}", standing(&results, "a", &metrics, &goal, 3));
         };
-        assert!((widest_mde_percent - 0.928028373422778).abs() < 1e-9);
-        assert!(matches!(
-            standing(&five, "a", 0.5),
-            Standing::Short { ref target, mde_percent: Some(m) } if target == "b" && m > 0.9
-        ));
+        let pairs = [(100.0, 103.0), (120.0, 123.0), (90.0, 93.5)];
+        let mde = Delta::paired(&pairs, None)
+            .unwrap()
+            .mde_percent(ALPHA)
+            .unwrap();
+        assert!(
+            (widest_mde_percent - mde).abs() < 1e-12,
+            "{widest_mde_percent}"
+        );
+        // A 1 % goal asks for 3 · (2.42 / 1)² ≈ 14 slots: 3 are short by 11.
+        let tight = PrecisionGoal {
+            mde_percent: 1.0,
+            ..goal
+        };
+        let Standing::Short {
+            target,
+            need: Need::Slots { slots, pairs, .. },
+        } = standing(&results, "a", &metrics, &tight, 3)
+        else {
+            panic!("{:?}", standing(&results, "a", &metrics, &tight, 3));
+        };
+        let sd = log_ratio_sd(&[(100.0, 103.0), (120.0, 123.0), (90.0, 93.5)]);
+        assert_eq!(
+            (target.as_str(), Some(slots), pairs),
+            ("b", two_stage_pairs(sd, 3, 1.0, ALPHA, 30), 3)
+        );
+        // A second metric is a comparison of its own, named.
+        let both = [VerdictMetric::Throughput, VerdictMetric::CpuPerOperation];
+        let named: Vec<String> = comparisons(&results, "a", &both)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(named, ["b", "b cpuPerOperation"]);
     }
 }

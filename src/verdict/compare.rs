@@ -1,23 +1,29 @@
 //! Targets against a baseline, per (workload, platform, size), with statistics across
-//! repetitions: throughput, p99 and server CPU per operation, their percent differences with
-//! 95 % intervals (Fieller's, of the ratio of the means), Welch's test with Holm–Bonferroni
-//! correction across the whole comparison, the minimum detectable effect, cost per million
-//! operations, and a verdict.
+//! repetitions: throughput, p99 and server CPU per operation and their percent differences;
+//! for each declared verdict metric, a test fixed by the design (paired by slot when the
+//! schedule paired the cells, Stein's two-stage test under a precision goal, else Welch's),
+//! Holm–Bonferroni across the whole comparison (`family`), the interval at the level the
+//! verdict used, the minimum detectable effect, and a verdict; cost per million operations.
 //!
 //! The rules (docs/results.md, "Verdicts"):
 //! - only valid results count: incomplete and invalid cells are left out, and each row says
 //!   how many and why;
 //! - results are comparable only when their workload identities are equal; otherwise the row
 //!   is `not comparable` and names the differing parameters;
-//! - a verdict needs [`MIN_REPETITIONS`] valid repetitions on each side;
-//! - a difference is significant when its Holm-adjusted p-value is below [`ALPHA`].
+//! - a verdict needs [`MIN_REPETITIONS`] valid repetitions on each side, and, paired,
+//!   [`MIN_REPETITIONS`] slots holding a valid cell of both;
+//! - a difference is significant when its Holm-adjusted p-value is below the family's level.
 
 use std::collections::BTreeSet;
 
 use super::comparison::{
-    CompareError, CompareOptions, Comparison, ComparisonGroup, ComparisonRow, Verdict,
+    CompareError, CompareOptions, Comparison, ComparisonGroup, ComparisonRow, MetricVerdict,
+    Verdict,
 };
-use super::stats::{ALPHA, Delta, MIN_REPETITIONS, Summary, holm};
+use super::family::decide_family;
+use super::stats::{Delta, MIN_REPETITIONS, Summary};
+use crate::api::VerdictMetric;
+use crate::api::verdict::DEFAULT_METRICS;
 use crate::result::{CellResult, WorkloadIdentity, slot_pairs};
 
 /// The cells of one target in one group.
@@ -81,6 +87,101 @@ fn cpu_per_op(c: &CellResult) -> Option<f64> {
     c.server_stats.as_ref().and_then(|s| s.cpu_us_per_op)
 }
 
+/// The figure a verdict metric reads from a cell.
+pub(crate) fn figure(metric: VerdictMetric) -> fn(&CellResult) -> Option<f64> {
+    match metric {
+        VerdictMetric::Throughput => ops_per_sec,
+        VerdictMetric::CpuPerOperation => cpu_per_op,
+        VerdictMetric::P99Latency => p99,
+    }
+}
+
+/// How two targets' cells are tested, fixed by how they were scheduled and the design they
+/// record, never by which test gives the smaller interval.
+#[derive(Clone, Copy)]
+struct Design {
+    /// The schedule ran them in slots (a cell of either, valid or not, records one).
+    paired: bool,
+    /// Under a precision goal, the pilot's slots (`design.pilotSlots`).
+    pilot: Option<usize>,
+}
+
+impl Design {
+    fn of(a: &TargetCells<'_>, b: &TargetCells<'_>) -> Design {
+        let cells = || a.cells.iter().chain(&b.cells);
+        Design {
+            paired: cells().any(|c| c.slot.is_some()),
+            pilot: cells()
+                .find_map(|c| c.design.as_ref()?.pilot_slots)
+                .map(|p| p as usize),
+        }
+    }
+
+    /// The difference of `t` from `b` in `f` with its unadjusted test; with fewer than
+    /// [`MIN_REPETITIONS`] pairs or repetitions the test has too little to stand on, and
+    /// [`tested`] says so.
+    fn delta(
+        self,
+        b: &TargetCells<'_>,
+        t: &TargetCells<'_>,
+        f: fn(&CellResult) -> Option<f64>,
+    ) -> Option<Delta> {
+        if self.paired {
+            let pairs = slot_pairs(b.cells.iter().copied(), t.cells.iter().copied(), f);
+            return Delta::paired(&pairs, self.pilot).ok();
+        }
+        Delta::between(&b.summary(f)?, &t.summary(f)?).ok()
+    }
+}
+
+/// The declared metric's verdict before the family is adjusted: tested (left
+/// `NoSignificantDifference` for [`decide_family`]) or `Inconclusive` with why.
+pub(super) fn tested(metric: VerdictMetric, delta: Option<Delta>, paired: bool) -> MetricVerdict {
+    let enough = delta.and_then(|d| match d.pairs {
+        Some(n) if n < MIN_REPETITIONS => None,
+        _ => d.p_value,
+    });
+    let reason = match (enough, delta.and_then(|d| d.pairs), paired) {
+        (Some(_), _, _) => None,
+        (None, pairs, true) => Some(format!(
+            "{} held a valid {} of both targets; a paired verdict needs {MIN_REPETITIONS}",
+            plural(pairs.unwrap_or(0), "slot"),
+            metric.label()
+        )),
+        (None, _, false) => Some(format!(
+            "{} is missing from a valid repetition or has too few of them",
+            metric.label()
+        )),
+    };
+    MetricVerdict {
+        metric,
+        delta,
+        adjusted_p_value: None,
+        interval_percent: None,
+        interval_confidence: None,
+        mde_percent: None,
+        mde_upper_percent: None,
+        verdict: if reason.is_none() {
+            Verdict::NoSignificantDifference
+        } else {
+            Verdict::Inconclusive
+        },
+        reason,
+    }
+}
+
+/// The declared metrics: the options', else those the results record, else throughput.
+fn declared_metrics(results: &[CellResult], options: &CompareOptions) -> Vec<VerdictMetric> {
+    if !options.metrics.is_empty() {
+        return options.metrics.clone();
+    }
+    results
+        .iter()
+        .find_map(|r| Some(r.design.as_ref()?.metrics.clone()))
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| DEFAULT_METRICS.to_vec())
+}
+
 /// Compares every target with the baseline in each (workload, platform, size) group.
 ///
 /// # Errors
@@ -122,6 +223,7 @@ pub fn compare(
         }
     }
 
+    let metrics = declared_metrics(results, options);
     let mut groups: Vec<ComparisonGroup> = groups
         .into_iter()
         .map(|((workload, platform, size), mut targets)| {
@@ -129,7 +231,10 @@ pub fn compare(
             targets.sort_by_key(|t| t.target != options.baseline);
             let price = options.price_per_node_hour.get(&platform).copied();
             let baseline = targets.first().filter(|t| t.target == options.baseline);
-            let rows = targets.iter().map(|t| row(t, baseline, price)).collect();
+            let rows = targets
+                .iter()
+                .map(|t| row(t, baseline, price, &metrics))
+                .collect();
             ComparisonGroup {
                 workload,
                 platform,
@@ -138,7 +243,7 @@ pub fn compare(
             }
         })
         .collect();
-    adjust_and_decide(&mut groups);
+    let family = decide_family(&mut groups);
     let knee_goal = results
         .iter()
         .map(|r| r.sweep.as_ref())
@@ -151,36 +256,11 @@ pub fn compare(
         });
     Ok(Comparison {
         baseline: options.baseline.clone(),
+        metrics,
+        family,
         groups,
         knee_goal,
     })
-}
-
-/// Holm–Bonferroni over every throughput test of the comparison, then the verdicts of the
-/// tested rows.
-fn adjust_and_decide(groups: &mut [ComparisonGroup]) {
-    let tested: Vec<&mut ComparisonRow> = groups
-        .iter_mut()
-        .flat_map(|g| g.rows.iter_mut())
-        .filter(|r| r.verdict == Verdict::NoSignificantDifference)
-        .collect();
-    let p: Vec<f64> = tested
-        .iter()
-        .map(|r| {
-            r.throughput_delta
-                .and_then(|d| d.p_value)
-                .expect("tested rows have a p-value")
-        })
-        .collect();
-    for (row, adjusted) in tested.into_iter().zip(holm(&p)) {
-        row.adjusted_p_value = Some(adjusted);
-        let percent = row.throughput_delta.expect("tested").percent;
-        row.verdict = match () {
-            _ if adjusted >= ALPHA => Verdict::NoSignificantDifference,
-            _ if percent > 0.0 => Verdict::Faster,
-            _ => Verdict::Slower,
-        };
-    }
 }
 
 pub(super) fn plural(n: usize, word: &str) -> String {
@@ -191,17 +271,15 @@ pub(super) fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// A row with its figures; tested rows are left `NoSignificantDifference` for
-/// [`adjust_and_decide`].
+/// A row with its figures and, when it is tested, its declared metrics' tests (left
+/// `NoSignificantDifference` for [`decide_family`]).
 fn row(
     t: &TargetCells<'_>,
     baseline: Option<&TargetCells<'_>>,
     price: Option<f64>,
+    metrics: &[VerdictMetric],
 ) -> ComparisonRow {
     let ops = t.summary(ops_per_sec);
-    let p99_us = t.summary(p99);
-    let cpu = t.summary(cpu_per_op);
-    let errors = t.summary(error_rate).map(|s| s.mean);
     let nodes = t.cells.iter().map(|c| c.nodes.len()).max().unwrap_or(0);
     let cost_per_million_ops = match (price, ops) {
         (Some(price), Some(ops)) if nodes > 0 && ops.mean > 0.0 => {
@@ -210,18 +288,20 @@ fn row(
         _ => None,
     };
     let is_baseline = baseline.is_some_and(|b| b.target == t.target);
-    // Paired by slot where enough slots hold both targets, else as independent groups.
-    let delta = |mine: Option<Summary>, f: fn(&CellResult) -> Option<f64>| {
-        let b = baseline.filter(|_| !is_baseline)?;
-        let pairs = slot_pairs(b.cells.iter().copied(), t.cells.iter().copied(), f);
-        if pairs.len() >= MIN_REPETITIONS {
-            return Delta::paired(&pairs).ok();
+    let candidate_of = baseline.filter(|_| !is_baseline);
+    let design = candidate_of.map(|b| Design::of(b, t));
+    // Simultaneous slots compare throughput over their common seconds, with the side's effect
+    // removed where the targets traded sides (`simultaneous`).
+    let simultaneous =
+        candidate_of.and_then(|b| super::simultaneous::compare_throughput(&b.cells, &t.cells));
+    let delta = |m: VerdictMetric| {
+        if m == VerdictMetric::Throughput
+            && let Some((together, _)) = &simultaneous
+        {
+            return together.as_ref().ok().copied();
         }
-        Delta::between(&b.summary(f)?, &mine?).ok()
+        design?.delta(candidate_of?, t, figure(m))
     };
-    let simultaneous = baseline
-        .filter(|_| !is_baseline)
-        .and_then(|b| super::simultaneous::compare_throughput(&b.cells, &t.cells));
     let repetitions = t.valid().count();
     let (verdict, reason) = match baseline {
         _ if is_baseline => match t.identity() {
@@ -237,21 +317,25 @@ fn row(
         None => (Verdict::NoBaseline, None),
         Some(b) => decide(t, b, repetitions),
     };
+    let verdicts = match (verdict, design) {
+        (Verdict::NoSignificantDifference, Some(d)) => metrics
+            .iter()
+            .map(|&m| tested(m, delta(m), d.paired))
+            .collect(),
+        _ => Vec::new(),
+    };
     ComparisonRow {
         target: t.target.clone(),
         repetitions,
         excluded: t.excluded(),
-        throughput_delta: match &simultaneous {
-            Some((together, _)) => together.as_ref().ok().copied(),
-            None => delta(ops, ops_per_sec),
-        },
-        p99_delta: delta(p99_us, p99),
-        cpu_delta: delta(cpu, cpu_per_op),
+        throughput_delta: delta(VerdictMetric::Throughput),
+        p99_delta: delta(VerdictMetric::P99Latency),
+        cpu_delta: delta(VerdictMetric::CpuPerOperation),
         ops_per_sec: ops,
-        error_rate: errors,
-        p99_us,
-        cpu_us_per_op: cpu,
-        adjusted_p_value: None,
+        error_rate: t.summary(error_rate).map(|s| s.mean),
+        p99_us: t.summary(p99),
+        cpu_us_per_op: t.summary(cpu_per_op),
+        verdicts,
         cost_per_million_ops,
         verdict,
         reason,

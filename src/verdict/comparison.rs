@@ -1,13 +1,15 @@
 //! What a comparison says: per (workload, platform, size) group, one row per target with its
-//! figures, its differences from the baseline and a verdict; and what it is asked.
+//! figures, its differences from the baseline and a verdict per declared metric; and what it
+//! is asked.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use super::stats::{Delta, Summary};
+use crate::api::VerdictMetric;
 
-/// What to compare against and how to price it.
+/// What to compare against, how to price it and which figures get verdicts.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CompareOptions {
     /// The target every other target is compared with.
@@ -15,9 +17,12 @@ pub struct CompareOptions {
     /// Price of one server node per hour, by platform name; cost columns stay empty for
     /// platforms without a price.
     pub price_per_node_hour: BTreeMap<String, f64>,
+    /// The declared verdict metrics (`spec.verdict.metrics`); empty: those the results record
+    /// (`design.metrics`), else throughput.
+    pub metrics: Vec<VerdictMetric>,
 }
 
-/// The outcome for one target in one group.
+/// The outcome for one target in one group, of one metric or of the row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Verdict {
@@ -27,9 +32,17 @@ pub enum Verdict {
     Faster,
     /// Throughput significantly lower.
     Slower,
+    /// Server CPU per operation significantly lower.
+    Cheaper,
+    /// Server CPU per operation significantly higher.
+    Costlier,
+    /// p99 latency significantly lower.
+    LowerLatency,
+    /// p99 latency significantly higher.
+    HigherLatency,
     /// Tested, and the difference is not significant.
     NoSignificantDifference,
-    /// Not enough valid repetitions on a side for a test.
+    /// Not enough valid repetitions (or pairs) for a test.
     Inconclusive,
     /// The workload identities differ: the targets did not run the same experiment.
     NotComparable,
@@ -44,12 +57,71 @@ impl Verdict {
             Verdict::Baseline => "baseline",
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
+            Verdict::Cheaper => "cheaper",
+            Verdict::Costlier => "costlier",
+            Verdict::LowerLatency => "lower latency",
+            Verdict::HigherLatency => "higher latency",
             Verdict::NoSignificantDifference => "no significant difference",
             Verdict::Inconclusive => "inconclusive",
             Verdict::NotComparable => "not comparable",
             Verdict::NoBaseline => "no baseline result in this group",
         }
     }
+
+    /// The verdict on `metric` of a significant change of `percent`.
+    pub fn significant(metric: VerdictMetric, percent: f64) -> Verdict {
+        match (metric, percent > 0.0) {
+            (VerdictMetric::Throughput, true) => Verdict::Faster,
+            (VerdictMetric::Throughput, false) => Verdict::Slower,
+            (VerdictMetric::CpuPerOperation, true) => Verdict::Costlier,
+            (VerdictMetric::CpuPerOperation, false) => Verdict::Cheaper,
+            (VerdictMetric::P99Latency, true) => Verdict::HigherLatency,
+            (VerdictMetric::P99Latency, false) => Verdict::LowerLatency,
+        }
+    }
+
+    /// Whether it says the targets differ.
+    pub fn is_difference(self) -> bool {
+        matches!(
+            self,
+            Verdict::Faster
+                | Verdict::Slower
+                | Verdict::Cheaper
+                | Verdict::Costlier
+                | Verdict::LowerLatency
+                | Verdict::HigherLatency
+        )
+    }
+}
+
+/// One declared metric's test of one target against the baseline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricVerdict {
+    /// The metric.
+    pub metric: VerdictMetric,
+    /// The difference and its test (the method, raw p-value, pairs); `None` when there were
+    /// too few valid repetitions or pairs, or the figure is missing.
+    pub delta: Option<Delta>,
+    /// The p-value after Holm–Bonferroni over every declared metric's test of the comparison.
+    pub adjusted_p_value: Option<f64>,
+    /// The interval of the difference, in percent, at [`interval_confidence`]: the level Holm's
+    /// step-down judged this test at, so it excludes 0 exactly when the verdict is a
+    /// difference.
+    ///
+    /// [`interval_confidence`]: MetricVerdict::interval_confidence
+    pub interval_percent: Option<(f64, f64)>,
+    /// Confidence of the interval: 1 − the Holm level (0.95 for a single test).
+    pub interval_confidence: Option<f64>,
+    /// The smallest difference this test detects with 80 % power at the family's first Holm
+    /// level (5 % ÷ tests), from the spread measured.
+    pub mde_percent: Option<f64>,
+    /// The same with the spread at its upper 80 % confidence bound.
+    pub mde_upper_percent: Option<f64>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why it is `inconclusive`.
+    pub reason: Option<String>,
 }
 
 /// One target in one group.
@@ -70,19 +142,19 @@ pub struct ComparisonRow {
     pub p99_us: Option<Summary>,
     /// Server CPU µs per operation; `None` if a repetition lacks it.
     pub cpu_us_per_op: Option<Summary>,
-    /// Throughput difference from the baseline: paired by slot when at least
-    /// [`MIN_REPETITIONS`](super::stats::MIN_REPETITIONS) slots hold a valid cell of both
-    /// (`pairs` is then set), else with Welch's test of the two groups.
+    /// Throughput difference from the baseline and its unadjusted test: paired by slot when
+    /// the schedule paired the cells, else Welch's.
     pub throughput_delta: Option<Delta>,
-    /// The throughput test's p-value after Holm–Bonferroni over every test of the comparison.
-    pub adjusted_p_value: Option<f64>,
     /// p99 difference from the baseline (negative is better).
     pub p99_delta: Option<Delta>,
     /// CPU per operation difference from the baseline (negative is better).
     pub cpu_delta: Option<Delta>,
+    /// The declared metrics' tests and verdicts, in declared order; empty for the baseline and
+    /// rows without a test.
+    pub verdicts: Vec<MetricVerdict>,
     /// Server cost per million operations: price per node hour × nodes ÷ (ops/s × 3600) × 10⁶.
     pub cost_per_million_ops: Option<f64>,
-    /// The verdict.
+    /// The row's verdict: its first declared metric's, or why there is none.
     pub verdict: Verdict,
     /// Why the verdict is `inconclusive` or `not comparable`.
     pub reason: Option<String>,
@@ -91,6 +163,13 @@ pub struct ComparisonRow {
     /// removed where they traded sides), and this says how far that cancelled the noise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simultaneous: Option<super::simultaneous::SimultaneousDiagnostics>,
+}
+
+impl ComparisonRow {
+    /// The verdict on `metric`, if it is declared and the row was tested.
+    pub fn verdict_on(&self, metric: VerdictMetric) -> Option<&MetricVerdict> {
+        self.verdicts.iter().find(|v| v.metric == metric)
+    }
 }
 
 /// All targets of one (workload, platform, size).
@@ -113,6 +192,11 @@ pub struct ComparisonGroup {
 pub struct Comparison {
     /// The baseline target.
     pub baseline: String,
+    /// The declared verdict metrics, in order.
+    pub metrics: Vec<VerdictMetric>,
+    /// The tests Holm–Bonferroni adjusted together (every declared metric of every tested
+    /// row).
+    pub family: usize,
     /// Groups in the order they first appear.
     pub groups: Vec<ComparisonGroup>,
     /// When every result is of a load sweep, its latency goal (`p99 ≤ 10ms`, or `its rate`
@@ -136,7 +220,8 @@ pub enum CompareError {
     },
 }
 
-/// The comparison options a benchmark spec implies: its baseline and its platforms' prices.
+/// The comparison options a benchmark spec implies: its baseline, its platforms' prices and
+/// its verdict metrics.
 pub fn compare_options(spec: &crate::api::MongoBenchmarkSpec) -> CompareOptions {
     CompareOptions {
         baseline: spec.baseline().to_owned(),
@@ -145,5 +230,6 @@ pub fn compare_options(spec: &crate::api::MongoBenchmarkSpec) -> CompareOptions 
             .iter()
             .filter_map(|p| Some((p.name.clone(), p.price_per_node_hour?)))
             .collect(),
+        metrics: spec.verdict_metrics(),
     }
 }

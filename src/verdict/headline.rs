@@ -4,13 +4,13 @@
 use std::collections::BTreeSet;
 
 use super::compare::plural;
-use super::comparison::{Comparison, ComparisonGroup, ComparisonRow, Verdict};
-use super::stats::Delta;
+use super::comparison::{Comparison, ComparisonGroup, ComparisonRow, MetricVerdict, Verdict};
+use crate::api::VerdictMetric;
 
 /// The main finding in one line (docs/results.md, "Headline"): the largest significant
-/// throughput difference with its interval; else the largest tested one, saying it is not
-/// significant; else why nothing could be concluded. `None` when nothing was compared (one
-/// target).
+/// difference of a declared metric with its interval, naming the metric; else the largest
+/// tested one, saying it is not significant; else why nothing could be concluded. `None` when
+/// nothing was compared (one target).
 pub fn headline(comparison: &Comparison) -> Option<String> {
     let platforms: BTreeSet<&str> = comparison
         .groups
@@ -31,40 +31,45 @@ pub fn headline(comparison: &Comparison) -> Option<String> {
             g.size.clone()
         }
     };
-    let largest = |verdicts: &[Verdict]| {
+    let largest = |significant: bool| {
         rows.iter()
-            .filter(|(_, r)| verdicts.contains(&r.verdict))
-            .filter_map(|&(g, r)| Some((g, r, r.throughput_delta?)))
-            .max_by(|a, b| a.2.percent.abs().total_cmp(&b.2.percent.abs()))
+            .flat_map(|&(g, r)| r.verdicts.iter().map(move |v| (g, r, v)))
+            .filter(|(_, _, v)| {
+                v.verdict.is_difference() == significant
+                    && (significant || v.verdict == Verdict::NoSignificantDifference)
+            })
+            .filter_map(|(g, r, v)| Some((g, r, v, v.delta?.percent)))
+            .max_by(|a, b| a.3.abs().total_cmp(&b.3.abs()))
     };
     let baseline_reps = |g: &ComparisonGroup| g.rows.first().map_or(0, |b| b.repetitions);
-    if let Some((g, r, d)) = largest(&[Verdict::Faster, Verdict::Slower]) {
-        let (sustains, at_goal) = match &comparison.knee_goal {
-            Some(goal) => ("sustains ", format!(" at {goal},")),
-            None => ("", " at".to_owned()),
+    if let Some((g, r, v, percent)) = largest(true) {
+        let (sustains, at_goal) = match (&comparison.knee_goal, v.metric) {
+            (Some(goal), VerdictMetric::Throughput) => ("sustains ", format!(" at {goal},")),
+            _ => ("", " at".to_owned()),
         };
         return Some(format!(
-            "{} {sustains}{:+.1}% ±{:.1}% ops/s vs {}{at_goal} {}, {} reps{}",
+            "{} {sustains}{percent:+.1}%{} {} vs {}{at_goal} {}, {} reps{}",
             r.target,
-            d.percent,
-            d.ci95_margin_percent().unwrap_or(0.0),
+            interval(v),
+            v.metric.label(),
             comparison.baseline,
             place(g),
             r.repetitions.min(baseline_reps(g)),
-            mde(&d)
+            mde(v)
         ));
     }
-    if let Some((g, r, d)) = largest(&[Verdict::NoSignificantDifference]) {
+    if let Some((g, r, v, _)) = largest(false) {
         let who = if targets.len() > 1 {
             format!("{} vs {}: ", r.target, comparison.baseline)
         } else {
             String::new()
         };
         return Some(format!(
-            "{who}no significant difference at {} (±{:.1}%{})",
+            "{who}no significant difference at {}: {}{}{}",
             place(g),
-            d.ci95_margin_percent().unwrap_or(0.0),
-            mde(&d)
+            v.metric.label(),
+            interval(v),
+            mde(v)
         ));
     }
     if let Some((_, r)) = rows
@@ -83,8 +88,14 @@ pub fn headline(comparison: &Comparison) -> Option<String> {
     Some(format!("inconclusive: {}", plural(fewest, "repetition")))
 }
 
+/// ` [+5.3%, +14.9%]`, or nothing without an interval.
+fn interval(v: &MetricVerdict) -> String {
+    v.interval_percent
+        .map_or(String::new(), |(lo, hi)| format!(" [{lo:+.1}%, {hi:+.1}%]"))
+}
+
 /// `, MDE 2.1%`, or nothing without a test.
-fn mde(d: &Delta) -> String {
-    d.mde_percent
+fn mde(v: &MetricVerdict) -> String {
+    v.mde_percent
         .map_or(String::new(), |m| format!(", MDE {m:.1}%"))
 }

@@ -167,7 +167,7 @@ pub fn compare_throughput(
                  crossover, so a difference of places is not told apart from one of targets"
                     .to_owned(),
             );
-            Delta::paired(&rates)
+            Delta::paired(&rates, None)
         }
     };
     Some((delta, diagnostics))

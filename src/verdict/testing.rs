@@ -41,5 +41,6 @@ pub(crate) fn options() -> CompareOptions {
     CompareOptions {
         baseline: "psmdb-8.0".into(),
         price_per_node_hour: BTreeMap::from([("n2".to_string(), 0.5)]),
+        metrics: Vec::new(),
     }
 }

@@ -107,6 +107,7 @@ pub fn benchmark(
             .collect(),
         repetitions,
         precision: None,
+        metrics: vec![mongobench::api::VerdictMetric::Throughput],
         canary_policy: mongobench::api::CanaryPolicy::Flag,
         server_canaries: std::collections::BTreeMap::new(),
         // The first target.

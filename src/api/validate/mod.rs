@@ -101,7 +101,7 @@ pub fn validate_update(old: &MongoBenchmarkSpec, new: &MongoBenchmarkSpec) -> Ve
 }
 
 /// Spec fields that may not change after creation.
-pub const IMMUTABLE_FIELDS: [&str; 12] = [
+pub const IMMUTABLE_FIELDS: [&str; 13] = [
     "targets",
     "platforms",
     "replicaSet",
@@ -110,6 +110,7 @@ pub const IMMUTABLE_FIELDS: [&str; 12] = [
     "client",
     "repetitions",
     "precision",
+    "verdict",
     "canaryPolicy",
     "baseline",
     "parallelism",
@@ -164,3 +165,5 @@ mod tests;
 mod tests_sharding;
 #[cfg(test)]
 mod tests_sweep;
+#[cfg(test)]
+mod tests_verdict;

@@ -15,6 +15,7 @@ pub(super) fn check_rules(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
     check_platforms(spec, out);
     check_baseline(spec, out);
     check_precision(spec, out);
+    check_verdict(spec, out);
     check_client(spec, out);
     check_simultaneous(spec, out);
     check_placement(spec, out);
@@ -158,6 +159,18 @@ fn check_placement(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
                 t.name
             ),
         ));
+    }
+}
+
+fn check_verdict(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    let metrics = spec.verdict.as_ref().and_then(|v| v.metrics.as_ref());
+    for (i, m) in metrics.into_iter().flatten().enumerate() {
+        if metrics.is_some_and(|all| all[..i].contains(m)) {
+            out.push(Violation::new(
+                &format!("spec.verdict.metrics[{i}]"),
+                format!("{} is named twice: each metric gets one verdict", m.name()),
+            ));
+        }
     }
 }
 

@@ -261,6 +261,7 @@ fn final_report(
     let options = CompareOptions {
         baseline,
         price_per_node_hour: Default::default(),
+        metrics: spec.verdict_metrics(),
     };
     crate::cli::report::render(results, &options, crate::cli::report::Format::Table)
 }

@@ -3,10 +3,12 @@
 
 use super::cells::round3;
 use crate::api::{
-    CellPhase, CellStatus, Comparison, MongoBenchmarkSpec, SimultaneousStatus, Verdict,
+    CellPhase, CellStatus, Comparison, MetricComparison, MongoBenchmarkSpec, SimultaneousStatus,
+    Verdict,
 };
 use crate::result::CellResult;
 use crate::verdict;
+use crate::verdict::stats::Method;
 
 /// The comparison of `results` (complete ones; invalid ones are left out and counted there),
 /// or `None` when there is nothing to compare yet.
@@ -33,16 +35,10 @@ pub fn comparisons(comparison: Option<&verdict::Comparison>) -> Vec<Comparison> 
                 .map(|cv| round3(cv * 100.0))
         };
         for row in &group.rows {
-            let verdict = match row.verdict {
-                verdict::Verdict::Baseline | verdict::Verdict::NoBaseline => continue,
-                verdict::Verdict::Faster => Verdict::Faster,
-                verdict::Verdict::Slower => Verdict::Slower,
-                verdict::Verdict::NoSignificantDifference => Verdict::NoSignificantDifference,
-                verdict::Verdict::Inconclusive => Verdict::Inconclusive,
-                verdict::Verdict::NotComparable => Verdict::NotComparable,
+            let Some(verdict) = status_verdict(row.verdict) else {
+                continue;
             };
             let delta = row.throughput_delta;
-            let interval = delta.and_then(|d| d.ci95_percent);
             out.push(Comparison {
                 platform: group.platform.clone(),
                 size: group.size.clone(),
@@ -51,10 +47,6 @@ pub fn comparisons(comparison: Option<&verdict::Comparison>) -> Vec<Comparison> 
                 repetitions: row.repetitions as u32,
                 baseline_repetitions,
                 throughput_delta_percent: delta.map(|d| round3(d.percent)),
-                throughput_ci95_low_percent: interval.map(|(low, _)| round3(low)),
-                throughput_ci95_high_percent: interval.map(|(_, high)| round3(high)),
-                adjusted_p_value: row.adjusted_p_value.map(|p| (p * 1e6).round() / 1e6),
-                minimum_detectable_effect_percent: delta.and_then(|d| d.mde_percent).map(round3),
                 paired_slots: delta.and_then(|d| d.pairs).map(|n| n as u32),
                 cv_percent: cv_percent(row),
                 baseline_cv_percent: baseline_row.and_then(cv_percent),
@@ -73,10 +65,62 @@ pub fn comparisons(comparison: Option<&verdict::Comparison>) -> Vec<Comparison> 
                     side_effect_percent: s.side_effect_percent.map(round3),
                     notes: s.notes.clone(),
                 }),
+                metrics: row.verdicts.iter().map(metric_comparison).collect(),
             });
         }
     }
     out
+}
+
+/// The status's verdict; `None` for the baseline's own row and a group without one.
+fn status_verdict(v: verdict::Verdict) -> Option<Verdict> {
+    Some(match v {
+        verdict::Verdict::Baseline | verdict::Verdict::NoBaseline => return None,
+        verdict::Verdict::Faster => Verdict::Faster,
+        verdict::Verdict::Slower => Verdict::Slower,
+        verdict::Verdict::Cheaper => Verdict::Cheaper,
+        verdict::Verdict::Costlier => Verdict::Costlier,
+        verdict::Verdict::LowerLatency => Verdict::LowerLatency,
+        verdict::Verdict::HigherLatency => Verdict::HigherLatency,
+        verdict::Verdict::NoSignificantDifference => Verdict::NoSignificantDifference,
+        verdict::Verdict::Inconclusive => Verdict::Inconclusive,
+        verdict::Verdict::NotComparable => Verdict::NotComparable,
+    })
+}
+
+fn metric_comparison(v: &verdict::MetricVerdict) -> MetricComparison {
+    MetricComparison {
+        metric: v.metric,
+        delta_percent: v.delta.map(|d| round3(d.percent)),
+        test: v.delta.map(|d| {
+            match d.method {
+                Method::Paired => "paired",
+                Method::TwoStage { .. } => "twoStage",
+                Method::Welch => "welch",
+                Method::Crossover => "crossover",
+            }
+            .to_owned()
+        }),
+        interval_low_percent: v.interval_percent.map(|(low, _)| round3(low)),
+        interval_high_percent: v.interval_percent.map(|(_, high)| round3(high)),
+        interval_confidence_percent: v.interval_confidence.map(|c| round3(c * 100.0)),
+        adjusted_p_value: v.adjusted_p_value.map(|p| (p * 1e6).round() / 1e6),
+        minimum_detectable_effect_percent: v.mde_percent.map(round3),
+        cautious_minimum_detectable_effect_percent: v.mde_upper_percent.map(round3),
+        verdict: status_verdict(v.verdict),
+        reason: v.reason.clone(),
+    }
+}
+
+/// The widest MDE of a comparison's declared metrics; `None` when one has none.
+fn widest_mde(c: &Comparison) -> Option<f64> {
+    if c.metrics.is_empty() {
+        return None;
+    }
+    c.metrics
+        .iter()
+        .map(|m| m.minimum_detectable_effect_percent)
+        .try_fold(0.0_f64, |widest, m| Some(widest.max(m?)))
 }
 
 /// The Precision condition's `(status, reason, message)` for a goal of `goal_percent` over
@@ -91,12 +135,12 @@ pub fn precision(goal_percent: f64, comparisons: &[Comparison]) -> (bool, &'stat
     let reps = |c: &Comparison| c.repetitions.min(c.baseline_repetitions);
     // The worst: no MDE yet, else the widest.
     let worst = comparisons.iter().max_by(|a, b| {
-        let key = |c: &Comparison| c.minimum_detectable_effect_percent.unwrap_or(f64::INFINITY);
+        let key = |c: &Comparison| widest_mde(c).unwrap_or(f64::INFINITY);
         key(a).total_cmp(&key(b))
     });
     match worst {
         None => (false, "PrecisionNotReached", "no comparison yet".to_owned()),
-        Some(c) => match c.minimum_detectable_effect_percent {
+        Some(c) => match widest_mde(c) {
             Some(m) if m <= goal_percent => (
                 true,
                 "PrecisionReached",

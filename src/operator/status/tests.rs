@@ -133,16 +133,19 @@ fn comparisons_and_headline_name_the_largest_significant_change() {
     );
     assert_eq!((c[0].repetitions, c[0].baseline_repetitions), (3, 3));
     assert_eq!(c[0].throughput_delta_percent, Some(19.048));
-    assert_eq!(c[0].throughput_ci95_low_percent, Some(7.822));
-    assert_eq!(c[0].throughput_ci95_high_percent, Some(31.668));
+    let t = &c[0].metrics[0];
+    assert_eq!(t.interval_low_percent, Some(7.822));
+    assert_eq!(t.interval_high_percent, Some(31.668));
+    assert_eq!(t.interval_confidence_percent, Some(95.0));
+    assert_eq!(t.test.as_deref(), Some("welch"));
     // 0.36 per node hour × 3 nodes ÷ (125 ops/s × 3600) × 1e6 = 2.4.
     assert_eq!(c[0].cost_per_million_ops, Some(2.4));
     assert_eq!(c[0].verdict, Some(Verdict::Faster));
-    assert!(c[0].adjusted_p_value.unwrap() < 0.05);
+    assert!(t.adjusted_p_value.unwrap() < 0.05);
     let line = headline(compared.as_ref(), &[]).unwrap();
     assert_eq!(
         line,
-        "new +19.0% ±12.6% ops/s vs base at 1k, 3 reps, MDE 14.5%"
+        "new +19.0% [+7.8%, +31.7%] ops/s vs base at 1k, 3 reps, MDE 14.5%"
     );
 }
 

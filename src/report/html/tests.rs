@@ -17,6 +17,7 @@ fn options(price: Option<f64>) -> CompareOptions {
     CompareOptions {
         baseline: "psmdb-8.0".into(),
         price_per_node_hour: price.map(|p| ("n2".to_string(), p)).into_iter().collect(),
+        metrics: Vec::new(),
     }
 }
 

@@ -2,29 +2,35 @@
 //! operations.
 
 use super::markup::{escape, note, or_dash, section, table};
-use crate::report::comparison::p_value;
-use crate::verdict::{CompareError, Comparison, headline};
+use crate::report::comparison::{interval, level, metric_line, p_value};
+use crate::verdict::{CompareError, Comparison, headline, method_lines};
 
-const HEADERS: [&str; 11] = [
+const HEADERS: [&str; 14] = [
     "target",
     "valid reps",
     "ops/s",
     "±95% CI",
     "errors",
     "Δ ops/s",
-    "Δ 95% CI",
+    "Δ interval",
+    "level",
     "p (Holm)",
+    "MDE",
+    "cautious MDE",
     "p99 µs",
     "CPU µs/op",
     "verdict",
 ];
-const NUMERIC: [&str; 8] = [
+const NUMERIC: [&str; 11] = [
     "valid reps",
     "ops/s",
     "±95% CI",
     "errors",
     "Δ ops/s",
+    "level",
     "p (Holm)",
+    "MDE",
+    "cautious MDE",
     "p99 µs",
     "CPU µs/op",
 ];
@@ -48,18 +54,21 @@ pub(super) fn headline_and_verdicts(comparison: &Result<Comparison, CompareError
             escape(&line)
         ));
     }
+    let metrics: Vec<&str> = c.metrics.iter().map(|m| m.name()).collect();
     for g in &c.groups {
         out.push_str(&format!(
-            "<h3>{}, platform {}, size {}: baseline {}</h3>\n",
+            "<h3>{}, platform {}, size {}: baseline {}, verdicts on {}</h3>\n",
             escape(&g.workload),
             escape(&g.platform),
             escape(&g.size),
-            escape(&c.baseline)
+            escape(&c.baseline),
+            escape(&metrics.join(", "))
         ));
         let rows: Vec<Vec<String>> = g
             .rows
             .iter()
             .map(|r| {
+                let first = r.verdicts.first();
                 vec![
                     r.target.clone(),
                     r.repetitions.to_string(),
@@ -71,12 +80,19 @@ pub(super) fn headline_and_verdicts(comparison: &Result<Comparison, CompareError
                     ),
                     or_dash(r.error_rate.map(|e| format!("{:.2}%", e * 100.0))),
                     or_dash(r.throughput_delta.map(|d| format!("{:+.1}%", d.percent))),
+                    or_dash(first.and_then(interval)),
+                    or_dash(first.and_then(level)),
+                    or_dash(first.and_then(|v| v.adjusted_p_value).map(p_value)),
                     or_dash(
-                        r.throughput_delta
-                            .and_then(|d| d.ci95_percent)
-                            .map(|(lo, hi)| format!("[{lo:+.1}%, {hi:+.1}%]")),
+                        first
+                            .and_then(|v| v.mde_percent)
+                            .map(|m| format!("{m:.1}%")),
                     ),
-                    or_dash(r.adjusted_p_value.map(p_value)),
+                    or_dash(
+                        first
+                            .and_then(|v| v.mde_upper_percent)
+                            .map(|m| format!("{m:.1}%")),
+                    ),
                     or_dash(r.p99_us.map(|s| format!("{:.1}", s.mean))),
                     or_dash(r.cpu_us_per_op.map(|s| format!("{:.1}", s.mean))),
                     r.verdict.text().to_string(),
@@ -89,6 +105,9 @@ pub(super) fn headline_and_verdicts(comparison: &Result<Comparison, CompareError
             if let Some(reason) = &r.reason {
                 notes.push(format!("{}: {reason}", r.target));
             }
+            for v in r.verdicts.iter().skip(1) {
+                notes.push(format!("{}: {}", r.target, metric_line(v)));
+            }
             for why in &r.excluded {
                 notes.push(format!("{} left out, {why}", r.target));
             }
@@ -96,6 +115,9 @@ pub(super) fn headline_and_verdicts(comparison: &Result<Comparison, CompareError
         for n in notes {
             out.push_str(&note(&n));
         }
+    }
+    if c.family > 0 {
+        out.push_str(&note(&method_lines(c).join(" ")));
     }
     section("verdicts", "Verdicts", &out)
 }

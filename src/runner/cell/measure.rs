@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::measure::ClientCpuMeter;
+use crate::measure::phase_canary::{PhaseCanary, PhaseSampler};
 use crate::plan::WorkloadPlan;
 use crate::result::{CellResult, LoopMode, MeasuredPhase};
 use crate::runner::crew::{Issued, skew_ms};
@@ -23,6 +24,8 @@ pub(crate) struct Measured {
     pub partial: Partial,
     pub changes: Arc<Changes>,
     pub wall: Duration,
+    /// What the noise canary saw on this process's machine during the phase.
+    pub during: PhaseCanary,
 }
 
 /// Runs this process's workers of the measured phase (from the common start time of `issued`,
@@ -40,6 +43,7 @@ pub(crate) async fn measure(
     }
     let skew = issued.map_or(0.0, |i| skew_ms(i.start_at_ms));
     let cpu = ClientCpuMeter::start().map_err(|e| e.to_string())?;
+    let sampler = PhaseSampler::start();
     let PhaseOutcome {
         recorder,
         sources: used,
@@ -58,6 +62,7 @@ pub(crate) async fn measure(
         .await
         .map_err(|f| f.detail)?;
     let cpu = cpu.finish().map_err(|e| e.to_string())?;
+    let during = sampler.finish();
     let loop_mode = if inputs.settings.target_ops_per_sec.is_some() {
         LoopMode::Open
     } else {
@@ -83,6 +88,7 @@ pub(crate) async fn measure(
         },
         changes,
         wall,
+        during,
     })
 }
 

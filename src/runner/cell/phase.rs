@@ -137,6 +137,7 @@ impl CellRun<'_> {
         let own = measure(inputs, target, issued.as_ref(), common, progress)
             .await
             .map_err(|e| CellFailure::at(measuring, e))?;
+        result.phase_canary = Some(own.during);
         let mut parts = vec![own.partial];
         let replies = self
             .replies(issued.as_ref(), settings.measured, own.wall)

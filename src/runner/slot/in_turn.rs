@@ -69,7 +69,8 @@ pub(crate) async fn in_turn(
                     // this size again before the next repetition.
                     states[i] = reseed(size, i).await;
                 }
-                outcome.void |= probes.keep(&mut result, probe, servers, bench.canary_policy);
+                probes.keep(&mut result, probe, servers, bench.canary_policy);
+                outcome.void |= crate::runner::slots::voids_slot(&result);
                 result
             }
         };
@@ -79,6 +80,7 @@ pub(crate) async fn in_turn(
                 position: position as u32,
             });
         }
+        result.design = Some(bench.design());
         events.finished(&cell, &result).await?;
         outcome.results.push(result);
     }

@@ -130,6 +130,7 @@ pub(crate) async fn together(
             states[e.target] = reseed(size, e.target).await;
         }
         outcome.void |= probes.keep(result, client, servers, bench.canary_policy);
+        result.design = Some(bench.design());
         result.slot = Some(Slot {
             number: slot,
             position: 0,

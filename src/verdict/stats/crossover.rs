@@ -2,8 +2,8 @@
 //! (docs/results.md, "Simultaneous slots"): the difference of two targets with the effect of
 //! the side each ran on removed, and that effect.
 
-use super::delta::{ALPHA, Delta, POWER};
-use super::student_t::{t_quantile, two_sided_p};
+use super::delta::{ALPHA, Delta, Method};
+use super::student_t::t_quantile;
 use super::summary::{RESOLUTION, StatsError, Summary};
 
 /// The side's effect as the crossover model estimates it.
@@ -62,15 +62,7 @@ pub fn crossover(
     let ratios: Vec<f64> = pairs.iter().map(|&(b, c)| c / b).collect();
     let cv = Summary::of(&ratios).ok().and_then(|s| s.cv);
     Ok((
-        Delta {
-            percent: to_percent(delta),
-            ci95_percent: interval(delta),
-            df: Some(df),
-            p_value: Some(two_sided_p(delta.abs() / se, df)),
-            mde_percent: Some(to_percent((t + t_quantile(POWER, df)) * se)),
-            pairs: Some(n),
-            ratio_cv: cv,
-        },
+        Delta::on_log_ratio(Method::Crossover, delta, se, df, n, cv),
         SideEffect {
             percent: to_percent(gamma),
             ci95_percent: interval(gamma),
@@ -102,11 +94,11 @@ mod tests {
         assert!((delta.percent - 2.0).abs() < 0.1, "{delta:?}");
         assert!((side.percent - 4.0).abs() < 0.15, "{side:?}");
         assert_eq!((delta.pairs, delta.df), (Some(6), Some(4.0)));
-        let (lo, hi) = delta.ci95_percent.unwrap();
+        let (lo, hi) = delta.interval_percent(ALPHA).unwrap();
         assert!(lo < 2.0 && 2.0 < hi && hi - lo < 1.0, "{lo} {hi}");
         // The plain paired test sees the side's 4 % as noise: a far wider interval.
-        let plain = Delta::paired(&pairs).unwrap();
-        let (plo, phi) = plain.ci95_percent.unwrap();
+        let plain = Delta::paired(&pairs, None).unwrap();
+        let (plo, phi) = plain.interval_percent(ALPHA).unwrap();
         assert!(phi - plo > 4.0 * (hi - lo), "{plo} {phi}");
     }
 

@@ -2,7 +2,7 @@
 //! Welch's fractional degrees of freedom get their exact quantiles.
 
 /// ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; about 15 significant digits).
-fn ln_gamma(x: f64) -> f64 {
+pub(super) fn ln_gamma(x: f64) -> f64 {
     const G: f64 = 7.0;
     const C: [f64; 9] = [
         0.999_999_999_999_809_9,
@@ -86,11 +86,41 @@ pub fn t_cdf(t: f64, df: f64) -> f64 {
     if t > 0.0 { 1.0 - tail } else { tail }
 }
 
+/// Quantiles kept per thread: comparisons ask for the same few (level, degrees of freedom)
+/// again and again, and each costs a root search over an incomplete beta or gamma function.
+const CACHED_QUANTILES: usize = 4096;
+
+thread_local! {
+    static QUANTILES: std::cell::RefCell<std::collections::HashMap<(u8, u64, u64), f64>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// `search(p, df)`, kept per thread under `distribution`.
+pub(super) fn memoized(distribution: u8, p: f64, df: f64, search: fn(f64, f64) -> f64) -> f64 {
+    let key = (distribution, p.to_bits(), df.to_bits());
+    if let Some(q) = QUANTILES.with(|c| c.borrow().get(&key).copied()) {
+        return q;
+    }
+    let q = search(p, df);
+    QUANTILES.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= CACHED_QUANTILES {
+            c.clear();
+        }
+        c.insert(key, q);
+    });
+    q
+}
+
 /// The `p` quantile of Student's t with `df` > 0 degrees of freedom, for p in (0, 1).
 pub fn t_quantile(p: f64, df: f64) -> f64 {
     if p < 0.5 {
         return -t_quantile(1.0 - p, df);
     }
+    memoized(0, p, df, search_quantile)
+}
+
+fn search_quantile(p: f64, df: f64) -> f64 {
     let (mut low, mut high) = (0.0_f64, 1.0_f64);
     while t_cdf(high, df) < p {
         low = high;

@@ -78,34 +78,34 @@ fn paired_test_of_slots_that_share_their_drift() {
         (110.0, 112.9),
         (105.0, 108.6),
     ];
-    let d = Delta::paired(&pairs).unwrap();
+    let d = Delta::paired(&pairs, None).unwrap();
     assert!(close(d.percent, 3.089490899555648), "{}", d.percent);
-    let (low, high) = d.ci95_percent.unwrap();
+    let (low, high) = d.interval_percent(ALPHA).unwrap();
     assert!(close(low, 2.380697634633557), "{low}");
     assert!(close(high, 3.803191221217983), "{high}");
     assert!((d.p_value.unwrap() - 2.554377292692005e-4).abs() < 1e-12);
-    assert!(close(d.mde_percent.unwrap(), 0.928028373422778));
+    assert!(close(d.mde_percent(ALPHA).unwrap(), 0.928028373422778));
     assert!(close(d.ratio_cv.unwrap(), 0.005561426691598339));
     assert_eq!((d.df, d.pairs), (Some(4.0), Some(5)));
     // The same samples as independent groups: the drift is all Welch sees.
     let base = Summary::of(&pairs.map(|p| p.0)).unwrap();
     let cand = Summary::of(&pairs.map(|p| p.1)).unwrap();
     let welch = Delta::between(&base, &cand).unwrap();
-    assert!(welch.mde_percent.unwrap() > 15.0, "{welch:?}");
+    assert!(welch.mde_percent(ALPHA).unwrap() > 15.0, "{welch:?}");
     assert!(welch.p_value.unwrap() > 0.5, "{welch:?}");
 }
 
 #[test]
 fn paired_test_of_equal_servers_finds_no_difference_and_swaps_symmetrically() {
     let pairs = [(100.0, 101.0), (102.0, 100.0), (98.0, 99.0), (101.0, 100.0)];
-    let d = Delta::paired(&pairs).unwrap();
+    let d = Delta::paired(&pairs, None).unwrap();
     assert!(close(d.percent, -0.24096560645776673), "{}", d.percent);
     assert!(close(d.p_value.unwrap(), 0.7679780036380697));
-    let (low, high) = d.ci95_percent.unwrap();
+    let (low, high) = d.interval_percent(ALPHA).unwrap();
     assert!(close(low, -2.5851454437105404), "{low}");
     assert!(close(high, 2.1596243043347375), "{high}");
     // Swapping the sides inverts every ratio: the same test, the interval mirrored.
-    let swapped = Delta::paired(&pairs.map(|(b, c)| (c, b))).unwrap();
+    let swapped = Delta::paired(&pairs.map(|(b, c)| (c, b)), None).unwrap();
     assert!(close(swapped.p_value.unwrap(), d.p_value.unwrap()));
     assert!(close(
         (1.0 + swapped.percent / 100.0) * (1.0 + d.percent / 100.0),
@@ -114,38 +114,120 @@ fn paired_test_of_equal_servers_finds_no_difference_and_swaps_symmetrically() {
 }
 
 #[test]
-fn pairs_needed_for_a_goal() {
-    // sd 2 % of log ratios, goal 3 %: n = 6 gives (2.5706 + 0.9195) · 0.02 / √6 = 0.02850
-    // ≤ ln 1.03 = 0.02956, n = 5 gives (2.7764 + 0.9410) · 0.02 / √5 = 0.03325.
-    assert_eq!(pairs_for_mde(0.02, 3.0, 100), Some(6));
-    // The paired test of the drifting slots above (sd of log ratios 0.5556 %) reaches 1 %
-    // at 5 pairs: exactly the MDE it reported, 0.928 %.
-    assert_eq!(pairs_for_mde(0.005556462555974376, 1.0, 100), Some(5));
-    assert_eq!(pairs_for_mde(0.005556462555974376, 0.9, 100), Some(6));
-    // Never fewer than a verdict needs; none when the limit is too small.
-    assert_eq!(pairs_for_mde(0.0, 50.0, 100), Some(MIN_REPETITIONS));
-    assert_eq!(pairs_for_mde(0.5, 1.0, 30), None);
+fn two_stage_pairs_for_a_goal() {
+    // sd 2 % of log ratios, goal 3 %, a pilot of 3: ((t₀.₉₇₅(2) + t₀.₈(2)) · 0.02 / ln 1.03)²
+    // = 13.169 (mpmath), so 14 pairs; a pilot of 5: 6.327, so 7; a pilot of 5 in a family
+    // of two (level 2.5 %): 9.010, so 10.
+    assert_eq!(two_stage_pairs(0.02, 3, 3.0, ALPHA, 100), Some(14));
+    assert_eq!(two_stage_pairs(0.02, 5, 3.0, ALPHA, 100), Some(7));
+    assert_eq!(two_stage_pairs(0.02, 5, 3.0, ALPHA / 2.0, 100), Some(10));
+    // Never fewer than the pilot, nor than a verdict needs; none past the limit.
+    assert_eq!(two_stage_pairs(0.0, 5, 50.0, ALPHA, 100), Some(5));
+    assert_eq!(
+        two_stage_pairs(0.0, 2, 50.0, ALPHA, 100),
+        Some(MIN_REPETITIONS)
+    );
+    assert_eq!(two_stage_pairs(0.02, 3, 3.0, ALPHA, 13), None);
+}
+
+#[test]
+fn the_two_stage_test_takes_its_spread_from_the_pilot() {
+    // The drifting slots above with a pilot of 3: the mean of all 5 log ratios, the standard
+    // deviation of the first 3 (0.0068150), 2 degrees of freedom, se = sd / √5 (mpmath).
+    let pairs = [
+        (100.0, 103.0),
+        (120.0, 123.0),
+        (90.0, 93.5),
+        (110.0, 112.9),
+        (105.0, 108.6),
+    ];
+    let d = Delta::paired(&pairs, Some(3)).unwrap();
+    assert_eq!(d.method, Method::TwoStage { pilot: 3 });
+    assert_eq!((d.df, d.pairs), (Some(2.0), Some(5)));
+    assert!(close(d.percent, 3.089490899555648), "{}", d.percent);
+    assert!((d.p_value.unwrap() - 0.00988468088924262).abs() < 1e-12);
+    let (low, high) = d.interval_percent(ALPHA).unwrap();
+    assert!(close(low, 1.7464511098827729), "{low}");
+    assert!(close(high, 4.450258638036257), "{high}");
+    let (low, high) = d.interval_percent(ALPHA / 2.0).unwrap();
+    assert!(close(low, 1.1581329494628812), "{low}");
+    assert!(close(high, 5.057723230606494), "{high}");
+    assert!(close(d.mde_percent(ALPHA).unwrap(), 1.6480490519764128));
+    // The spread at its upper 80 % bound, s · √(2 / χ²₀.₂(2)) with χ²₀.₂(2) = 0.44629.
+    assert!(close(
+        d.mde_upper_percent(ALPHA).unwrap(),
+        3.520946198237406
+    ));
+    // A pilot as long as the pairs is the paired test.
+    assert_eq!(Delta::paired(&pairs, Some(5)), Delta::paired(&pairs, None));
+    assert_eq!(Delta::paired(&pairs, None).unwrap().method, Method::Paired);
+}
+
+#[test]
+fn chi_square_matches_an_independent_computation() {
+    // mpmath: the 0.2 quantiles, and P(X ≤ 3).
+    for (df, q20, cdf3) in [
+        (2.0, 0.44628710262841954, 0.7768698398515702),
+        (4.0, 1.6487766180659693, 0.4421745996289254),
+        (5.5, 2.702765558732288, 0.2412797732459043),
+        (9.0, 5.380053211773292, 0.035705027314910874),
+        (29.0, 22.475051977511214, 2.636058766316061e-10),
+    ] {
+        assert!(close(chi_square_quantile(0.2, df), q20), "df {df}");
+        assert!((chi_square_cdf(3.0, df) - cdf3).abs() < 1e-12, "df {df}");
+    }
+}
+
+#[test]
+fn holm_levels_agree_with_the_adjusted_p_values() {
+    // 0.01 < 0.05/4 is significant at its step; 0.03 ≥ 0.05/3 stops the procedure, and 0.04
+    // and 0.5 are judged at the level it stopped at (adjusted: 0.04, 0.09, 0.09, 0.5).
+    let p = [0.01, 0.04, 0.03, 0.5];
+    let levels = holm_levels(&p);
+    let expected = [0.0125, ALPHA / 3.0, ALPHA / 3.0, ALPHA / 3.0];
+    for (l, e) in levels.iter().zip(expected) {
+        assert!(close(*l, e), "{levels:?}");
+    }
+    // Marginal: 0.03 and 0.04 each below 5 %, neither below its Holm step; 0.01 and 0.04
+    // both are (0.01 < 0.025, then 0.04 < 0.05).
+    assert_eq!(holm_levels(&[0.03, 0.04]), vec![0.025, 0.025]);
+    assert_eq!(holm_levels(&[0.04, 0.01]), vec![0.05, 0.025]);
+    for (p, adjusted, level) in adjusted_and_levels(&[0.001, 0.2, 0.012, 0.03, 0.049]) {
+        assert_eq!(
+            adjusted < ALPHA,
+            p < level,
+            "p {p}, adjusted {adjusted}, level {level}"
+        );
+    }
+}
+
+fn adjusted_and_levels(p: &[f64]) -> Vec<(f64, f64, f64)> {
+    let adjusted = holm(p);
+    let levels = holm_levels(p);
+    (0..p.len())
+        .map(|i| (p[i], adjusted[i], levels[i]))
+        .collect()
 }
 
 #[test]
 fn paired_edge_cases() {
-    assert!(matches!(Delta::paired(&[]), Err(StatsError::Empty)));
+    assert!(matches!(Delta::paired(&[], None), Err(StatsError::Empty)));
     assert!(matches!(
-        Delta::paired(&[(0.0, 1.0)]),
+        Delta::paired(&[(0.0, 1.0)], None),
         Err(StatsError::ZeroBaseline)
     ));
     assert!(matches!(
-        Delta::paired(&[(1.0, 2.0), (1.0, -1.0)]),
+        Delta::paired(&[(1.0, 2.0), (1.0, -1.0)], None),
         Err(StatsError::NotFinite { index: 3, .. })
     ));
-    let one = Delta::paired(&[(200.0, 150.0)]).unwrap();
+    let one = Delta::paired(&[(200.0, 150.0)], None).unwrap();
     assert_eq!(
         (one.percent, one.pairs, one.p_value),
         (-25.0, Some(1), None)
     );
     // Identical ratios in every slot still give an interval, at the resolution.
-    let same = Delta::paired(&[(100.0, 110.0), (200.0, 220.0), (50.0, 55.0)]).unwrap();
-    let (low, high) = same.ci95_percent.unwrap();
+    let same = Delta::paired(&[(100.0, 110.0), (200.0, 220.0), (50.0, 55.0)], None).unwrap();
+    let (low, high) = same.interval_percent(ALPHA).unwrap();
     assert!(low < 10.0 && high > 10.0 && high - low < 1.0, "{same:?}");
 }
 
@@ -159,13 +241,15 @@ fn welch_test_of_two_known_samples() {
     assert_eq!(d.percent, 10.0);
     assert!(close(d.df.unwrap(), 8.0));
     // Fieller with t₀.₉₇₅(8) = 2.306004135204166 (mpmath): θ ∈ [1.07604…, 1.12453…].
-    let (low, high) = d.ci95_percent.unwrap();
+    let (low, high) = d.interval_percent(ALPHA).unwrap();
     assert!(close(low, 7.604708027292601), "{low}");
     assert!(close(high, 12.453801735231536), "{high}");
-    assert!(close(d.ci95_margin_percent().unwrap(), 2.453801735231536));
     // p = 2 · (1 − F₈(10)); MDE = t₀.₉₇₅(8) + t₀.₈(8) = 3.194893652971186 (se = 1 = 1 %).
     assert!((d.p_value.unwrap() - 8.48818152762849e-6).abs() < 1e-15);
-    assert!(close(d.mde_percent.unwrap(), 3.194893652971186));
+    assert!(close(d.mde_percent(ALPHA).unwrap(), 3.194893652971186));
+    // The spread at its upper 80 % bound: × √(8 / χ²₀.₂(8)) (mpmath).
+    assert!(close(d.mde_upper_percent(ALPHA).unwrap(), 4.21624714278980));
+    assert_eq!(d.method, Method::Welch);
     let back = Delta::between(&candidate, &baseline).unwrap();
     assert!(close(back.percent, -100.0 / 11.0));
     assert!(close(back.p_value.unwrap(), d.p_value.unwrap()));
@@ -178,7 +262,7 @@ fn overlapping_samples_have_a_large_p_value() {
     let candidate = Summary::of(&[101.0, 103.0, 99.0, 102.0, 100.0]).unwrap();
     let d = Delta::between(&baseline, &candidate).unwrap();
     assert!(close(d.p_value.unwrap(), 0.346_593_507_087_334_3));
-    let (low, high) = d.ci95_percent.unwrap();
+    let (low, high) = d.interval_percent(ALPHA).unwrap();
     assert!(close(low, -1.2911653383655792), "{low}");
     assert!(close(high, 3.344887938501378), "{high}");
 }
@@ -192,7 +276,7 @@ fn single_repetitions_give_a_delta_without_interval_or_test() {
     .unwrap();
     assert_eq!(d.percent, -25.0);
     assert_eq!(
-        (d.ci95_percent, d.p_value, d.mde_percent),
+        (d.interval_percent(ALPHA), d.p_value, d.mde_percent(ALPHA)),
         (None, None, None)
     );
 }
@@ -207,7 +291,7 @@ fn a_far_slower_candidate_stays_above_minus_100_percent() {
         &Summary::of(&[1.5, 1.9, 2.3]).unwrap(),
     )
     .unwrap();
-    let (low, high) = d.ci95_percent.unwrap();
+    let (low, high) = d.interval_percent(ALPHA).unwrap();
     assert!(close(low, -99.88298673846994), "{low}");
     assert!(close(high, -99.5966995781487), "{high}");
     assert!(d.p_value.unwrap() < 0.05);
@@ -221,7 +305,7 @@ fn a_baseline_not_clearly_above_zero_has_no_interval() {
         &Summary::of(&[50.0, 60.0]).unwrap(),
     )
     .unwrap();
-    assert_eq!(d.ci95_percent, None);
+    assert_eq!(d.interval_percent(ALPHA), None);
     assert!(d.p_value.is_some());
 }
 
@@ -235,7 +319,7 @@ fn the_interval_holds_zero_exactly_when_welch_finds_no_difference() {
             &Summary::of(&candidate).unwrap(),
         )
         .unwrap();
-        let (low, high) = d.ci95_percent.unwrap();
+        let (low, high) = d.interval_percent(ALPHA).unwrap();
         let holds_zero = low <= 0.0 && high >= 0.0;
         assert_eq!(
             holds_zero,
@@ -257,7 +341,7 @@ fn zero_variance_never_gives_a_point_interval() {
     )
     .unwrap();
     assert!(close(d.df.unwrap(), 1.7422680412371134));
-    let (low, high) = d.ci95_percent.unwrap();
+    let (low, high) = d.interval_percent(ALPHA).unwrap();
     assert!(close(low, 49.25574403603503), "{low}");
     assert!(close(high, 50.74796715741668), "{high}");
     let s = Summary::of(&[50.0, 50.0, 50.0]).unwrap();
