@@ -95,7 +95,22 @@ pub fn render_table(results: &[CellResult]) -> String {
             CellStatus::Complete => None,
         })
         .collect();
-    for line in invalid {
+    let disagreements = results.iter().flat_map(|r| {
+        let cell = &r.cell;
+        r.server_stats.iter().flat_map(move |s| {
+            s.cpu_disagreements.iter().map(move |d| {
+                format!(
+                    "!! CPU SOURCES DISAGREE: {cell}: {}: serverStatus {} µs, {} {} µs ({:+.1}%)",
+                    d.member,
+                    d.server_status_us,
+                    d.os_source.label(),
+                    d.os_us,
+                    d.percent
+                )
+            })
+        })
+    });
+    for line in invalid.into_iter().chain(disagreements) {
         out.push_str(&line);
         out.push('\n');
     }

@@ -154,7 +154,11 @@ fn server_stats_compute_cpu_per_op_regime_and_cache_fill() {
     };
     // 36 s CPU over 10 s × 4 cores = 0.9 → CPU-bound; 36e6 µs / 200k ops = 180 µs/op.
     let stats = ServerStats::compute(
-        [("m0:27017".to_string(), delta, Some(&host))],
+        [MemberFigures::reported(
+            "m0:27017".to_string(),
+            delta,
+            Some(&host),
+        )],
         Duration::from_secs(10),
         200_000,
     );

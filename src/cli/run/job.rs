@@ -205,7 +205,7 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
         let board = plan_board(&job, &client)?;
         return follow(board, slice, &bench, targets, &job.spec, timeout).await;
     }
-    let connected = match connect_all(&targets, &job.spec, timeout).await {
+    let connected = match connect_all(&targets, &job.spec, &bench.server_canaries, timeout).await {
         Ok(c) => c,
         Err(e) => return fail(&e.to_string()),
     };

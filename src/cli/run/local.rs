@@ -97,7 +97,7 @@ pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
         let board = Board::Dir(args.board.clone().expect("clap requires --board"));
         return follow(board, slice, &bench, targets, spec, timeout).await;
     }
-    let connected = connect_all(&targets, spec, timeout).await?;
+    let connected = connect_all(&targets, spec, &bench.server_canaries, timeout).await?;
     let mut events = LocalEvents {
         display: Display::new(&bench.settings),
         out: args.out.as_deref(),

@@ -149,6 +149,7 @@ pub(super) fn benchmark(
 pub(super) async fn connect_all(
     targets: &[(String, String)],
     spec: &MongoBenchmarkSpec,
+    canaries: &BTreeMap<String, Vec<String>>,
     timeout: Duration,
 ) -> anyhow::Result<Vec<Connected>> {
     // A custom workload's phases may run more workers than spec.workload.workers.
@@ -179,6 +180,7 @@ pub(super) async fn connect_all(
                 topology: topology.unwrap_or_else(|| "sharded".to_owned()),
             }));
         }
+        target.canaries = canaries.get(name).cloned().unwrap_or_default();
         tracing::info!(target = %name, version = %target.server.version, topology = %target.server.topology, "connected");
         out.push(Connected {
             target,
