@@ -48,6 +48,22 @@ fn run(name: &str, spec: &str, targets: &[(&str, &str)]) -> Vec<CellResult> {
     eprintln!("{stdout}");
     assert_eq!(code, 0, "mongobench run failed:\n{stdout}\n{stderr}");
     let results = read_results(&out);
+    // The HTML report's CPU section draws the figures, with their source.
+    let (code, html, stderr) =
+        support::mongobench(&["report", "--dir", &out.display().to_string(), "-o", "html"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        html.contains("data-plot=\"cpu\""),
+        "no CPU plot in the report"
+    );
+    assert!(
+        html.contains("procfs (runner)"),
+        "no CPU source in the report"
+    );
+    assert!(
+        !html.contains("not reported"),
+        "a target without CPU figures in the report"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
     results
 }
