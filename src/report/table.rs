@@ -215,4 +215,31 @@ mongo-9.0  n2        1M      3  find         1.0      80      80      80        
             expected
         );
     }
+
+    #[test]
+    fn cpu_sources_that_disagree_are_listed_under_the_table() {
+        use crate::measure::server::{CpuDisagreement, CpuSource};
+        let mut r = result_from(
+            cell("psmdb-8.0", "n2", "1M", 1),
+            Duration::from_secs(1),
+            &[("find", 100, Ok(()))],
+            Some(300),
+        );
+        r.server_stats.as_mut().unwrap().cpu_disagreements = vec![CpuDisagreement {
+            member: "m1:27017".into(),
+            server_status_us: 5_000_000,
+            os_us: 6_000_000,
+            os_source: CpuSource::Procfs,
+            percent: 20.0,
+        }];
+        let text = render_table(&[r]);
+        assert_eq!(
+            text.lines().last(),
+            Some(
+                "!! CPU SOURCES DISAGREE: study/r1 flights/v1 target=psmdb-8.0 platform=n2 \
+                 size=1M repetition=1: m1:27017: serverStatus 5000000 µs, procfs 6000000 µs \
+                 (+20.0%)"
+            )
+        );
+    }
 }
