@@ -202,6 +202,8 @@ async fn one_run(args: &Args, connected: &[Connected], run: u32) -> bool {
         server_canaries: Default::default(),
         baseline: args.targets[0].0.clone(),
         completed: Default::default(),
+        schedule: Default::default(),
+        sides: Vec::new(),
     };
     let results = benchmark::run(&bench, connected, &mut Quiet)
         .await

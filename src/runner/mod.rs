@@ -16,6 +16,7 @@ pub mod cell;
 pub mod crew;
 pub mod dataset;
 pub mod deadline;
+pub mod definition;
 pub mod follower;
 pub mod job;
 pub mod lines;
@@ -25,6 +26,7 @@ pub mod send;
 pub mod server;
 pub mod setup;
 pub mod sink;
+pub mod slot;
 pub mod slots;
 pub mod wire;
 

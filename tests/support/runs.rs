@@ -112,6 +112,8 @@ pub fn benchmark(
         // The first target.
         baseline: String::new(),
         completed: Default::default(),
+        schedule: Default::default(),
+        sides: Vec::new(),
     }
 }
 

@@ -11,6 +11,7 @@
 
 mod connect;
 mod explain;
+mod local_process;
 pub mod process_cpu;
 pub mod replication;
 pub mod rs_init;
@@ -23,6 +24,7 @@ pub use connect::{
     connect, connect_with, journal_option, redact_uri, server_info,
 };
 pub use explain::{explain_all, flights_samples, ycsb_samples};
+pub use local_process::process_of_uri;
 pub use replication::{ReplicaState, SETTLE_TIMEOUT, Settled, settle};
 pub use server_cpu::{CpuReader, OsCpuWatch, ask_canary};
 pub use stats::{Members, StatsError, coll_stats};

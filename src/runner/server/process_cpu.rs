@@ -7,7 +7,7 @@
 //! on its own machine; the canary beside a provisioned member (`mongobench canary --serve`)
 //! reads it for the runner in the member's pod.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::path::{Path, PathBuf};
 
 use crate::measure::server::proc_files::{
@@ -104,6 +104,32 @@ fn ticks_per_second() -> u64 {
     // SAFETY: sysconf reads a constant of the system.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     u64::try_from(ticks).ok().filter(|&t| t > 0).unwrap_or(100)
+}
+
+/// The addresses a host name means when it names this machine (`localhost`, or a loopback
+/// address, brackets and all); `None` for another machine's.
+pub fn loopback_addresses(host: &str) -> Option<Vec<IpAddr>> {
+    if host.eq_ignore_ascii_case("localhost") {
+        return Some(vec![
+            IpAddr::V4(Ipv4Addr::LOCALHOST),
+            IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ]);
+    }
+    let ip: IpAddr = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse()
+        .ok()?;
+    ip.is_loopback().then(|| vec![ip])
+}
+
+/// The process of this machine holding the socket that listens on `query`'s port at one of its
+/// addresses or at every address.
+///
+/// # Errors
+/// Nothing listens there, or the process holding it cannot be seen.
+pub fn listening_process(query: &ProcessQuery) -> Result<u32, ProcessCpuError> {
+    owner_of_port(Path::new("/proc"), query)
 }
 
 /// Finds the server process of `query` and reads its CPU time now.

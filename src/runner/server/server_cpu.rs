@@ -3,7 +3,6 @@
 //! provisioned member's sidecar, asked `cpu PORT`), else by the runner itself when the member
 //! listens on this machine (a loopback address). A member that is neither is not read.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -11,7 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use crate::measure::canary::CanaryRequest;
 use crate::measure::server::{CpuAnswer, OsCpuDelta, OsCpuSample};
 
-use super::process_cpu::{self, ProcessQuery};
+use super::process_cpu::{self, ProcessQuery, loopback_addresses};
 
 /// How long one answer of a canary may take, connection included.
 pub const CANARY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -65,22 +64,6 @@ fn host_port(address: &str) -> Option<(&str, u16)> {
     Some((host, port.parse().ok()?))
 }
 
-/// The loopback addresses a member's host names, when it names this machine.
-fn loopback(host: &str) -> Option<Vec<IpAddr>> {
-    if host.eq_ignore_ascii_case("localhost") {
-        return Some(vec![
-            IpAddr::V4(Ipv4Addr::LOCALHOST),
-            IpAddr::V6(Ipv6Addr::LOCALHOST),
-        ]);
-    }
-    let ip: IpAddr = host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .parse()
-        .ok()?;
-    ip.is_loopback().then(|| vec![ip])
-}
-
 impl CpuReader {
     /// The reader of `member` (`host:port`): the canary of `canaries` on the member's host,
     /// else the runner for a member on this machine; `None` for a member neither can read.
@@ -95,7 +78,7 @@ impl CpuReader {
                 port,
             });
         }
-        loopback(host).map(|addresses| {
+        loopback_addresses(host).map(|addresses| {
             CpuReader::Runner(ProcessQuery {
                 port,
                 addresses,
@@ -189,6 +172,8 @@ async fn read_all(readers: &[Option<CpuReader>]) -> Vec<Option<Result<OsCpuSampl
 
 #[cfg(test)]
 mod tests {
+    use std::net::{IpAddr, Ipv4Addr};
+
     use super::*;
 
     #[test]
