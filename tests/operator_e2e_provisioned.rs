@@ -9,7 +9,8 @@
 //! client node, where the harness runs it with the member's name written as that address and
 //! the set name as the one SecantusDB advertises (`secantus`); the runner initiates the set
 //! (answered `AlreadyInitialized`: a SecantusDB server is a one-member set from its start),
-//! waits for the primary, logs in as root, seeds and measures it.
+//! waits for the primary, logs in as root, seeds and measures it, asking the canary beside the
+//! member for a probe of its node and for the member's CPU time.
 //!
 //! It runs in a test binary of its own: its member and runner share the machine with nothing
 //! else of the suite.
@@ -24,6 +25,7 @@ use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Pod, Secret, Service};
 use kube::api::DeleteParams;
 use mongobench::api::{CellPhase, StatusPhase};
+use mongobench::measure::server::{CpuSource, FoundBy};
 use operator_common as common;
 use serde_json::json;
 
@@ -100,10 +102,10 @@ async fn a_provisioned_member_runs_for_real_and_the_runner_seeds_and_measures_it
 
     // The operator's replica set, its member bound to the harness's pool and run there.
     let sts: StatefulSet = common::exists(&env, &server).await;
-    let args = sts.spec.unwrap().template.spec.unwrap().containers[0]
-        .args
-        .clone()
-        .unwrap();
+    let pod_spec = sts.spec.unwrap().template.spec.unwrap();
+    // The canary sidecar sees mongod's process, whose CPU time it reads.
+    assert_eq!(pod_spec.share_process_namespace, Some(true));
+    let args = pod_spec.containers[0].args.clone().unwrap();
     assert_eq!(
         args,
         [
@@ -147,6 +149,11 @@ async fn a_provisioned_member_runs_for_real_and_the_runner_seeds_and_measures_it
     for cell in &status.cells {
         assert_eq!(cell.phase, CellPhase::Completed, "{cell:?}");
         assert!(cell.ops_per_second.is_some_and(|ops| ops > 0.0), "{cell:?}");
+        // What the Grafana dashboard's CPU panel plots (the operator's result gauge).
+        assert!(
+            cell.server_cpu_micros_per_op.is_some_and(|cpu| cpu > 0.0),
+            "{cell:?}"
+        );
     }
 
     // Every result is of the member the harness ran: SecantusDB's version, the set name it
@@ -187,6 +194,20 @@ async fn a_provisioned_member_runs_for_real_and_the_runner_seeds_and_measures_it
             "{figures:?}"
         );
         assert!(r.canary.is_some(), "the client's probe too");
+        // SecantusDB reports no CPU time of its own: the same canary read the member's
+        // process's (procfs) at the start and the end of the measured phase.
+        let stats = r.server_stats.as_ref().expect("server figures");
+        assert_eq!(stats.cpu_sources, [CpuSource::Procfs], "{stats:?}");
+        assert!(stats.cpu_us_per_op.is_some_and(|c| c > 0.0), "{stats:?}");
+        let os = stats.members[0]
+            .os_cpu
+            .as_ref()
+            .expect("the canary's reading");
+        assert_eq!(os.read_by, format!("canary {}:27117", member.address.ip()));
+        assert_eq!(os.process, "secantusd-rs");
+        assert_eq!(os.pid, member.pid);
+        assert_eq!(os.found_by, FoundBy::ListeningPort);
+        assert_eq!(stats.members[0].os_cpu_error, None);
         assert_eq!(
             r.dataset.seeded_documents,
             r.cell.size.parse::<u64>().unwrap()

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mongobench::api::RunLength;
+use mongobench::measure::server::CpuSource;
 use mongobench::plan::{RunSettings, WorkloadPlan};
 use mongobench::result::{CellId, CellStatus};
 use mongobench::runner::cell::{CellProgress, run_cell};
@@ -184,7 +185,8 @@ async fn a_ten_second_flights_run_executes_exactly_the_generated_mix_targets_and
 
 /// On WiredTiger (SecantusDB) the finds by flight id are index scans, the digest is the
 /// server's `dbHash` and the server reports its cache: the result carries the plan and the
-/// figures FerretDB cannot give, and names the one it lacks (CPU times in `extra_info`).
+/// figures FerretDB cannot give, and names the one it lacks (CPU times in `extra_info`), whose
+/// place the operating system's count of its process takes.
 #[tokio::test]
 async fn a_flights_run_on_wiredtiger_explains_index_scans_and_reports_its_cache() {
     let server = support::private_secantus("flights-wt");
@@ -236,5 +238,11 @@ async fn a_flights_run_on_wiredtiger_explains_index_scans_and_reports_its_cache(
         .map(|f| f.capability.as_str())
         .collect();
     assert_eq!(fallbacks, ["serverStatus.extra_info"], "{stats:?}");
-    assert_eq!(stats.cpu_us_per_op, None);
+    // Its CPU comes from the operating system instead: the server runs on this machine.
+    assert_eq!(
+        result.fallbacks[0].fallback,
+        "server CPU from the operating system (procfs, read by runner)"
+    );
+    assert_eq!(stats.cpu_sources, [CpuSource::Procfs], "{stats:?}");
+    assert!(stats.cpu_us_per_op.is_some_and(|c| c > 0.0), "{stats:?}");
 }

@@ -1,12 +1,14 @@
 //! A local run's server-node canaries: `mongobench canary --serve` on a "server host" (here,
 //! this machine), named to `mongobench run` with `--server-canary`, probes that node before
-//! every cell; the results keep its figures and the HTML report draws them.
+//! every cell and reads the CPU time of the server beside it around every measured phase; the
+//! results keep its figures and the HTML report draws them.
 mod support;
 
 use std::net::TcpStream;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
+use mongobench::measure::server::CpuSource;
 use mongobench::result::CellResult;
 
 /// The canary process, killed when dropped.
@@ -109,6 +111,19 @@ fn a_local_run_probes_the_server_nodes_it_is_told_of_before_every_cell() {
             "{figures:?}"
         );
         assert!(figures.loopback_rtt_us.is_some(), "{figures:?}");
+        // SecantusDB's CPU time, read by the canary on its host rather than by the runner.
+        let stats = r.server_stats.as_ref().expect("server figures");
+        assert!(stats.cpu_us_per_op.is_some_and(|c| c > 0.0), "{stats:?}");
+        let os = stats.members[0]
+            .os_cpu
+            .as_ref()
+            .expect("the canary's reading");
+        assert_eq!(os.read_by, format!("canary {address}"));
+        assert_eq!(os.source, CpuSource::Procfs);
+        assert_eq!(
+            (os.process.as_str(), os.pid),
+            ("secantusd-rs", server.pid())
+        );
     }
 
     let (code, html, err) = support::mongobench(&["report", "--dir", out_dir, "-o", "html"]);

@@ -1,10 +1,8 @@
 //! `mongobench canary`: the noise canary's probe of this machine, printed once as JSON, or,
-//! with `--serve`, taken for whoever connects: the sidecar beside every provisioned replica-set
-//! member, which the runner asks before each cell (docs/results.md, "Noise canaries").
-//!
-//! The protocol is the least a probe needs: a connection is accepted, the probe runs, its
-//! figures are written as one JSON line and the connection is closed. Probes run one at a
-//! time, so two runners asking at once never measure each other.
+//! with `--serve`, taken for whoever connects (`runner::serve_canary`): the sidecar beside every
+//! provisioned replica-set member, which the runner asks before each cell (docs/results.md,
+//! "Noise canaries"), and at the start and end of each measured phase for the CPU time of the
+//! server beside it (docs/design.md, "Where the server figures come from").
 
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr, TcpListener};
@@ -13,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::measure::canary::{self, SERVER_CANARY_PORT};
+use crate::runner::serve_canary;
 
 /// Arguments of `mongobench canary`.
 #[derive(Debug, clap::Args)]
@@ -37,56 +36,13 @@ pub fn run(args: &CanaryArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> 
     let address = SocketAddr::new(ip, args.port);
     let listener = TcpListener::bind(address).with_context(|| format!("listening on {address}"))?;
     tracing::info!(%address, "serving noise canary probes");
-    serve(&listener);
+    serve_canary(&listener);
     Ok(ExitCode::SUCCESS)
-}
-
-/// Answers every connection to `listener` with a probe, one at a time; a connection that
-/// goes away before its answer is written costs only its probe.
-pub fn serve(listener: &TcpListener) {
-    for stream in listener.incoming() {
-        let Ok(mut stream) = stream else { continue };
-        let figures = canary::probe();
-        let line = serde_json::to_string(&figures).unwrap_or_default();
-        if let Err(e) = writeln!(stream, "{line}") {
-            tracing::debug!("a canary probe's answer was not delivered: {e}");
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::probe_all;
-
-    #[tokio::test]
-    async fn a_runner_gets_a_probe_from_a_served_canary_and_a_reason_from_an_absent_one() {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let served = listener.local_addr().unwrap().to_string();
-        std::thread::spawn(move || serve(&listener));
-        // A port nothing listens on: bound, then released.
-        let absent = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .to_string();
-        let answers = probe_all(&[served.clone(), absent.clone(), served.clone()]).await;
-        let addresses: Vec<&str> = answers.iter().map(|(a, _)| a.as_str()).collect();
-        assert_eq!(addresses, [&served, &absent, &served]);
-        for (_, answer) in [&answers[0], &answers[2]] {
-            let figures = answer.as_ref().unwrap();
-            assert!(
-                figures.cpu_us > 0.0 && figures.memory_gbps > 0.0,
-                "{figures:?}"
-            );
-            assert!(
-                figures.loopback_rtt_us.is_some_and(|r| r > 0.0),
-                "{figures:?}"
-            );
-        }
-        let e = answers[1].1.as_ref().unwrap_err();
-        assert!(e.starts_with("connecting: "), "{e}");
-    }
 
     #[test]
     fn without_serve_one_probe_is_printed_as_json() {

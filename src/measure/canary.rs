@@ -63,6 +63,48 @@ pub fn threshold(goal_percent: Option<f64>) -> f64 {
 /// cluster's parts conventionally use.
 pub const SERVER_CANARY_PORT: u16 = 27117;
 
+/// What a runner asks the canary beside a server member, as one line: `probe` (its node's
+/// probe, the default of a connection that sends nothing) or `cpu PORT` (the CPU time of the
+/// server process listening on PORT beside it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CanaryRequest {
+    /// A probe of the node.
+    Probe,
+    /// The CPU time of the server listening on `port`.
+    Cpu {
+        /// The server's port.
+        port: u16,
+    },
+}
+
+impl std::fmt::Display for CanaryRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CanaryRequest::Probe => f.write_str("probe"),
+            CanaryRequest::Cpu { port } => write!(f, "cpu {port}"),
+        }
+    }
+}
+
+impl std::str::FromStr for CanaryRequest {
+    type Err = String;
+
+    /// Reads a request line; an empty one is a probe.
+    fn from_str(line: &str) -> Result<CanaryRequest, String> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            [] | ["probe"] => Ok(CanaryRequest::Probe),
+            ["cpu", port] => port
+                .parse()
+                .map(|port| CanaryRequest::Cpu { port })
+                .map_err(|_| format!("request {line:?}: {port:?} is not a port")),
+            _ => Err(format!(
+                "request {line:?} is neither `probe` nor `cpu PORT`"
+            )),
+        }
+    }
+}
+
 /// The probe of one server member's node, taken through the canary beside the member (its
 /// pod's sidecar) just before the cell, as the client's is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -250,6 +292,23 @@ mod tests {
         assert!(p.cpu_us > 0.0 && p.cpu_us.is_finite(), "{p:?}");
         assert!(p.memory_gbps > 0.0 && p.memory_gbps.is_finite(), "{p:?}");
         assert!(p.loopback_rtt_us.is_some_and(|r| r > 0.0), "{p:?}");
+    }
+
+    #[test]
+    fn requests_are_written_and_read_as_one_line() {
+        for request in [CanaryRequest::Probe, CanaryRequest::Cpu { port: 27017 }] {
+            assert_eq!(request.to_string().parse(), Ok(request));
+        }
+        assert_eq!(CanaryRequest::Cpu { port: 27017 }.to_string(), "cpu 27017");
+        assert_eq!("".parse(), Ok(CanaryRequest::Probe));
+        assert_eq!(
+            "cpu x".parse::<CanaryRequest>(),
+            Err("request \"cpu x\": \"x\" is not a port".to_owned())
+        );
+        assert_eq!(
+            "stop".parse::<CanaryRequest>(),
+            Err("request \"stop\" is neither `probe` nor `cpu PORT`".to_owned())
+        );
     }
 
     #[test]

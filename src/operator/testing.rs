@@ -91,8 +91,7 @@ pub fn result(
         server_stats: Some(ServerStats {
             members: Vec::new(),
             cpu_us_per_op: cpu_us_per_op.map(|c| c as f64),
-            regime: None,
-            primary: None,
+            ..ServerStats::default()
         }),
         client_cpu: None,
         explain: BTreeMap::new(),

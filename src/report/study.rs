@@ -15,7 +15,7 @@ use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use crate::measure::server::ExplainSummary;
 use crate::measure::{ErrorKind, LatencyMode, Recorder, Timing};
 use crate::result::testing::{cell, identity, with_measured};
-use crate::result::{CellResult, CellStatus, LoopMode, MeasuredPhase, ServerStats};
+use crate::result::{CellResult, CellStatus, LoopMode, MeasuredPhase, MemberFigures, ServerStats};
 
 /// Seconds of every measured phase of the study.
 pub(crate) const WINDOW_SECS: u32 = 10;
@@ -129,7 +129,7 @@ fn with_secondaries(
         delta.process_counters.user_time_us = Some(cpu * 3 / 4);
         delta.process_counters.system_time_us = Some(cpu - cpu * 3 / 4);
         delta.cache_counters.pages_read_into_cache = Some(ops / ops_per_page_read);
-        (m.member.clone(), delta, Some(&r.nodes[i].host))
+        MemberFigures::reported(m.member.clone(), delta, Some(&r.nodes[i].host))
     });
     let mut stats = ServerStats::compute(members, window, ops);
     stats.primary = Some(r.nodes[0].member.clone());

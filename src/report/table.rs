@@ -95,7 +95,22 @@ pub fn render_table(results: &[CellResult]) -> String {
             CellStatus::Complete => None,
         })
         .collect();
-    for line in invalid {
+    let disagreements = results.iter().flat_map(|r| {
+        let cell = &r.cell;
+        r.server_stats.iter().flat_map(move |s| {
+            s.cpu_disagreements.iter().map(move |d| {
+                format!(
+                    "!! CPU SOURCES DISAGREE: {cell}: {}: serverStatus {} µs, {} {} µs ({:+.1}%)",
+                    d.member,
+                    d.server_status_us,
+                    d.os_source.label(),
+                    d.os_us,
+                    d.percent
+                )
+            })
+        })
+    });
+    for line in invalid.into_iter().chain(disagreements) {
         out.push_str(&line);
         out.push('\n');
     }
@@ -198,6 +213,33 @@ mongo-9.0  n2        1M      3  find         1.0      80      80      80        
         assert_eq!(
             render_table(&[ok, saturated, incomplete, elected]),
             expected
+        );
+    }
+
+    #[test]
+    fn cpu_sources_that_disagree_are_listed_under_the_table() {
+        use crate::measure::server::{CpuDisagreement, CpuSource};
+        let mut r = result_from(
+            cell("psmdb-8.0", "n2", "1M", 1),
+            Duration::from_secs(1),
+            &[("find", 100, Ok(()))],
+            Some(300),
+        );
+        r.server_stats.as_mut().unwrap().cpu_disagreements = vec![CpuDisagreement {
+            member: "m1:27017".into(),
+            server_status_us: 5_000_000,
+            os_us: 6_000_000,
+            os_source: CpuSource::Procfs,
+            percent: 20.0,
+        }];
+        let text = render_table(&[r]);
+        assert_eq!(
+            text.lines().last(),
+            Some(
+                "!! CPU SOURCES DISAGREE: study/r1 flights/v1 target=psmdb-8.0 platform=n2 \
+                 size=1M repetition=1: m1:27017: serverStatus 5000000 µs, procfs 6000000 µs \
+                 (+20.0%)"
+            )
         );
     }
 }

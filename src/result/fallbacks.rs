@@ -5,7 +5,7 @@
 //! own figures, so that a fallback is never silent and never claimed without its evidence.
 
 use super::document::CellResult;
-use super::server::Fallback;
+use super::server::{Fallback, MemberStats};
 
 /// Digest method of the server's own `dbHash`.
 const DB_HASH: &str = "dbHash";
@@ -34,11 +34,14 @@ pub fn fallbacks(result: &CellResult) -> Vec<Fallback> {
         && !stats.members.is_empty()
     {
         let members = || stats.members.iter().map(|m| &m.delta);
-        if members().any(|d| d.process_counters.user_time_us.is_none()) {
-            add(
-                "serverStatus.extra_info",
-                "no server CPU per operation (cpuUsPerOp null)",
-            );
+        let without = || {
+            stats
+                .members
+                .iter()
+                .filter(|m| m.delta.process_counters.user_time_us.is_none())
+        };
+        if without().next().is_some() {
+            add("serverStatus.extra_info", &cpu_fallback(without()));
         }
         if members().any(|d| d.cache_after.maximum_bytes_configured.is_none()) {
             add(
@@ -62,10 +65,47 @@ pub fn fallbacks(result: &CellResult) -> Vec<Fallback> {
     out
 }
 
+/// What stood in for the CPU figures of `members`, which have no `extra_info`: the operating
+/// system's reading of each, or nothing (and why, when a reading was tried).
+fn cpu_fallback<'m>(mut members: impl Iterator<Item = &'m MemberStats>) -> String {
+    let mut sources: Vec<String> = Vec::new();
+    let mut missing = None;
+    for m in members.by_ref() {
+        match &m.os_cpu {
+            Some(os) => {
+                let source = format!("{}, read by {}", os.source.label(), os.read_by);
+                if !sources.contains(&source) {
+                    sources.push(source);
+                }
+            }
+            None => {
+                missing = Some(m);
+                break;
+            }
+        }
+    }
+    match missing {
+        None => format!(
+            "server CPU from the operating system ({})",
+            sources.join("; ")
+        ),
+        Some(m) => match &m.os_cpu_error {
+            Some(e) => format!(
+                "no server CPU per operation (cpuUsPerOp null): the operating system's reading \
+                 of {} failed: {e}",
+                m.member
+            ),
+            None => "no server CPU per operation (cpuUsPerOp null)".to_owned(),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::server::{ExplainSummary, ServerStatusDelta};
+    use crate::measure::server::{
+        CpuSource, ExplainSummary, FoundBy, OsCpuDelta, ServerStatusDelta,
+    };
     use crate::result::{DatasetDigest, MemberStats, ServerStats, testing};
 
     fn member(cpu: Option<u64>, cache: Option<u64>) -> MemberStats {
@@ -77,6 +117,9 @@ mod tests {
             delta,
             load: Default::default(),
             cache_fill: None,
+            os_cpu: None,
+            os_cpu_error: None,
+            cpu_source: cpu.map(|_| CpuSource::ServerStatus),
         }
     }
 
@@ -157,5 +200,38 @@ mod tests {
         );
         let names: Vec<String> = fallbacks(&r).into_iter().map(|f| f.capability).collect();
         assert_eq!(names, ["serverStatus.extra_info"]);
+    }
+
+    #[test]
+    fn cpu_from_the_operating_system_is_named_as_what_stood_in() {
+        let os = OsCpuDelta {
+            source: CpuSource::Procfs,
+            read_by: "canary 10.0.0.5:27117".into(),
+            process: "mongod".into(),
+            pid: 7,
+            found_by: FoundBy::ListeningPort,
+            user_us: 1,
+            system_us: 1,
+        };
+        let mut read = member(None, Some(1));
+        read.os_cpu = Some(os);
+        let r = result("dbHash", vec![read.clone(), read.clone()], Some("a:27017"));
+        let got: Vec<String> = fallbacks(&r).into_iter().map(|f| f.fallback).collect();
+        assert_eq!(
+            got,
+            ["server CPU from the operating system (procfs, read by canary 10.0.0.5:27117)"]
+        );
+        let mut failed = member(None, Some(1));
+        failed.member = "b:27017".into();
+        failed.os_cpu_error = Some("no process listens on port 27017".into());
+        let r = result("dbHash", vec![read, failed], Some("a:27017"));
+        let got: Vec<String> = fallbacks(&r).into_iter().map(|f| f.fallback).collect();
+        assert_eq!(
+            got,
+            [
+                "no server CPU per operation (cpuUsPerOp null): the operating system's reading \
+                 of b:27017 failed: no process listens on port 27017"
+            ]
+        );
     }
 }

@@ -40,7 +40,7 @@ pub use identity::WorkloadIdentity;
 pub use measured::{Histograms, LoopMode, MeasuredPhase, OperationResult};
 pub use merge::{MergeError as PhaseMergeError, add_series};
 pub use pairs::slot_pairs;
-pub use server::{Fallback, MemberStats, NodeInfo, ServerInfo, ServerStats};
+pub use server::{Fallback, MemberFigures, MemberStats, NodeInfo, ServerInfo, ServerStats};
 pub use sharding::{ShardShare, ShardingRecord};
 pub use sweep::{SweepRecord, SweepStep};
 

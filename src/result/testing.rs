@@ -104,10 +104,10 @@ pub(crate) fn with_measured(
         },
         ..ServerStatusDelta::default()
     };
-    let members: Vec<(String, ServerStatusDelta, Option<&HostInfoFigures>)> = (0..3)
+    let members: Vec<MemberFigures<'_>> = (0..3)
         .map(|i| {
             let cpu = server_cpu_us.map(|c| if i == 0 { c } else { 0 });
-            (member(i), delta(cpu), Some(&host))
+            MemberFigures::reported(member(i), delta(cpu), Some(&host))
         })
         .collect();
     let server_stats = ServerStats::compute(members, window, operations);

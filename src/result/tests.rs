@@ -154,7 +154,11 @@ fn server_stats_compute_cpu_per_op_regime_and_cache_fill() {
     };
     // 36 s CPU over 10 s × 4 cores = 0.9 → CPU-bound; 36e6 µs / 200k ops = 180 µs/op.
     let stats = ServerStats::compute(
-        [("m0:27017".to_string(), delta, Some(&host))],
+        [MemberFigures::reported(
+            "m0:27017".to_string(),
+            delta,
+            Some(&host),
+        )],
         Duration::from_secs(10),
         200_000,
     );
@@ -162,4 +166,103 @@ fn server_stats_compute_cpu_per_op_regime_and_cache_fill() {
     assert_eq!(stats.regime, Some(Regime::CpuBound));
     assert_eq!(stats.members[0].cache_fill, Some(0.75));
     assert_eq!(stats.members[0].load.pages_read_per_op, Some(0.25));
+}
+
+fn os_cpu(user_us: u64, system_us: u64) -> crate::measure::server::OsCpuDelta {
+    crate::measure::server::OsCpuDelta {
+        source: crate::measure::server::CpuSource::Procfs,
+        read_by: "runner".into(),
+        process: "secantusd-rs".into(),
+        pid: 485,
+        found_by: crate::measure::server::FoundBy::ListeningPort,
+        user_us,
+        system_us,
+    }
+}
+
+#[test]
+fn without_extra_info_the_operating_system_s_cpu_gives_cpu_per_op_and_the_regime() {
+    use crate::measure::server::{CacheCounters, CpuSource};
+    let host = HostInfoFigures {
+        num_cores: Some(2),
+        ..HostInfoFigures::default()
+    };
+    // SecantusDB: cache counters but no extra_info; 1.2 s of CPU over 2 s on 2 cores = 0.3;
+    // 800 pages for 10k operations = 0.08 per operation: I/O-bound.
+    let delta = ServerStatusDelta {
+        elapsed_ms: Some(2_000),
+        cache_counters: CacheCounters {
+            pages_read_into_cache: Some(800),
+            ..CacheCounters::default()
+        },
+        ..ServerStatusDelta::default()
+    };
+    let member = MemberFigures {
+        os_cpu: Some(Ok(os_cpu(1_000_000, 200_000))),
+        ..MemberFigures::reported("127.0.0.1:27020".into(), delta, Some(&host))
+    };
+    let stats = ServerStats::compute([member], Duration::from_secs(2), 10_000);
+    assert_eq!(stats.cpu_us_per_op, Some(120.0));
+    assert_eq!(stats.os_cpu_us_per_op, Some(120.0));
+    assert_eq!(stats.cpu_sources, [CpuSource::Procfs]);
+    assert_eq!(stats.members[0].cpu_source, Some(CpuSource::Procfs));
+    assert_eq!(stats.members[0].load.cpu_utilization, Some(0.3));
+    assert_eq!(stats.regime, Some(Regime::IoBound));
+    assert!(stats.cpu_disagreements.is_empty());
+    // A reading that failed leaves the member without CPU, and the cell without CPU per op.
+    let failed = MemberFigures {
+        os_cpu: Some(Err("no socket listens on port 27020".into())),
+        ..MemberFigures::reported("127.0.0.1:27020".into(), delta, Some(&host))
+    };
+    let stats = ServerStats::compute([failed], Duration::from_secs(2), 10_000);
+    assert_eq!((stats.cpu_us_per_op, stats.os_cpu_us_per_op), (None, None));
+    assert!(stats.cpu_sources.is_empty());
+    assert_eq!(
+        stats.members[0].os_cpu_error.as_deref(),
+        Some("no socket listens on port 27020")
+    );
+    assert_eq!(stats.members[0].cpu_source, None);
+}
+
+#[test]
+fn two_sources_are_both_recorded_and_a_disagreement_is_flagged() {
+    use crate::measure::server::{CpuDisagreement, CpuSource, ProcessCounters};
+    let delta = |user_us: u64| ServerStatusDelta {
+        process_counters: ProcessCounters {
+            user_time_us: Some(user_us),
+            system_time_us: Some(0),
+            ..ProcessCounters::default()
+        },
+        ..ServerStatusDelta::default()
+    };
+    // m0: 10 s by serverStatus, 10.4 s by procfs (4 %: within 5 %); m1: 5 s against 6 s (20 %).
+    let members = [
+        MemberFigures {
+            os_cpu: Some(Ok(os_cpu(10_000_000, 400_000))),
+            ..MemberFigures::reported("m0:27017".into(), delta(10_000_000), None)
+        },
+        MemberFigures {
+            os_cpu: Some(Ok(os_cpu(6_000_000, 0))),
+            ..MemberFigures::reported("m1:27017".into(), delta(5_000_000), None)
+        },
+    ];
+    let stats = ServerStats::compute(members, Duration::from_secs(10), 100_000);
+    // The server's own figures count: (10 + 5) s / 100k; the OS's beside them: 16.4 s / 100k.
+    assert_eq!(stats.cpu_us_per_op, Some(150.0));
+    assert_eq!(stats.os_cpu_us_per_op, Some(164.0));
+    assert_eq!(stats.cpu_sources, [CpuSource::ServerStatus]);
+    assert_eq!(
+        stats.cpu_disagreements,
+        [CpuDisagreement {
+            member: "m1:27017".into(),
+            server_status_us: 5_000_000,
+            os_us: 6_000_000,
+            os_source: CpuSource::Procfs,
+            percent: 20.0,
+        }]
+    );
+    let json = serde_json::to_value(&stats).unwrap();
+    assert_eq!(json["cpuSources"], serde_json::json!(["serverStatus"]));
+    assert_eq!(json["members"][1]["osCpu"]["readBy"], "runner");
+    assert_eq!(json["cpuDisagreements"][0]["osSource"], "procfs");
 }

@@ -8,27 +8,20 @@
 //! phases. The threshold comes from the run's precision goal.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
-
-use tokio::io::AsyncReadExt;
 
 use crate::api::CanaryPolicy;
-use crate::measure::canary::{self, CanaryDeviation, CanaryFigures, CanaryRecord, ServerCanary};
+use crate::measure::canary::{
+    self, CanaryDeviation, CanaryFigures, CanaryRecord, CanaryRequest, ServerCanary,
+};
 use crate::result::CellResult;
 
-/// How long one probe may take, connection included: the probe itself is about 50 ms.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
-/// The most an answer may hold: one JSON line of three figures.
-const MAX_ANSWER: u64 = 4096;
+use super::server::ask_canary;
 
 /// Probes each of `addresses` (`host:port`) in turn: its figures, or why there are none.
 pub async fn probe_all(addresses: &[String]) -> Vec<(String, Result<CanaryFigures, String>)> {
     let mut out = Vec::with_capacity(addresses.len());
     for address in addresses {
-        let answer = match tokio::time::timeout(PROBE_TIMEOUT, probe(address)).await {
-            Ok(answer) => answer,
-            Err(_) => Err(format!("no answer within {} s", PROBE_TIMEOUT.as_secs())),
-        };
+        let answer = probe(address).await;
         if let Err(e) = &answer {
             tracing::warn!(canary = %address, "server node canary: {e}");
         }
@@ -38,17 +31,9 @@ pub async fn probe_all(addresses: &[String]) -> Vec<(String, Result<CanaryFigure
 }
 
 async fn probe(address: &str) -> Result<CanaryFigures, String> {
-    let stream = tokio::net::TcpStream::connect(address)
-        .await
-        .map_err(|e| format!("connecting: {e}"))?;
-    let mut text = String::new();
-    stream
-        .take(MAX_ANSWER)
-        .read_to_string(&mut text)
-        .await
-        .map_err(|e| format!("reading the answer: {e}"))?;
-    serde_json::from_str(text.trim())
-        .map_err(|e| format!("the answer {:?} is not a probe's figures: {e}", text.trim()))
+    let text = ask_canary(address, &CanaryRequest::Probe).await?;
+    serde_json::from_str(&text)
+        .map_err(|e| format!("the answer {text:?} is not a probe's figures: {e}"))
 }
 
 /// Reference probes taken of each machine at the run's start.

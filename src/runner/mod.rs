@@ -5,12 +5,13 @@
 //!
 //! Layers, bottom first (each uses only those below it): `deadline.rs`, `outcome.rs`,
 //! `crew/`, `wire/`; `server/`; `send/`; `dataset/`; `cell/`; `benchmark.rs`, `follower.rs`.
-//! `slots.rs`, `sink.rs`, `activity.rs` and `canaries.rs` stand apart. Below the runner: `api/`, `plan/`,
+//! `slots.rs`, `sink.rs`, `activity.rs`, `canaries.rs` and `canary_server.rs` stand apart. Below the runner: `api/`, `plan/`,
 //! `workload/`, `measure/`, `result/`.
 
 pub mod activity;
 pub mod benchmark;
 pub mod canaries;
+pub mod canary_server;
 pub mod cell;
 pub mod crew;
 pub mod dataset;
@@ -32,6 +33,7 @@ pub mod wire;
 // The runner's entry points, which the CLI uses (and nothing deeper: tools/module-graph).
 pub use benchmark::{Events, PrecisionOutcome};
 pub use canaries::probe_all;
+pub use canary_server::serve as serve_canary;
 pub use cell::CellProgress;
 pub use cell::identity::{CUSTOM_WORKLOAD_FILE, Verification, verify_with};
 pub use crew::{COMPLETION_INDEX_ENV, ClientSlice, JOB_UID_ENV};

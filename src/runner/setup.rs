@@ -140,6 +140,10 @@ pub async fn connect_all(
                 topology: sharded.unwrap_or_else(|| "sharded".to_owned()),
             }));
         }
+        target.canaries = plan
+            .target(name)
+            .map(|t| t.server_canaries.clone())
+            .unwrap_or_default();
         tracing::info!(target = %name, version = %target.server.version, topology = %target.server.topology, "connected");
         out.push(Connected {
             target,

@@ -1,5 +1,6 @@
 //! Server figures: pure readers of the replies the runner fetches (`serverStatus` and
 //! `hostInfo` from every member before and after the measured phase, `collStats`, `explain`),
+//! of the operating system's files that give a server's CPU time where it does not report it,
 //! the deltas, server CPU per operation, and the bottleneck regime.
 //!
 //! Every figure is optional. A server that does not report a section (FerretDB has no
@@ -7,12 +8,15 @@
 //! from it (CPU per operation, regime) is `None` too rather than a made-up number.
 //!
 //! Depends on nothing else in the crate: `fields` reads typed fields out of a reply, each
-//! other file reads one kind of reply, and `regime` sits on `host_info` and `server_status`.
+//! other file reads one kind of reply, `proc_files` reads `/proc` and cgroup files, `os_cpu`
+//! sits on it, and `regime` sits on `host_info` and `server_status`.
 
 mod coll_stats;
 mod explain;
 mod fields;
 mod host_info;
+mod os_cpu;
+pub mod proc_files;
 mod regime;
 mod server_status;
 
@@ -20,6 +24,10 @@ pub use coll_stats::CollStatsSizes;
 pub use explain::ExplainSummary;
 pub use fields::ServerFigureError;
 pub use host_info::HostInfoFigures;
+pub use os_cpu::{
+    CPU_SOURCES_FLOOR_US, CPU_SOURCES_TOLERANCE, CpuAnswer, CpuDisagreement, CpuSource, FoundBy,
+    OsCpuDelta, OsCpuDeltaError, OsCpuSample, disagreement,
+};
 pub use regime::{
     CPU_BOUND_UTILIZATION, IO_BOUND_PAGES_READ_PER_OP, MemberLoad, Regime, classify, cpu_us_per_op,
 };

@@ -1,7 +1,8 @@
 //! Server CPU per operation and the bottleneck regime a cell ran in.
 //!
 //! The regime is decided from two figures per replica-set member over the measured phase:
-//! - CPU utilisation: (Δuser + Δsystem CPU) ÷ (elapsed × usable cores);
+//! - CPU utilisation: (Δuser + Δsystem CPU) ÷ (elapsed × usable cores), the CPU from the
+//!   server's `serverStatus` or, where it does not report it, from the operating system;
 //! - cache misses per operation: Δ"pages read into cache" ÷ operations.
 //!
 //! Rules, first match wins, each taken over the busiest member:
@@ -62,10 +63,12 @@ pub struct MemberLoad {
 }
 
 impl MemberLoad {
-    /// Load of a member from its serverStatus delta and hostInfo. The elapsed time is the
-    /// server's own (uptime delta) when known, else `wall`.
+    /// Load of a member from its serverStatus delta, its CPU time over the phase (`cpu_us`,
+    /// from whichever source gave it) and hostInfo. The elapsed time is the server's own
+    /// (uptime delta) when known, else `wall`.
     pub fn of(
         delta: &ServerStatusDelta,
+        cpu_us: Option<u64>,
         host: Option<&HostInfoFigures>,
         wall: Duration,
         operations: u64,
@@ -74,7 +77,7 @@ impl MemberLoad {
             .elapsed_ms
             .map_or(wall.as_secs_f64(), |ms| ms as f64 / 1000.0);
         let cores = host.and_then(HostInfoFigures::usable_cores);
-        let cpu_utilization = match (delta.cpu_us(), cores) {
+        let cpu_utilization = match (cpu_us, cores) {
             (Some(cpu), Some(cores)) if cores > 0 && elapsed_s > 0.0 => {
                 Some(cpu as f64 / 1e6 / (elapsed_s * f64::from(cores)))
             }
@@ -110,14 +113,14 @@ pub fn classify(members: &[MemberLoad]) -> Option<Regime> {
     })
 }
 
-/// Server CPU µs per operation: Σ over members of (Δuser + Δsystem) ÷ operations. `None` when
-/// any member lacks CPU figures (a partial sum would understate it), when there are no members
-/// or no operations.
-pub fn cpu_us_per_op(members: &[ServerStatusDelta], operations: u64) -> Option<f64> {
+/// Server CPU µs per operation: Σ over members of their CPU time (µs) ÷ operations. `None`
+/// when any member lacks CPU figures (a partial sum would understate it), when there are no
+/// members or no operations.
+pub fn cpu_us_per_op(members: &[Option<u64>], operations: u64) -> Option<f64> {
     if members.is_empty() || operations == 0 {
         return None;
     }
-    let total: Option<u64> = members.iter().map(ServerStatusDelta::cpu_us).sum();
+    let total: Option<u64> = members.iter().copied().sum();
     total.map(|us| us as f64 / operations as f64)
 }
 
@@ -195,16 +198,29 @@ mod tests {
             num_cores_available: Some(4),
             ..HostInfoFigures::default()
         };
+        let d = delta(20_000_000, 10_000_000, 10_000, 500);
         let m = MemberLoad::of(
-            &delta(20_000_000, 10_000_000, 10_000, 500),
+            &d,
+            d.cpu_us(),
             Some(&host),
             Duration::from_secs(99),
             100_000,
         );
         assert_eq!(m.cpu_utilization, Some(0.75));
         assert_eq!(m.pages_read_per_op, Some(0.005));
-        let unknown = MemberLoad::of(&delta(1, 1, 10, 1), None, Duration::from_secs(1), 0);
+        let unknown = MemberLoad::of(&d, Some(2), None, Duration::from_secs(1), 0);
         assert_eq!(unknown, MemberLoad::default());
+        // CPU from the operating system where serverStatus has none: the same utilisation.
+        let mut no_extra_info = d;
+        no_extra_info.process_counters = ProcessCounters::default();
+        let os = MemberLoad::of(
+            &no_extra_info,
+            Some(30_000_000),
+            Some(&host),
+            Duration::from_secs(99),
+            100_000,
+        );
+        assert_eq!(os, m);
     }
 
     #[test]
@@ -215,12 +231,13 @@ mod tests {
             delta(45_000_000, 15_000_000, 60_000, 0),
             delta(10_000_000, 2_000_000, 60_000, 0),
             delta(9_000_000, 3_000_000, 60_000, 0),
-        ];
+        ]
+        .map(|d| d.cpu_us());
         assert_eq!(cpu_us_per_op(&members, 1_200_000), Some(70.0));
         assert_eq!(cpu_us_per_op(&members, 0), None);
         assert_eq!(cpu_us_per_op(&[], 10), None);
         let mut partial = members;
-        partial[2].process_counters.user_time_us = None;
+        partial[2] = None;
         assert_eq!(cpu_us_per_op(&partial, 1_200_000), None);
     }
 
@@ -235,11 +252,17 @@ mod tests {
         let host = HostInfoFigures::from_document(&fixture("mongod-8.0-hostInfo.json")).unwrap();
         let d = ServerStatusDelta::between(&before, &after).unwrap();
         // 60 s CPU over 60.3 s on 4 usable cores = 0.2487…; 1200 pages / 1M ops = 0.0012.
-        let m = MemberLoad::of(&d, Some(&host), Duration::from_secs(60), 1_000_000);
+        let m = MemberLoad::of(
+            &d,
+            d.cpu_us(),
+            Some(&host),
+            Duration::from_secs(60),
+            1_000_000,
+        );
         assert_eq!(m.cpu_utilization, Some(60.0 / (60.3 * 4.0)));
         assert_eq!(m.pages_read_per_op, Some(0.0012));
         assert_eq!(classify(&[m]), Some(Regime::CacheResident));
-        assert_eq!(cpu_us_per_op(&[d], 1_000_000), Some(60.0));
+        assert_eq!(cpu_us_per_op(&[d.cpu_us()], 1_000_000), Some(60.0));
     }
 
     #[test]
@@ -248,9 +271,9 @@ mod tests {
             .unwrap();
         let host = HostInfoFigures::from_document(&fixture("ferretdb-1.24-hostInfo.json")).unwrap();
         let d = ServerStatusDelta::between(&s, &s).unwrap();
-        let m = MemberLoad::of(&d, Some(&host), Duration::from_secs(10), 1000);
+        let m = MemberLoad::of(&d, d.cpu_us(), Some(&host), Duration::from_secs(10), 1000);
         assert_eq!(m, MemberLoad::default());
         assert_eq!(classify(&[m]), None);
-        assert_eq!(cpu_us_per_op(&[d], 1000), None);
+        assert_eq!(cpu_us_per_op(&[d.cpu_us()], 1000), None);
     }
 }

@@ -2,6 +2,7 @@
 //! and server CPU per member, each figure followed by the numbers it draws.
 
 use crate::measure::latency::value_at_percentile;
+use crate::measure::server::{CPU_SOURCES_FLOOR_US, CPU_SOURCES_TOLERANCE, CpuSource};
 use crate::report::ReportError;
 use crate::report::groups::{Group, TargetCells};
 use crate::report::plots::{self, Bar, Curve, Plot, Stack};
@@ -215,8 +216,9 @@ fn repetition_label(c: &CellResult) -> String {
 
 /// One cell's server CPU µs per operation by member.
 struct MemberCpu {
-    /// (member, µs per operation), the primary first when the result names it.
-    members: Vec<(String, f64)>,
+    /// (member, µs per operation, where it came from), the primary first when the result
+    /// names it.
+    members: Vec<(String, f64, String)>,
     /// Whether the result names its primary.
     primary_named: bool,
 }
@@ -228,15 +230,21 @@ fn members(c: &CellResult) -> Option<MemberCpu> {
     if ops == 0 || stats.members.is_empty() {
         return None;
     }
-    let mut members: Vec<(String, f64)> = stats
+    let mut members: Vec<(String, f64, String)> = stats
         .members
         .iter()
-        .map(|m| Some((m.member.clone(), m.delta.cpu_us()? as f64 / ops as f64)))
+        .map(|m| {
+            let source = match (m.cpu_source?, &m.os_cpu) {
+                (CpuSource::ServerStatus, _) | (_, None) => m.cpu_source?.label().to_owned(),
+                (source, Some(os)) => format!("{} ({})", source.label(), os.read_by),
+            };
+            Some((m.member.clone(), m.cpu_us()? as f64 / ops as f64, source))
+        })
         .collect::<Option<_>>()?;
     let primary = stats.primary.as_deref();
     let position = members
         .iter()
-        .position(|(m, _)| Some(m.as_str()) == primary);
+        .position(|(m, _, _)| Some(m.as_str()) == primary);
     if let Some(p) = position {
         let first = members.remove(p);
         members.insert(0, first);
@@ -247,12 +255,45 @@ fn members(c: &CellResult) -> Option<MemberCpu> {
     })
 }
 
+/// The cells whose two CPU sources disagreed, as a note; empty when none did.
+fn disagreements(groups: &[Group<'_>]) -> String {
+    let mut lines = Vec::new();
+    for t in groups.iter().flat_map(|g| &g.targets) {
+        for c in &t.cells {
+            for d in c.server_stats.iter().flat_map(|s| &s.cpu_disagreements) {
+                lines.push(format!(
+                    "{}: {}: serverStatus {} µs, {} {} µs ({:+.1}%)",
+                    c.cell,
+                    d.member,
+                    d.server_status_us,
+                    d.os_source.label(),
+                    d.os_us,
+                    d.percent
+                ));
+            }
+        }
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    note(&format!(
+        "The server's own CPU time and the operating system's disagree past {:.0}% (and {} ms) \
+         in: {}. One of them counts another process or only part of this one.",
+        CPU_SOURCES_TOLERANCE * 100.0,
+        CPU_SOURCES_FLOOR_US / 1000,
+        lines.join("; ")
+    ))
+}
+
 /// Server CPU µs per operation of each member, primary and secondaries, as the mean over the
 /// valid repetitions.
 pub(super) fn cpu(groups: &[Group<'_>]) -> Result<String, ReportError> {
     let mut out = note(
         "Server CPU time (user + system) of each replica-set member per operation, mean over \
-         the valid repetitions; a bar's height is the cell's total CPU µs per operation.",
+         the valid repetitions; a bar's height is the cell's total CPU µs per operation. The \
+         source is the server's own serverStatus where it reports it, else the operating \
+         system's count of the server process (procfs, or its own cgroup), read on this \
+         machine or by the canary beside the member.",
     );
     let mut rows: Vec<Vec<String>> = Vec::new();
     for g in groups {
@@ -273,6 +314,7 @@ pub(super) fn cpu(groups: &[Group<'_>]) -> Result<String, ReportError> {
                     "-".into(),
                     "-".into(),
                     "not reported".into(),
+                    "-".into(),
                 ]);
                 continue;
             };
@@ -282,7 +324,7 @@ pub(super) fn cpu(groups: &[Group<'_>]) -> Result<String, ReportError> {
             let means: Vec<f64> = (0..per_cell[0].members.len())
                 .map(|i| per_cell.iter().map(|c| c.members[i].1).sum::<f64>() / n)
                 .collect();
-            for (i, (member, _)) in per_cell[0].members.iter().enumerate() {
+            for (i, (member, _, source)) in per_cell[0].members.iter().enumerate() {
                 let role = match (knows_primary, i) {
                     (true, 0) => "primary",
                     (true, _) => "secondary",
@@ -294,6 +336,7 @@ pub(super) fn cpu(groups: &[Group<'_>]) -> Result<String, ReportError> {
                     role.into(),
                     member.clone(),
                     format!("{:.1}", means[i]),
+                    source.clone(),
                 ]);
             }
             stacks.push(Stack {
@@ -314,9 +357,10 @@ pub(super) fn cpu(groups: &[Group<'_>]) -> Result<String, ReportError> {
         out.push_str(&figure("cpu", &title, &plot));
     }
     out.push_str(&table(
-        &["group", "target", "role", "member", "CPU µs/op"],
+        &["group", "target", "role", "member", "CPU µs/op", "source"],
         &["CPU µs/op"],
         &rows,
     ));
+    out.push_str(&disagreements(groups));
     Ok(section("cpu", "Server CPU per operation", &out))
 }

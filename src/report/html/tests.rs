@@ -356,6 +356,12 @@ fn facts_sections_show_what_the_results_say() {
         cpu["flights/v1, platform n2, size 1M ferretdb -"],
         "not reported"
     );
+    // Each member's row names where its CPU came from.
+    let sources: Vec<String> = select(&doc, "section#cpu table tr td:nth-child(6)")
+        .iter()
+        .map(text)
+        .collect();
+    assert!(sources.iter().any(|s| s == "serverStatus"), "{sources:?}");
     let regimes: BTreeMap<String, String> = select(&doc, "section#regime tr")
         .iter()
         .skip(1)
@@ -480,4 +486,33 @@ fn sharded_cells_get_a_section_of_their_distribution() {
             "-".to_owned(),
         ]
     );
+}
+
+#[test]
+fn cpu_sources_that_disagree_are_noted_in_the_cpu_section() {
+    use crate::measure::server::{CpuDisagreement, CpuSource};
+    let mut results = study();
+    let cell = results
+        .iter_mut()
+        .find(|r| r.is_valid() && r.cell.target == "psmdb-8.0")
+        .unwrap();
+    cell.server_stats.as_mut().unwrap().cpu_disagreements = vec![CpuDisagreement {
+        member: "m1:27017".into(),
+        server_status_us: 5_000_000,
+        os_us: 6_000_000,
+        os_source: CpuSource::Procfs,
+        percent: 20.0,
+    }];
+    let name = cell.cell.to_string();
+    let doc = page(&results);
+    let section = text(&select(&doc, "section#cpu")[0]);
+    assert!(
+        section.contains(&format!(
+            "disagree past 5% (and 20 ms) in: {name}: m1:27017: serverStatus 5000000 µs, \
+             procfs 6000000 µs (+20.0%)"
+        )),
+        "{section}"
+    );
+    let quiet = text(&select(&page(&study()), "section#cpu")[0]);
+    assert!(!quiet.contains("disagree"), "{quiet}");
 }

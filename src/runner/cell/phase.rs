@@ -121,6 +121,7 @@ impl CellRun<'_> {
         let before = bounded(limit, "serverStatus", members.server_status())
             .await
             .map_err(|e| CellFailure::at(measuring, e))?;
+        let os_cpu = members.watch_os_cpu().await;
         let issued = self
             .order(records, |at| Task::Measure {
                 start_at_ms: at,
@@ -168,8 +169,9 @@ impl CellRun<'_> {
         let after = bounded(limit, "serverStatus", members.server_status())
             .await
             .map_err(|e| CellFailure::at(measuring, e))?;
+        let os_cpu = os_cpu.stop().await;
         let mut stats = members
-            .stats(&before, &after, &result.nodes, wall, operations)
+            .stats(&before, &after, os_cpu, &result.nodes, wall, operations)
             .map_err(|e| CellFailure::at(measuring, e.to_string()))?;
         stats.primary = settled.state.as_ref().and_then(|s| s.primary.clone());
         result.server_stats = Some(stats);

@@ -64,6 +64,9 @@ pub struct ConnectedTarget {
     /// For a target reached through mongos with `spec.workload.sharding`: how the
     /// workload's collections are sharded (the seeding shards a fresh collection so).
     pub sharding: Option<std::sync::Arc<Sharding>>,
+    /// The noise canaries beside its members (`host:port`, a provisioned member's sidecar or
+    /// `run --server-canary`), which also read each member's CPU time.
+    pub canaries: Vec<String>,
 }
 
 /// A sharded target's settings, as the runner needs them.
@@ -194,6 +197,7 @@ pub async fn connect_with(
         server: server_info(&hello, &build),
         wire,
         sharding: None,
+        canaries: Vec::new(),
     })
 }
 

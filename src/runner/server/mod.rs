@@ -1,8 +1,10 @@
 //! Reaching and watching a target: connecting and learning what it is (`connect.rs`),
 //! initiating a provisioned replica set (`rs_init.rs`) or sharded cluster (`sharding.rs`,
 //! which also shards a collection and reads its distribution), waiting for replication to settle and
-//! noticing elections (`replication.rs`), the members' server figures (`stats.rs`) and the
-//! query plans of sampled operations (`explain.rs`).
+//! noticing elections (`replication.rs`), the members' server figures (`stats.rs`, with each
+//! member's CPU time from the operating system: `process_cpu.rs` reads this machine's `/proc`,
+//! `server_cpu.rs` has the runner or the canary beside a member read it) and the query plans
+//! of sampled operations (`explain.rs`).
 //!
 //! Uses `wire/` (which path the workers will take) and the runner's `deadline.rs` and
 //! `outcome.rs`.
@@ -10,8 +12,10 @@
 mod connect;
 mod explain;
 mod local_process;
+pub mod process_cpu;
 pub mod replication;
 pub mod rs_init;
+pub mod server_cpu;
 pub mod sharding;
 mod stats;
 
@@ -22,4 +26,5 @@ pub use connect::{
 pub use explain::{explain_all, flights_samples, ycsb_samples};
 pub use local_process::process_of_uri;
 pub use replication::{ReplicaState, SETTLE_TIMEOUT, Settled, settle};
+pub use server_cpu::{CpuReader, OsCpuWatch, ask_canary};
 pub use stats::{Members, StatsError, coll_stats};

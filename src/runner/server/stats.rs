@@ -1,6 +1,7 @@
 //! Server statistics around a measured phase: `serverStatus` on every replica-set member before
-//! and after, `hostInfo` once, `collStats` of the workload's collection. Members are reached
-//! directly (`directConnection`) with the target's own credentials and options.
+//! and after (and each member's CPU time from the operating system where it can be read),
+//! `hostInfo` once, `collStats` of the workload's collection. Members are reached directly
+//! (`directConnection`) with the target's own credentials and options.
 
 use std::time::Duration;
 
@@ -9,11 +10,13 @@ use mongodb::options::ServerAddress;
 use mongodb::{Client, Database};
 
 use crate::measure::server::{
-    CollStatsSizes, HostInfoFigures, ServerFigureError, ServerStatusDelta, ServerStatusFigures,
+    CollStatsSizes, HostInfoFigures, OsCpuDelta, ServerFigureError, ServerStatusDelta,
+    ServerStatusFigures,
 };
-use crate::result::{NodeInfo, ServerStats};
+use crate::result::{MemberFigures, NodeInfo, ServerStats};
 
 use super::connect::ConnectedTarget;
+use super::server_cpu::{CpuReader, OsCpuWatch};
 
 /// Why server figures could not be taken.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +58,8 @@ fn shard_hosts(reply: &mongodb::bson::Document) -> Vec<String> {
 pub struct Members {
     target: String,
     members: Vec<(String, Client)>,
+    /// Who reads each member's CPU time from the operating system, in member order.
+    cpu_readers: Vec<Option<CpuReader>>,
 }
 
 impl Members {
@@ -114,10 +119,21 @@ impl Members {
             })?;
             members.push((host, client));
         }
+        let cpu_readers = members
+            .iter()
+            .map(|(host, _)| CpuReader::for_member(host, &target.canaries))
+            .collect();
         Ok(Members {
             target: target.name.clone(),
             members,
+            cpu_readers,
         })
+    }
+
+    /// Starts reading each member's CPU time from the operating system (where a canary beside
+    /// it or this machine can): the other half of the measured phase's `serverStatus` rounds.
+    pub async fn watch_os_cpu(&self) -> OsCpuWatch {
+        OsCpuWatch::start(self.cpu_readers.clone()).await
     }
 
     fn command_error(
@@ -182,21 +198,30 @@ impl Members {
         Ok(out)
     }
 
-    /// Deltas of every member between two `serverStatus` rounds, combined into the cell's
-    /// server figures for `operations` over `window`.
+    /// Deltas of every member between two `serverStatus` rounds, with the operating system's
+    /// reading of each member's CPU over the same phase (`os_cpu`, from
+    /// [`OsCpuWatch::stop`]), combined into the cell's server figures for `operations` over
+    /// `window`.
     pub fn stats(
         &self,
         before: &[ServerStatusFigures],
         after: &[ServerStatusFigures],
+        os_cpu: Vec<Option<Result<OsCpuDelta, String>>>,
         nodes: &[NodeInfo],
         window: Duration,
         operations: u64,
     ) -> Result<ServerStats, StatsError> {
         let mut members = Vec::new();
+        let mut os_cpu = os_cpu.into_iter();
         for (i, (member, _)) in self.members.iter().enumerate() {
             let delta = ServerStatusDelta::between(&before[i], &after[i])
                 .map_err(self.figures_error(member, "serverStatus delta"))?;
-            members.push((member.clone(), delta, nodes.get(i).map(|n| &n.host)));
+            members.push(MemberFigures {
+                member: member.clone(),
+                delta,
+                host: nodes.get(i).map(|n| &n.host),
+                os_cpu: os_cpu.next().flatten(),
+            });
         }
         Ok(ServerStats::compute(members, window, operations))
     }
@@ -267,6 +292,7 @@ mod tests {
             },
             wire: crate::runner::wire::WirePath::Driver("a test".into()),
             sharding: None,
+            canaries: Vec::new(),
         };
         let uri = "mongodb://bench:planted-Pw7@127.0.0.1:27017/?maxPoolSize=lots";
         let msg = Members::of(&target, uri).await.err().unwrap().to_string();

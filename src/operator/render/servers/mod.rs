@@ -459,6 +459,9 @@ pub(crate) fn replica_set_objects(
         node_selector: non_empty(platform.effective_node_selector()),
         tolerations: non_empty(platform.effective_tolerations()),
         security_context: Some(pod_security(RunAs::of(distribution), true)),
+        // The canary reads the server process's CPU time (docs/design.md, "Where the server
+        // figures come from"): it must see the process.
+        share_process_namespace: set.canary_image.is_some().then_some(true),
         volumes: non_empty(volumes),
         ..PodSpec::default()
     };

@@ -291,6 +291,8 @@ fn every_member_has_a_noise_canary_that_keeps_its_pod_s_qos_class() {
     .unwrap();
     let pod = value(&objects.stateful_set)["spec"]["template"]["spec"].clone();
     assert_eq!(pod["containers"].as_array().unwrap().len(), 2);
+    // The canary sees mongod's process, whose CPU time it reads.
+    assert_eq!(pod["shareProcessNamespace"], true);
     assert_eq!(
         pod["containers"][1],
         json!({

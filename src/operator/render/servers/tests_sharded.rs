@@ -75,6 +75,7 @@ fn config_servers_and_shards_are_replica_sets_of_their_own_on_the_target_pool() 
         );
         // The runner asks only a replica set target's members for noise canaries.
         assert_eq!(pod["containers"].as_array().map(Vec::len), Some(1));
+        assert_eq!(pod.get("shareProcessNamespace"), None);
         assert_eq!(set.service.metadata.name.as_deref(), Some(name));
         assert_eq!(set.network_policy.metadata.name.as_deref(), Some(name));
     }
