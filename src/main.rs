@@ -37,6 +37,9 @@ fn main() -> ExitCode {
         Command::Get(args) => mongobench::cli::get::run(&args),
         Command::Verify(args) => mongobench::cli::verify::run(&args, &mut std::io::stdout().lock()),
         Command::Canary(args) => mongobench::cli::canary::run(&args, &mut std::io::stdout().lock()),
+        Command::Completions(args) => {
+            mongobench::cli::completions::run(&args, &mut std::io::stdout().lock())
+        }
         Command::Import(args) => mongobench::cli::import::run(
             &args,
             &mut std::io::stdout().lock(),

@@ -5,12 +5,13 @@
 //! `cells.rs` expands the matrix, `workload.rs` holds the plan and settings types the runner
 //! executes, `convert.rs` derives them from the spec (`custom.rs` for a custom workload's
 //! document and phases), `job.rs` is the plan file the operator
-//! hands a runner Job. Depends only on `api/` and `workload/` (and `result/`'s types); both
+//! hands a runner Job, `duration.rs` how long a benchmark is expected to take. Depends only on `api/` and `workload/` (and `result/`'s types); both
 //! the operator and the runner build on it.
 
 mod cells;
 mod convert;
 pub mod custom;
+pub mod duration;
 mod job;
 pub mod sharding;
 pub mod sweep;

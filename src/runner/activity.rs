@@ -6,6 +6,8 @@
 //! the next.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ObjectMeta, Patch, PatchParams};
@@ -34,7 +36,13 @@ pub struct Activity {
     /// `seeding`, or a cell's phase: `restoring`, `warmup`, `settling`, `measuring`,
     /// `explaining`.
     pub phase: String,
+    /// While the cell sends operations (warm-up, measuring), its throughput over the last
+    /// [`OPS_WINDOW`] (the operator's live gauge).
+    pub ops_per_second: Option<u64>,
 }
+
+/// How often a running cell's throughput is published: a write of its ConfigMap each time.
+pub const OPS_WINDOW: Duration = Duration::from_secs(10);
 
 impl Activity {
     fn into_data(self) -> BTreeMap<String, String> {
@@ -46,6 +54,9 @@ impl Activity {
         if let Some(cell) = self.cell {
             data.insert("cell".to_owned(), cell);
         }
+        if let Some(ops) = self.ops_per_second {
+            data.insert("opsPerSecond".to_owned(), ops.to_string());
+        }
         data
     }
 
@@ -56,6 +67,7 @@ impl Activity {
             size: data.get("size")?.clone(),
             cell: data.get("cell").cloned(),
             phase: data.get("phase")?.clone(),
+            ops_per_second: data.get("opsPerSecond").and_then(|v| v.parse().ok()),
         })
     }
 }
@@ -124,18 +136,57 @@ impl Publisher {
     }
 }
 
+/// Publishes the phase of a running cell every 250 ms and, while it sends operations, its
+/// throughput over each [`OPS_WINDOW`], until the task is aborted.
+pub fn follow_cell(
+    publisher: Publisher,
+    cell: &crate::plan::PlannedCell,
+    progress: &crate::runner::cell::CellProgress,
+) -> tokio::task::JoinHandle<()> {
+    let (phase, ops) = (progress.phase.clone(), progress.ops.clone());
+    let (target, size, id) = (cell.target.clone(), cell.size.clone(), cell.id.clone());
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(250));
+        let mut window = (
+            tokio::time::Instant::now(),
+            ops.completed.load(Ordering::Relaxed),
+        );
+        let mut rate = None;
+        loop {
+            tick.tick().await;
+            let now = *phase.lock().expect("phase lock");
+            let (started, count) = window;
+            if started.elapsed() >= OPS_WINDOW {
+                let completed = ops.completed.load(Ordering::Relaxed);
+                let sent = completed.saturating_sub(count) as f64;
+                rate = Some((sent / started.elapsed().as_secs_f64()).round() as u64);
+                window = (tokio::time::Instant::now(), completed);
+            }
+            let sending = matches!(now, "warmup" | "measuring");
+            publisher.publish(Activity {
+                target: target.clone(),
+                size: size.clone(),
+                cell: Some(id.clone()),
+                phase: now.to_owned(),
+                ops_per_second: rate.filter(|_| sending),
+            });
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn an_activity_round_trips_through_its_configmap_data() {
-        for cell in [None, Some("a.x86.1k.r2".to_owned())] {
+        for (cell, ops_per_second) in [(None, None), (Some("a.x86.1k.r2".to_owned()), Some(812))] {
             let a = Activity {
                 target: "a".into(),
                 size: "1k".into(),
                 cell,
                 phase: "measuring".into(),
+                ops_per_second,
             };
             assert_eq!(Activity::from_data(&a.clone().into_data()), Some(a));
         }

@@ -45,6 +45,7 @@ impl Events for JobEvents<'_> {
             size: size.to_owned(),
             cell: None,
             phase: "seeding".to_owned(),
+            ops_per_second: None,
         });
     }
 
@@ -54,22 +55,7 @@ impl Events for JobEvents<'_> {
 
     fn started(&mut self, cell: &PlannedCell, progress: &CellProgress) {
         eprintln!("{}: running", cell.id);
-        let phase = progress.phase.clone();
-        let publisher = self.activity.clone();
-        let (target, size, id) = (cell.target.clone(), cell.size.clone(), cell.id.clone());
-        self.phases = Some(tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_millis(250));
-            loop {
-                tick.tick().await;
-                let now = *phase.lock().expect("phase lock");
-                publisher.publish(Activity {
-                    target: target.clone(),
-                    size: size.clone(),
-                    cell: Some(id.clone()),
-                    phase: now.to_owned(),
-                });
-            }
-        }));
+        self.phases = Some(activity::follow_cell(self.activity.clone(), cell, progress));
     }
 
     async fn finished(&mut self, cell: &PlannedCell, result: &CellResult) -> anyhow::Result<()> {
@@ -180,6 +166,7 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
                     size: size.clone(),
                     cell: None,
                     phase: format!("{}: {what}", activity::BRINGING_UP),
+                    ops_per_second: None,
                 });
             };
             let limit = Duration::from_secs(300);

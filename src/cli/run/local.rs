@@ -23,9 +23,7 @@ use crate::verdict::CompareOptions;
 use super::args::RunArgs;
 use super::follow::follow;
 use super::progress::{Display, Ticker, seeded_line, summary};
-use super::start::{
-    benchmark, connect_all, new_run_id, parse_server_canaries, parse_targets, read_spec,
-};
+use super::start::{benchmark, connect_all, new_run_id, parse_server_canaries, parse_targets};
 
 /// A local run's progress on the terminal and its result files.
 struct LocalEvents<'a> {
@@ -70,8 +68,7 @@ impl Events for LocalEvents<'_> {
 }
 
 pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let file = args.file.as_ref().expect("clap requires -f without --plan");
-    let mut definition = read_spec(file)?;
+    let mut definition = super::quick::definition(args)?;
     let processes = args.client_processes;
     let workers = definition.spec.workload.workers();
     if processes > workers {
