@@ -338,16 +338,19 @@ async fn printer_columns_show_the_status_the_operator_writes() {
             "WORKLOAD",
             "TARGETS",
             "KNEE",
-            "PLATFORMS"
+            "PLATFORMS",
+            "ETA"
         ]
     );
+    // Completed: nothing left, so no expected completion.
     assert_eq!(
         wide[1][6..],
         [
             "flights",
             "mongodb-9.0,psmdb-8.0,psmdb-8.3",
             "psmdb-8.0 4210, mongodb-9.0 4730 ops/s at p99 ≤ 10ms",
-            "x86-icelake"
+            "x86-icelake",
+            "<none>"
         ]
     );
 }

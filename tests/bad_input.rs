@@ -46,7 +46,7 @@ enum Cmd {
     RunSpec,
     /// `run --plan FILE`.
     RunPlan,
-    /// `report --dir DIR` and `verify DIR`, each.
+    /// `report --dir DIR` and `verify --dir DIR`, each.
     Results,
 }
 

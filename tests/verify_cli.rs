@@ -1,4 +1,4 @@
-//! `mongobench run --out DIR` then `mongobench verify DIR`, as a user runs them: the recorded
+//! `mongobench run --out DIR` then `mongobench verify --dir DIR`, as a user runs them: the recorded
 //! fingerprints are regenerated from each result's identity and counts; a tampered count or
 //! seed is caught.
 mod support;

@@ -24,6 +24,7 @@ pub struct ImportArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum ImportFrom {
     /// plgm (percona-load-generator-mongodb): its collection and query JSON files.
+    #[command(after_long_help = super::examples::IMPORT)]
     Plgm(PlgmArgs),
 }
 

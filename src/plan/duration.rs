@@ -25,6 +25,8 @@ pub struct Rates {
     pub step_overhead_seconds: f64,
     /// Per cell: restoring the data, settling, server figures and explain.
     pub cell_overhead_seconds: f64,
+    /// Rounds of a warm-up until settled counted, at most (none: every round it allows).
+    pub warmup_rounds: Option<u32>,
 }
 
 /// The deadline's: floors a runner stays above (the runner waits up to 300 s for a replica
@@ -35,16 +37,19 @@ pub const DEADLINE_RATES: Rates = Rates {
     operations_per_second: 20.0,
     step_overhead_seconds: 120.0,
     cell_overhead_seconds: 300.0,
+    warmup_rounds: None,
 };
 
 /// Typical figures: a replica set up in under a minute, a few thousand documents a second
-/// seeded, a cell's restore and server figures in half a minute.
+/// seeded, a cell's restore and server figures in half a minute, a warm-up until settled
+/// levelling off in its second round.
 pub const EXPECTED_RATES: Rates = Rates {
     initiate_seconds: 45.0,
     seed_documents_per_second: 5_000.0,
     operations_per_second: 1_000.0,
     step_overhead_seconds: 15.0,
     cell_overhead_seconds: 30.0,
+    warmup_rounds: Some(2),
 };
 
 /// Seconds each of `cells` takes (one runner's cells, in the order it runs them): the cell's
@@ -70,7 +75,11 @@ pub fn cell_seconds(
         }
         None => phase(settings.measured),
     };
-    let rounds = settings.warmup_settle.map_or(1, |s| s.max_rounds);
+    let rounds = settings.warmup_settle.map_or(1, |s| {
+        rates
+            .warmup_rounds
+            .map_or(s.max_rounds, |r| r.min(s.max_rounds))
+    });
     let per_cell =
         f64::from(rounds) * phase(settings.warmup) + measured + rates.cell_overhead_seconds;
     let (mut started, mut seeded) = (BTreeSet::new(), BTreeSet::new());

@@ -52,6 +52,23 @@ fn a_benchmark_takes_its_slowest_platform_side_by_side_and_their_sum_in_sequence
 }
 
 #[test]
+fn a_warm_up_until_settled_is_expected_to_settle_in_two_rounds_and_allowed_all() {
+    let s = spec("");
+    let mut settling = s.clone();
+    settling.workload = serde_yaml::from_str(
+        "{type: flights, workers: 4, warmup: 10s, duration: 60s, warmupUntilSettled: {maxRounds: 5}}",
+    )
+    .unwrap();
+    let cells = crate::plan::cells_of(&s, "a", "p").unwrap();
+    let plain = cell_seconds(&s, &cells, &EXPECTED_RATES).unwrap();
+    let expected = cell_seconds(&settling, &cells, &EXPECTED_RATES).unwrap();
+    let allowed = cell_seconds(&settling, &cells, &DEADLINE_RATES).unwrap();
+    let deadline_plain = cell_seconds(&s, &cells, &DEADLINE_RATES).unwrap();
+    assert_eq!(expected[1] - plain[1], 10.0);
+    assert_eq!(allowed[1] - deadline_plain[1], 40.0);
+}
+
+#[test]
 fn a_cost_needs_a_price_for_every_platform_with_servers() {
     let mut unpriced = spec("");
     unpriced.platforms[1].price_per_node_hour = None;
