@@ -74,7 +74,7 @@ macro_rules! immutable_message {
            settings) measured on platforms (node pools) at dataset sizes under one workload, \
            repeated, and compared against a baseline target.",
     printcolumn(
-        name = "StatusPhase",
+        name = "Phase",
         type_ = "string",
         json_path = ".status.phase",
         description = "Where the experiment is"

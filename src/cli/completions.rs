@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::CommandFactory;
 use clap_complete::Shell;
 
 /// Arguments of `mongobench completions`.
@@ -15,12 +14,15 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-/// Writes the completion script to `out`.
+/// Writes the completion script of `command` (the binary's, `Cli::command()`) to `out`.
 ///
 /// # Errors
 /// When `out` cannot be written.
-pub fn run(args: &CompletionsArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> {
-    let mut command = super::Cli::command();
+pub fn run(
+    args: &CompletionsArgs,
+    mut command: clap::Command,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
     clap_complete::generate(args.shell, &mut command, "mongobench", out);
     out.flush()?;
     Ok(ExitCode::SUCCESS)
