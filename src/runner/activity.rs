@@ -37,12 +37,14 @@ pub struct Activity {
     /// `explaining`.
     pub phase: String,
     /// While the cell sends operations (warm-up, measuring), its throughput over the last
-    /// [`OPS_WINDOW`] (the operator's live gauge).
+    /// window, [`FIRST_OPS_WINDOW`] then [`OPS_WINDOW`] (the operator's live gauge).
     pub ops_per_second: Option<u64>,
 }
 
 /// How often a running cell's throughput is published: a write of its ConfigMap each time.
 pub const OPS_WINDOW: Duration = Duration::from_secs(10);
+/// The window of a phase's first throughput.
+pub const FIRST_OPS_WINDOW: Duration = Duration::from_secs(2);
 
 impl Activity {
     fn into_data(self) -> BTreeMap<String, String> {
@@ -137,7 +139,8 @@ impl Publisher {
 }
 
 /// Publishes the phase of a running cell every 250 ms and, while it sends operations, its
-/// throughput over each [`OPS_WINDOW`], until the task is aborted.
+/// throughput: first over [`FIRST_OPS_WINDOW`] of a phase (a short cell shows one too), then
+/// over each [`OPS_WINDOW`], until the task is aborted.
 pub fn follow_cell(
     publisher: Publisher,
     cell: &crate::plan::PlannedCell,
@@ -147,20 +150,20 @@ pub fn follow_cell(
     let (target, size, id) = (cell.target.clone(), cell.size.clone(), cell.id.clone());
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_millis(250));
-        let mut window = (
-            tokio::time::Instant::now(),
-            ops.completed.load(Ordering::Relaxed),
-        );
-        let mut rate = None;
+        let count = || ops.completed.load(Ordering::Relaxed);
+        let (mut last_phase, mut window, mut rate) = ("", (tokio::time::Instant::now(), 0), None);
         loop {
             tick.tick().await;
             let now = *phase.lock().expect("phase lock");
-            let (started, count) = window;
-            if started.elapsed() >= OPS_WINDOW {
-                let completed = ops.completed.load(Ordering::Relaxed);
-                let sent = completed.saturating_sub(count) as f64;
+            if now != last_phase {
+                (last_phase, window, rate) = (now, (tokio::time::Instant::now(), count()), None);
+            }
+            let due = if rate.is_some() { OPS_WINDOW } else { FIRST_OPS_WINDOW };
+            let (started, counted) = window;
+            if started.elapsed() >= due {
+                let sent = count().saturating_sub(counted) as f64;
                 rate = Some((sent / started.elapsed().as_secs_f64()).round() as u64);
-                window = (tokio::time::Instant::now(), completed);
+                window = (tokio::time::Instant::now(), count());
             }
             let sending = matches!(now, "warmup" | "measuring");
             publisher.publish(Activity {
@@ -191,6 +194,39 @@ mod tests {
             assert_eq!(Activity::from_data(&a.clone().into_data()), Some(a));
         }
         assert_eq!(Activity::from_data(&BTreeMap::new()), None);
+    }
+
+    #[tokio::test]
+    async fn a_cell_sending_operations_publishes_its_rate_and_other_phases_none() {
+        let (latest, changes) = watch::channel(None);
+        let progress = crate::runner::cell::CellProgress::default();
+        *progress.phase.lock().unwrap() = "measuring";
+        let cell = crate::plan::PlannedCell {
+            id: "a.local.1k.r1".into(),
+            target: "a".into(),
+            platform: "local".into(),
+            size: "1k".into(),
+            dataset: crate::api::DatasetSize::Documents(1000),
+            repetition: 1,
+        };
+        let task = follow_cell(Publisher { latest }, &cell, &progress);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let published = || changes.borrow().clone().unwrap();
+        assert_eq!(published().ops_per_second, None, "before its first window");
+        // 1000 operations in the first window of about 2 s.
+        progress.ops.completed.store(1000, Ordering::Relaxed);
+        tokio::time::sleep(FIRST_OPS_WINDOW + Duration::from_millis(400)).await;
+        let rate = published().ops_per_second.expect("a rate after the first window");
+        assert!((400..=500).contains(&rate), "{rate}");
+        assert_eq!(published().phase, "measuring");
+        // Restoring sends nothing: no rate, though one was measured.
+        *progress.phase.lock().unwrap() = "restoring";
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert_eq!(
+            (published().phase.as_str(), published().ops_per_second),
+            ("restoring", None)
+        );
+        task.abort();
     }
 
     #[test]
