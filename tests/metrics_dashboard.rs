@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use mongobench::api::{
     CellPhase, CellStatus, Comparison, MongoBenchmarkStatus, OperationLatency, StatusPhase, Verdict,
 };
+use mongobench::contract::Activity;
 use mongobench::operator::metrics::Metrics;
-use mongobench::runner::activity::Activity;
 use regex::Regex;
 use serde_json::Value;
 
@@ -66,7 +66,7 @@ fn exported() -> String {
             target: "b".into(),
             size: "1M".into(),
             cell: Some("b.x86.1m.r1".into()),
-            phase: "measuring".into(),
+            phase: "measuring".parse().unwrap(),
             ops_per_second: Some(900),
         },
     )]);

@@ -13,8 +13,10 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, ListParams, Patch, PatchParams};
 use mongobench::api::StatusPhase;
-use mongobench::plan::JobPlan;
-use mongobench::runner::activity::{Activity, activity_configmap, configmap_name};
+use mongobench::contract::Activity;
+use mongobench::contract::JobPlan;
+use mongobench::contract::names::activity_name;
+use mongobench::runner::activity::activity_configmap;
 use operator_common as common;
 use serde_json::json;
 use support::wait;
@@ -45,13 +47,13 @@ async fn activity(env: &support::KubeEnv, plan: &JobPlan, rep: u32, phase: &str,
             target: "ferret".into(),
             size: "1k".into(),
             cell: Some(mongobench::plan::cell_id("ferret", "local", "1k", rep)),
-            phase: phase.into(),
+            phase: phase.parse().unwrap(),
             ops_per_second: ops,
         },
     );
     Api::<ConfigMap>::namespaced(env.client.clone(), &env.namespace)
         .patch(
-            &configmap_name(&plan.benchmark, &plan.platform),
+            &activity_name(&plan.benchmark, &plan.platform),
             &PatchParams::apply("runner-in-test").force(),
             &Patch::Apply(&cm),
         )

@@ -10,7 +10,7 @@ use prometheus_client::registry::Registry;
 
 use super::result_gauges::Tracked;
 use crate::api::{CellPhase, MongoBenchmarkStatus};
-use crate::runner::activity::Activity;
+use crate::contract::Activity;
 
 /// Labels of a running cell (the benchmark's namespace as in the result gauges).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, PartialOrd, Ord, EncodeLabelSet)]
@@ -129,7 +129,7 @@ mod tests {
                 target: "a".into(),
                 size: "1k".into(),
                 cell: Some("a.local.1k.r1".into()),
-                phase: "measuring".into(),
+                phase: "measuring".parse().unwrap(),
                 ops_per_second: Some(1234),
             },
         )]);

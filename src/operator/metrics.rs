@@ -17,7 +17,7 @@ use prometheus_client::registry::Registry;
 use super::live_gauges::LiveGauges;
 use super::result_gauges::ResultGauges;
 use crate::api::{MongoBenchmarkStatus, StatusPhase};
-use crate::runner::activity::Activity;
+use crate::contract::Activity;
 
 /// Labels of the error counter.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -29,7 +29,7 @@ pub struct ErrorLabels {
 /// Labels of the phase gauge.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct PhaseLabels {
-    /// StatusPhase name.
+    /// Phase name.
     pub phase: String,
 }
 

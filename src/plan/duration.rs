@@ -135,7 +135,8 @@ pub struct BenchmarkEstimate {
     /// Cells planned (every target × platform × size × repetition).
     pub cells: usize,
     /// From the first runner's start to the last runner's end: platforms side by side under
-    /// `parallelism: PerPlatform`, one after another under `Sequential`.
+    /// `parallelism: PerPlatform` and `Simultaneous` (whose targets also run at the same
+    /// time), one after another under `Sequential`.
     pub wall_seconds: f64,
     /// Server node-hours: each target's nodes while its cells run.
     pub server_node_hours: f64,
@@ -152,11 +153,14 @@ impl BenchmarkEstimate {
     /// server node-hours when every target is external).
     pub fn summary(&self, spec: &MongoBenchmarkSpec) -> String {
         let platforms = spec.platforms.len();
-        let how = match (platforms, spec.parallelism()) {
+        let mut how = match (platforms, spec.parallelism()) {
             (1, _) => "1 platform".to_owned(),
-            (n, Parallelism::PerPlatform) => format!("{n} platforms side by side"),
             (n, Parallelism::Sequential) => format!("{n} platforms one after another"),
+            (n, _) => format!("{n} platforms side by side"),
         };
+        if spec.parallelism() == Parallelism::Simultaneous {
+            how.push_str(", targets at the same time");
+        }
         let cost = self
             .cost
             .map(|c| format!(", cost {c:.2} at the platforms' pricePerNodeHour"))
@@ -185,12 +189,16 @@ pub fn estimate(spec: &MongoBenchmarkSpec, rates: &Rates) -> Result<BenchmarkEst
     let (mut cells, mut node_hours, mut pod_hours) = (0, 0.0, 0.0);
     let mut cost = Some(0.0);
     for platform in &spec.platforms {
-        let mut platform_seconds = 0.0;
+        // Simultaneous targets take the longest one's time, the others the sum of theirs.
+        let mut platform_seconds: f64 = 0.0;
         for target in &spec.targets {
             let planned = super::cells_of(spec, &target.name, &platform.name)?;
             let seconds: f64 = cell_seconds(spec, &planned, rates)?.iter().sum();
             cells += planned.len();
-            platform_seconds += seconds;
+            platform_seconds = match spec.parallelism() {
+                Parallelism::Simultaneous => platform_seconds.max(seconds),
+                _ => platform_seconds + seconds,
+            };
             let nodes = f64::from(server_nodes(spec, target)) * seconds / 3600.0;
             node_hours += nodes;
             pod_hours += f64::from(spec.client_pods()) * seconds / 3600.0;
@@ -203,8 +211,10 @@ pub fn estimate(spec: &MongoBenchmarkSpec, rates: &Rates) -> Result<BenchmarkEst
         per_platform.push(platform_seconds);
     }
     let wall_seconds = match spec.parallelism() {
-        Parallelism::PerPlatform => per_platform.iter().copied().fold(0.0, f64::max),
         Parallelism::Sequential => per_platform.iter().sum(),
+        Parallelism::PerPlatform | Parallelism::Simultaneous => {
+            per_platform.iter().copied().fold(0.0, f64::max)
+        }
     };
     Ok(BenchmarkEstimate {
         cells,

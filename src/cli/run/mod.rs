@@ -9,13 +9,12 @@
 //! exit code is then 1.
 //!
 //! `args.rs` holds the command line, `quick.rs` the manifest a run without one stands for,
-//! `start.rs` what both kinds of run start from, `local.rs`
-//! and `job.rs` the two runs, `follow.rs` the processes that follow a coordinator and
-//! `progress.rs` what is shown. Uses the runner (`runner::benchmark` and below), `plan/`,
-//! `report/` and the CLI's own input readers.
+//! `start.rs` what a local run starts from, `local.rs` and `job.rs` the two runs (each reads
+//! its input, calls the runner's entry point and prints) and `progress.rs` what is shown. Uses
+//! the runner's entry points (what `runner/mod.rs` exports), `contract/`, `report/` and the
+//! CLI's own input readers.
 
 mod args;
-mod follow;
 mod job;
 mod local;
 mod progress;

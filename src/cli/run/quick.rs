@@ -10,7 +10,7 @@ use super::start::{parse_targets, read_spec};
 use crate::api::{API_VERSION, KIND, MongoBenchmark};
 use crate::cli::input::invalid;
 use crate::cli::validate::check_text;
-use crate::plan::LOCAL_PLATFORM;
+use crate::contract::LOCAL_PLATFORM;
 
 /// What the flags stand for when they name no manifest.
 const FLAGS: &str = "the run's flags";
@@ -189,6 +189,7 @@ spec:
             },
             targets: targets.to_vec(),
             server_canaries: Vec::new(),
+            cpu_sets: None,
             out: None,
             plan: None,
             connect_timeout: 10,

@@ -44,6 +44,10 @@ fn a_benchmark_takes_its_slowest_platform_side_by_side_and_their_sum_in_sequence
 
     let in_sequence = estimate(&spec("parallelism: Sequential"), &EXPECTED_RATES).unwrap();
     assert!((in_sequence.wall_seconds - 4.0 * 647.2).abs() < 1e-9);
+    // Simultaneous targets: a platform takes its longest target's time; the nodes are the same.
+    let together = estimate(&spec("parallelism: Simultaneous"), &EXPECTED_RATES).unwrap();
+    assert!((together.wall_seconds - 647.2).abs() < 1e-9);
+    assert_eq!(together.server_node_hours, side_by_side.server_node_hours);
     assert_eq!(
         side_by_side.summary(&spec("")),
         "24 cells in about 21m34s (2 platforms side by side), 1.1 server node-hours, \

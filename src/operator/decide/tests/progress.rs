@@ -2,7 +2,7 @@
 //! slots a precision goal adds; the advice on settings that add noise.
 
 use super::*;
-use crate::runner::activity::Activity;
+use crate::contract::Activity;
 
 #[test]
 fn the_cell_a_runner_names_runs_with_its_activity_in_progress() {
@@ -46,7 +46,7 @@ repetitions: 2
         target: target.into(),
         size: size.into(),
         cell: None,
-        phase: "seeding".into(),
+        phase: "seeding".parse().unwrap(),
         ops_per_second: None,
     };
     o.activities.insert("local".into(), seeding("b", "1k"));
@@ -65,7 +65,7 @@ repetitions: 2
         "local".into(),
         Activity {
             cell: Some("a.local.1k.r2".into()),
-            phase: "measuring".into(),
+            phase: "measuring".parse().unwrap(),
             ops_per_second: None,
             ..seeding("a", "1k")
         },

@@ -8,6 +8,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use crate::api::{MongoBenchmark, MongoBenchmarkSpec, Platform, Target};
 use crate::operator::Error;
+use crate::operator::error::SpecError;
 use crate::plan::{WorkloadPlan, duration};
 
 /// Client CPU microseconds per operation a runner needs at most (BENCHMARKS.md measures about
@@ -94,13 +95,12 @@ pub fn active_deadline_seconds(
     platform: &Platform,
 ) -> Result<u64, Error> {
     let spec = &bench.spec;
-    let spec_error = |e: &dyn std::fmt::Display| Error::Spec(e.to_string());
     let mut total = 0.0;
     for target in targets {
         let cells = crate::plan::possible_cells_of(spec, &target.name, &platform.name)
-            .map_err(|e| spec_error(&e))?;
+            .map_err(SpecError::from)?;
         total += duration::cell_seconds(spec, &cells, &duration::DEADLINE_RATES)
-            .map_err(|e| spec_error(&e))?
+            .map_err(SpecError::from)?
             .iter()
             .sum::<f64>();
     }
