@@ -5,6 +5,7 @@
 
 use std::process::ExitCode;
 
+use clap::CommandFactory;
 use mongobench::cli::input::Invalid;
 use mongobench::cli::validate::EXIT_INVALID;
 use mongobench::cli::{Cli, Command};
@@ -37,6 +38,9 @@ fn main() -> ExitCode {
         Command::Get(args) => mongobench::cli::get::run(&args),
         Command::Verify(args) => mongobench::cli::verify::run(&args, &mut std::io::stdout().lock()),
         Command::Canary(args) => mongobench::cli::canary::run(&args, &mut std::io::stdout().lock()),
+        Command::Completions(args) => {
+            mongobench::cli::completions::run(&args, Cli::command(), &mut std::io::stdout().lock())
+        }
         Command::Import(args) => mongobench::cli::import::run(
             &args,
             &mut std::io::stdout().lock(),

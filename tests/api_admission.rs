@@ -338,9 +338,11 @@ async fn printer_columns_show_the_status_the_operator_writes() {
             "WORKLOAD",
             "TARGETS",
             "KNEE",
-            "PLATFORMS"
+            "PLATFORMS",
+            "ETA"
         ]
     );
+    // Completed: nothing left, so the ETA column is empty.
     assert_eq!(
         wide[1][6..],
         [

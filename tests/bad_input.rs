@@ -46,7 +46,7 @@ enum Cmd {
     RunSpec,
     /// `run --plan FILE`.
     RunPlan,
-    /// `report --dir DIR` and `verify DIR`, each.
+    /// `report --dir DIR` and `verify --dir DIR`, each.
     Results,
 }
 
@@ -247,7 +247,7 @@ fn invocations(cmd: Cmd, arg: &Path) -> Vec<(&'static str, Vec<std::ffi::OsStrin
         RunPlan => vec![("run", vec!["run".into(), "--plan".into(), arg])],
         Results => vec![
             ("report", vec!["report".into(), "--dir".into(), arg.clone()]),
-            ("verify", vec!["verify".into(), arg]),
+            ("verify", vec!["verify".into(), "--dir".into(), arg]),
         ],
     }
 }

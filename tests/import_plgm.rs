@@ -52,7 +52,7 @@ fn the_fixture_becomes_a_custom_workload_file() {
         &fixture("flights-collections.json"),
         "--queries",
         &fixture("flights-queries.json"),
-        "-o",
+        "--out",
         path_str(&out),
     ]);
     assert_eq!(code, 0, "{stderr}");

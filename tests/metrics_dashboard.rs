@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use mongobench::api::{
     CellPhase, CellStatus, Comparison, MongoBenchmarkStatus, OperationLatency, StatusPhase, Verdict,
 };
+use mongobench::contract::Activity;
 use mongobench::operator::metrics::Metrics;
 use regex::Regex;
 use serde_json::Value;
@@ -45,7 +46,59 @@ fn exported() -> String {
         ..MongoBenchmarkStatus::default()
     };
     m.set_benchmark("ns", "bench", Some(&status));
+    let running = MongoBenchmarkStatus {
+        phase: Some(StatusPhase::Running),
+        cells: vec![CellStatus {
+            id: "b.x86.1m.r1".into(),
+            target: "b".into(),
+            platform: "x86".into(),
+            size: "1M".into(),
+            repetition: 1,
+            phase: CellPhase::Running,
+            activity: Some("measuring".into()),
+            ..CellStatus::default()
+        }],
+        ..MongoBenchmarkStatus::default()
+    };
+    let activities = std::collections::BTreeMap::from([(
+        "x86".to_owned(),
+        Activity {
+            target: "b".into(),
+            size: "1M".into(),
+            cell: Some("b.x86.1m.r1".into()),
+            phase: "measuring".parse().unwrap(),
+            ops_per_second: Some(900),
+        },
+    )]);
+    m.set_running("ns", "running", &running, &activities);
     m.encode()
+}
+
+/// The labels a Prometheus pod or service scrape (and the Prometheus Operator's) adds to every
+/// series: a metric's own label of one of these names would be renamed `exported_<name>`.
+const SCRAPE_LABELS: [&str; 7] = [
+    "namespace",
+    "pod",
+    "container",
+    "instance",
+    "job",
+    "service",
+    "endpoint",
+];
+
+#[test]
+fn no_exported_label_clashes_with_what_a_pod_scrape_adds() {
+    let metrics = exported();
+    let label_name = Regex::new(r#"[{,](\w+)=""#).unwrap();
+    for line in metrics.lines().filter(|l| !l.starts_with('#')) {
+        for c in label_name.captures_iter(line) {
+            assert!(
+                !SCRAPE_LABELS.contains(&&c[1]),
+                "{line}: the label {} clashes with the one a scrape adds",
+                &c[1]
+            );
+        }
+    }
 }
 
 /// Every string under the keys `expr` and `definition`.
@@ -136,6 +189,7 @@ fn the_dashboard_queries_only_exported_metrics_and_their_labels() {
         "mongobench_result_p99_microseconds",
         "mongobench_result_server_cpu_microseconds_per_op",
         "mongobench_result_verdict",
+        "mongobench_running_cell_ops_per_second",
     ] {
         assert!(referenced.contains(gauge), "{path} does not show {gauge}");
     }

@@ -137,8 +137,14 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
     assert_eq!(args.stall_deadline, std::time::Duration::from_secs(90));
 
     // Every object is valid for the API server (dry run: nothing is created).
+    accepted(&env, &defaults).await;
+}
+
+/// Applies `docs` to the API server as a dry run (nothing is created); panics naming the
+/// object it refuses.
+async fn accepted(env: &support::KubeEnv, docs: &[serde_json::Value]) {
     let discovery = Discovery::new(env.client.clone()).run().await.unwrap();
-    for doc in &defaults {
+    for doc in docs {
         let gvk = kube::api::GroupVersionKind::try_from(&kube::api::TypeMeta {
             api_version: doc["apiVersion"].as_str().unwrap().into(),
             kind: doc["kind"].as_str().unwrap().into(),
@@ -161,4 +167,146 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
         .await
         .unwrap_or_else(|e| panic!("the API server refused {} {name}: {e}", gvk.kind));
     }
+}
+
+/// `helm` with `args`, in the repository: its success, standard output and standard error.
+fn helm_run(helm: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(helm)
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const OPTIONS: &str = "\
+imagePullSecrets: [{name: regcred}]
+nodeSelector: {pool: ops}
+tolerations: [{key: dedicated, operator: Equal, value: ops, effect: NoSchedule}]
+affinity:
+  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+        - matchExpressions: [{key: kubernetes.io/arch, operator: In, values: [amd64, arm64]}]
+metrics:
+  serviceMonitor: {enabled: true, interval: 15s, labels: {release: prometheus}}
+";
+
+#[tokio::test]
+async fn chart_places_pods_pulls_privately_serves_metrics_refuses_bad_values_and_notes_the_next_steps()
+ {
+    let helm = support::helm();
+    let env = support::kube("op-chart-options").await;
+    let values = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{}.yaml", env.namespace));
+    std::fs::write(&values, OPTIONS).unwrap();
+    let chart = repo().join("charts/mongobench");
+    let (ok, out, err) = helm_run(
+        &helm,
+        &[
+            "template",
+            "mb",
+            chart.to_str().unwrap(),
+            "--namespace",
+            &env.namespace,
+            "-f",
+            values.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "helm template: {err}");
+    let docs: Vec<serde_json::Value> = serde_yaml::Deserializer::from_str(&out)
+        .map(|d| {
+            use serde::Deserialize;
+            serde_json::to_value(serde_yaml::Value::deserialize(d).unwrap()).unwrap()
+        })
+        .filter(|v| !v.is_null())
+        .collect();
+    let of = |kind: &str| {
+        docs.iter()
+            .find(|d| d["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {kind}"))
+    };
+    let pod = &of("Deployment")["spec"]["template"]["spec"];
+    let given: serde_json::Value = serde_yaml::from_str(OPTIONS).unwrap();
+    for key in [
+        "imagePullSecrets",
+        "nodeSelector",
+        "tolerations",
+        "affinity",
+    ] {
+        assert_eq!(pod[key], given[key], "the pod's {key}");
+    }
+    // The ServiceMonitor scrapes the Service's port, which selects the operator's pods.
+    let service = of("Service");
+    let monitor = of("ServiceMonitor");
+    assert_eq!(service["spec"]["ports"][0]["name"], "http");
+    assert_eq!(service["spec"]["ports"][0]["targetPort"], "http");
+    let pod_labels = &of("Deployment")["spec"]["template"]["metadata"]["labels"];
+    for (k, v) in service["spec"]["selector"].as_object().unwrap() {
+        assert_eq!(&pod_labels[k], v, "the Service selects the pods by {k}");
+    }
+    assert_eq!(
+        monitor["spec"]["selector"]["matchLabels"],
+        service["spec"]["selector"]
+    );
+    assert_eq!(
+        monitor["spec"]["endpoints"],
+        serde_json::json!([{"port": "http", "path": "/metrics", "interval": "15s"}])
+    );
+    assert_eq!(monitor["metadata"]["labels"]["release"], "prometheus");
+    // The API server takes all but the ServiceMonitor, whose CRD (the Prometheus Operator's)
+    // this control plane does not have.
+    let plain: Vec<serde_json::Value> = docs
+        .iter()
+        .filter(|d| d["kind"] != "ServiceMonitor")
+        .cloned()
+        .collect();
+    accepted(&env, &plain).await;
+
+    // The schema refuses a value of the wrong kind, naming it.
+    for (bad, field) in [
+        ("replicas=zero", "replicas"),
+        ("stallDeadline=ten minutes", "stallDeadline"),
+        ("metrics.serviceMonitor.enabled=maybe", "enabled"),
+        ("replicaCount=2", "replicaCount"),
+    ] {
+        let (ok, _, err) = helm_run(
+            &helm,
+            &["template", "mb", chart.to_str().unwrap(), "--set", bad],
+        );
+        assert!(!ok, "helm template --set {bad} was accepted");
+        assert!(
+            err.contains(field) && err.contains("schema"),
+            "--set {bad}: {err}"
+        );
+    }
+
+    // The notes name the release's Deployment and what to do next.
+    let (ok, notes, err) = helm_run(
+        &helm,
+        &[
+            "install",
+            "mb",
+            chart.to_str().unwrap(),
+            "--namespace",
+            &env.namespace,
+            "--dry-run=client",
+            "-f",
+            values.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "helm install --dry-run=client: {err}");
+    let notes = &notes[notes.find("NOTES:").expect("NOTES in the output")..];
+    for line in [
+        format!("The mongobench operator is installed as mb-operator in namespace {} (2 replicas, one leading), watching every namespace.", env.namespace),
+        format!("  kubectl -n {} rollout status deployment/mb-operator", env.namespace),
+        "  kubectl get mongobenchmarks -o wide -w     # phase, progress, headline, ETA".to_owned(),
+        "Metrics: port 8080 /metrics of each operator pod, behind Service mb-operator-metrics, scraped through ServiceMonitor mb-operator.".to_owned(),
+    ] {
+        assert!(notes.lines().any(|l| l == line), "{line:?} missing in:\n{notes}");
+    }
+    std::fs::remove_file(&values).unwrap();
 }

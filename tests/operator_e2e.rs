@@ -98,7 +98,7 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
             .find(|c| c.size == size && c.repetition == 2)
             .unwrap();
         let labels = format!(
-            r#"namespace="{}",benchmark="e2e",target="ferretdb",platform="local",size="{size}""#,
+            r#"benchmark_namespace="{}",benchmark="e2e",target="ferretdb",platform="local",size="{size}""#,
             env.namespace
         );
         let gauge = |name: &str, labels: &str| {

@@ -129,7 +129,7 @@ fn the_shop_example_runs_on_both_servers_ends_with_a_verdict_and_verifies() {
         .find(|l| l.starts_with("wiredtiger ") && l.contains(" vs postgres at 6k, 3 reps, MDE "))
         .unwrap_or_else(|| panic!("no verdict line in:\n{report}"));
     assert!(verdict.contains("ops/s"), "{verdict}");
-    let (code, stdout, stderr) = mongobench(&["verify", dir.to_str().unwrap()]);
+    let (code, stdout, stderr) = mongobench(&["verify", "--dir", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(
         stdout.ends_with("6 verified, 0 mismatched, 0 not checkable of 6 results\n"),

@@ -1,5 +1,6 @@
 //! Proves the testenv control plane is real: a real API server (version, structural-schema
-//! checks), a real scheduler (node pools, taints) and a real controller manager (StatefulSets).
+//! checks, its own certificate, which the testenv's kubeconfig verifies), a real scheduler
+//! (node pools, taints) and a real controller manager (StatefulSets).
 mod support;
 
 use std::time::Duration;
@@ -25,6 +26,37 @@ async fn api_server_reports_a_1_3x_version() {
         v.git_version.starts_with("v1.3"),
         "gitVersion {}",
         v.git_version
+    );
+}
+
+#[tokio::test]
+async fn the_kubeconfig_verifies_the_api_servers_certificate_so_nothing_warns() {
+    let (client, kubeconfig) = support::kube_client().await;
+    // The client above connected through it, verifying the certificate.
+    client.apiserver_version().await.expect("GET /version");
+    let config = kube::config::Kubeconfig::read_from(&kubeconfig).unwrap();
+    let cluster = config.clusters[0].cluster.clone().unwrap();
+    assert_eq!(cluster.insecure_skip_tls_verify, None, "{kubeconfig:?}");
+    let ca = std::path::PathBuf::from(cluster.certificate_authority.expect("a CA file"));
+    assert!(ca.ends_with("pki/apiserver.crt"), "{ca:?}");
+    // A subcommand and kubectl through it: no bypass warning, no TLS error.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mongobench"))
+        .args(["get", "-A", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("Server cert bypassed"), "{err}");
+    let out = std::process::Command::new(support::kubectl())
+        .arg(format!("--kubeconfig={}", kubeconfig.display()))
+        .args(["get", "--raw", "/readyz"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 

@@ -172,6 +172,29 @@ fn the_binary_refuses_every_invalid_spec_with_exit_code_2() {
     }
 }
 
+/// What examples/percona-9-vs-8.yaml takes: 3 targets one after another, each 45 s to
+/// initiate, 13M documents seeded at 5,000/s, and 9 cells of 2 warm-up rounds of 1 min, 10 min
+/// measured and 30 s: 3 × 9,395 s on 3-member replica sets and one client pod.
+const PERCONA_ESTIMATE: &str =
+    "27 cells in about 7h49m (1 platform), 23.5 server node-hours, 7.8 client pod-hours";
+
+#[test]
+fn the_percona_study_says_what_it_will_take_before_it_runs() {
+    let path = repo("examples/percona-9-vs-8.yaml");
+    let (code, stdout) = run_binary(&[&path]);
+    assert_eq!(code, 0, "{stdout}");
+    assert_eq!(
+        stdout.lines().nth(1),
+        Some(
+            format!(
+                "{}: estimate: MongoBenchmark percona-9-vs-8: {PERCONA_ESTIMATE}",
+                path.display()
+            )
+            .as_str()
+        )
+    );
+}
+
 #[test]
 fn every_example_is_valid() {
     for path in examples() {
@@ -181,14 +204,21 @@ fn every_example_is_valid() {
         assert_eq!(report.benchmarks.len(), 1);
         let (code, stdout) = run_binary(&[&path]);
         assert_eq!(code, 0, "{path:?}:\n{stdout}");
+        // The OK line, then what it will take.
+        let mut lines = stdout.lines();
+        let name = &report.benchmarks[0];
         assert_eq!(
-            stdout,
-            format!(
-                "{}: OK (MongoBenchmark {})\n",
-                path.display(),
-                report.benchmarks[0]
-            )
+            lines.next(),
+            Some(format!("{}: OK (MongoBenchmark {name})", path.display()).as_str())
         );
+        let estimate = format!("{}: estimate: MongoBenchmark {name}: ", path.display());
+        assert!(
+            lines
+                .next()
+                .is_some_and(|l| l.starts_with(&estimate) && l.contains(" cells in about ")),
+            "{stdout}"
+        );
+        assert_eq!(lines.next(), None, "{stdout}");
         let doc: serde_json::Value = serde_yaml::from_str(&text).unwrap();
         let spec: api::MongoBenchmarkSpec = serde_json::from_value(doc["spec"].clone()).unwrap();
         assert_eq!(api::validate(&spec), vec![], "{path:?}");
@@ -283,6 +313,7 @@ fn burstable_members_get_a_note_and_exit_code_0() {
         stdout,
         format!(
             "{f}: OK (MongoBenchmark percona-9-vs-8)\n\
+             {f}: estimate: MongoBenchmark percona-9-vs-8: {PERCONA_ESTIMATE}\n\
              {f}:{line}: note: spec.replicaSet.resources: cpu request 2 differs from its limit 3: \
              the members run Burstable and share their nodes' CPU by weight; set requests equal \
              to limits, CPU in whole cores (e.g. cpu: \"4\", memory: 16Gi), for Guaranteed QoS \

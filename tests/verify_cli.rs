@@ -1,4 +1,4 @@
-//! `mongobench run --out DIR` then `mongobench verify DIR`, as a user runs them: the recorded
+//! `mongobench run --out DIR` then `mongobench verify --dir DIR`, as a user runs them: the recorded
 //! fingerprints are regenerated from each result's identity and counts; a tampered count or
 //! seed is caught.
 mod support;
@@ -54,7 +54,7 @@ fn verify_confirms_a_run_and_catches_tampered_counts_and_seeds() {
     ]);
     assert_eq!(code, 0, "{err}");
 
-    let (code, stdout, err) = mongobench(&["verify", out.to_str().unwrap()]);
+    let (code, stdout, err) = mongobench(&["verify", "--dir", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{stdout}{err}");
     assert_eq!(
         stdout.lines().filter(|l| l.ends_with(": verified")).count(),
@@ -71,7 +71,7 @@ fn verify_confirms_a_run_and_catches_tampered_counts_and_seeds() {
         let n = doc["workerOperations"][0].as_u64().unwrap();
         doc["workerOperations"][0] = (n + 1).into();
     });
-    let (code, stdout, _) = mongobench(&["verify", out.to_str().unwrap()]);
+    let (code, stdout, _) = mongobench(&["verify", "--dir", out.to_str().unwrap()]);
     assert_eq!(code, 1, "{stdout}");
     assert!(
         stdout.contains("MISMATCH: the identity and counts give"),
@@ -84,11 +84,11 @@ fn verify_confirms_a_run_and_catches_tampered_counts_and_seeds() {
         doc["workerOperations"][0] = (n - 1).into();
         doc["identity"]["parameters"]["seed"] = "2".into();
     });
-    let (code, stdout, _) = mongobench(&["verify", out.to_str().unwrap()]);
+    let (code, stdout, _) = mongobench(&["verify", "--dir", out.to_str().unwrap()]);
     assert_eq!(code, 1, "{stdout}");
     assert_eq!(stdout.matches("MISMATCH").count(), 1, "{stdout}");
 
-    let (code, _, err) = mongobench(&["verify", dir.join("missing").to_str().unwrap()]);
+    let (code, _, err) = mongobench(&["verify", "--dir", dir.join("missing").to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("missing"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);

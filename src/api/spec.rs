@@ -130,6 +130,13 @@ macro_rules! immutable_message {
         json_path = ".status.platformNames",
         priority = 1,
         description = "Platform names"
+    ),
+    printcolumn(
+        name = "ETA",
+        type_ = "string",
+        json_path = ".status.estimatedCompletionTime",
+        priority = 1,
+        description = "When the experiment is expected to finish"
     )
 )]
 #[serde(rename_all = "camelCase")]

@@ -69,6 +69,12 @@ pub struct MongoBenchmarkStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completed_at: Option<Time>,
 
+    /// While it runs, when the experiment is expected to finish: the plan's estimate of the
+    /// cells left, scaled by how long the finished cells took against their estimate; set
+    /// again whenever a cell finishes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_completion_time: Option<Time>,
+
     /// Identifier of this run, recorded in every result so runs are never mixed up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,

@@ -1,5 +1,5 @@
-//! `mongobench import plgm --collections FILE --queries FILE [-o OUT]`: turns plgm's workload
-//! files into a custom workload document (docs/specs/custom.md §8), written to OUT or standard
+//! `mongobench import plgm --collections FILE --queries FILE [--out FILE]`: turns plgm's workload
+//! files into a custom workload document (docs/specs/custom.md §8), written to FILE or standard
 //! output; the approximations go to standard error (they are also in the document's header).
 //!
 //! Exit code 0 when written, 2 when a file cannot be read or imported (one line naming the
@@ -24,6 +24,7 @@ pub struct ImportArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum ImportFrom {
     /// plgm (percona-load-generator-mongodb): its collection and query JSON files.
+    #[command(after_long_help = super::examples::IMPORT)]
     Plgm(PlgmArgs),
 }
 
@@ -36,16 +37,17 @@ pub struct PlgmArgs {
     /// plgm's query definitions (an array).
     #[arg(long, value_name = "FILE")]
     pub queries: PathBuf,
-    /// Where to write the workload document (standard output when absent).
-    #[arg(short = 'o', long = "out", value_name = "OUT")]
+    /// Where to write the workload document (standard output when absent). `-o` is an output
+    /// format elsewhere, so this flag has no short form.
+    #[arg(long = "out", value_name = "FILE")]
     pub out: Option<PathBuf>,
 }
 
-/// Runs the subcommand: the document on `out` (unless `-o`), notes on `notes`.
+/// Runs the subcommand: the document on `out` (unless `--out`), notes on `notes`.
 ///
 /// # Errors
 /// An [`Invalid`](super::input::Invalid) error naming the file when an input cannot be read
-/// or imported; an error naming OUT when it cannot be written.
+/// or imported; an error naming FILE when it cannot be written.
 pub fn run(
     args: &ImportArgs,
     out: &mut impl Write,

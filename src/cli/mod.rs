@@ -7,11 +7,14 @@
 //! uses it.
 
 pub mod canary;
+pub mod completions;
 pub mod crd;
 pub mod custom;
+pub mod examples;
 pub mod get;
 pub mod import;
 pub mod input;
+pub mod kube_args;
 pub mod operator;
 pub mod plan;
 pub mod plan_file;
@@ -55,33 +58,47 @@ impl Cli {
     }
 }
 
-/// The subcommands.
+/// The subcommands; each one's `--help` ends with examples ([`examples`]).
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print the MongoBenchmark CustomResourceDefinition as YAML
     /// (`mongobench crd | kubectl apply -f -`).
+    #[command(after_long_help = examples::CRD)]
     Crd(crd::CrdArgs),
-    /// Check MongoBenchmark manifests offline and print every violation with its field path.
+    /// Check MongoBenchmark manifests offline, print every violation with its field path, and
+    /// what a valid benchmark will take (wall time, node-hours, cost).
+    #[command(after_long_help = examples::VALIDATE)]
     Validate(validate::ValidateArgs),
-    /// Run a benchmark against MongoDB URIs without Kubernetes (or, in the operator's Job, a
-    /// plan file).
+    /// Run a benchmark against MongoDB URIs without Kubernetes, from a manifest (`-f`) or from
+    /// flags (`--workload ycsb-a --duration 60s ...`); in the operator's Job, a plan file.
+    #[command(after_long_help = examples::RUN)]
     Run(run::RunArgs),
     /// Run the MongoBenchmark operator (reconciles benchmarks in the cluster).
+    #[command(after_long_help = examples::OPERATOR)]
     Operator(operator::OperatorArgs),
     /// Render a benchmark's results (from the cluster, or from `run --out` files).
+    #[command(after_long_help = examples::REPORT)]
     Report(report::ReportArgs),
     /// Estimate the slots a precision goal needs from results already run.
+    #[command(after_long_help = examples::PLAN)]
     Plan(plan::PlanArgs),
-    /// List MongoBenchmarks with their phase, progress and headline.
+    /// List MongoBenchmarks with their phase, progress and headline (`-o wide`, `-w`).
+    #[command(after_long_help = examples::GET)]
     Get(get::GetArgs),
     /// Check the traffic fingerprints of `run --out` files by generating the traffic again.
+    #[command(after_long_help = examples::VERIFY)]
     Verify(verify::VerifyArgs),
     /// Turn another tool's workload files into a custom workload document
-    /// (`mongobench import plgm --collections C.json --queries Q.json -o workload.yaml`).
+    /// (`mongobench import plgm --collections C.json --queries Q.json --out workload.yaml`).
+    #[command(after_long_help = examples::IMPORT)]
     Import(import::ImportArgs),
     /// Probe this machine as the noise canary does (CPU, memory bandwidth, loopback), once, or
     /// with `--serve` for a runner that asks before every cell (a server member's sidecar).
+    #[command(after_long_help = examples::CANARY)]
     Canary(canary::CanaryArgs),
+    /// Print the shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_long_help = examples::COMPLETIONS)]
+    Completions(completions::CompletionsArgs),
 }
 
 impl Command {
@@ -98,6 +115,7 @@ impl Command {
             Command::Verify(_) => "verify",
             Command::Import(_) => "import",
             Command::Canary(_) => "canary",
+            Command::Completions(_) => "completions",
         }
     }
 }

@@ -1,5 +1,6 @@
 //! `mongobench operator`: runs the MongoBenchmark operator with the cluster credentials of
-//! the environment (in-cluster ServiceAccount, else the kubeconfig).
+//! the environment (in-cluster ServiceAccount, else the kubeconfig), or of `--kubeconfig` and
+//! `--context`.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -40,6 +41,9 @@ pub struct OperatorArgs {
     /// benchmark is Stalled, e.g. `10m`, `90s`.
     #[arg(long, default_value = "10m", value_parser = duration)]
     pub stall_deadline: Duration,
+
+    #[command(flatten)]
+    pub kube: super::kube_args::KubeArgs,
 }
 
 fn duration(s: &str) -> Result<Duration, String> {
@@ -82,9 +86,10 @@ pub fn run(args: &OperatorArgs) -> anyhow::Result<ExitCode> {
     let options = options(args)?;
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
-        let client = kube::Client::try_default()
-            .await
-            .context("no Kubernetes credentials: run in a pod or set KUBECONFIG")?;
+        let client =
+            args.kube.client().await.context(
+                "no Kubernetes credentials: run in a pod, set KUBECONFIG or --kubeconfig",
+            )?;
         operator::run(client, options).await?;
         Ok(ExitCode::SUCCESS)
     })

@@ -58,6 +58,8 @@ pub struct ResultsSource {
     /// Read the result files a local run wrote (`mongobench run --out DIR`) instead.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub kube: super::kube_args::KubeArgs,
 }
 
 impl ResultsSource {
@@ -68,7 +70,7 @@ impl ResultsSource {
             (Some(dir), _) => from_dir(dir),
             (None, Some(name)) => tokio::runtime::Runtime::new()
                 .context("starting the async runtime")?
-                .block_on(from_cluster(name, self.namespace.as_deref())),
+                .block_on(from_cluster(name, self.namespace.as_deref(), &self.kube)),
             (None, None) => unreachable!("clap requires NAME or --dir"),
         }
     }
@@ -79,6 +81,7 @@ impl ResultsSource {
 pub struct ReportArgs {
     #[command(flatten)]
     pub source: ResultsSource,
+    /// The output format.
     #[arg(short = 'o', long, value_enum, default_value_t = Format::Table)]
     pub output: Format,
     /// The target to compare the others with (default: the benchmark's baseline; with
@@ -163,10 +166,9 @@ fn from_dir(dir: &std::path::Path) -> anyhow::Result<(Vec<CellResult>, CompareOp
 async fn from_cluster(
     name: &str,
     namespace: Option<&str>,
+    kube: &super::kube_args::KubeArgs,
 ) -> anyhow::Result<(Vec<CellResult>, CompareOptions)> {
-    let client = kube::Client::try_default()
-        .await
-        .context("connecting to the Kubernetes API")?;
+    let client = kube.client().await?;
     let namespace = namespace.unwrap_or(client.default_namespace()).to_owned();
     let bench = Api::<MongoBenchmark>::namespaced(client.clone(), &namespace)
         .get_opt(name)

@@ -44,6 +44,8 @@ pub struct FileReport {
     pub problems: Vec<Problem>,
     /// Advice on the valid MongoBenchmarks, in file order: printed as notes, not refused.
     pub advice: Vec<Problem>,
+    /// What each valid MongoBenchmark is expected to take, one line each.
+    pub estimates: Vec<String>,
 }
 
 impl FileReport {
@@ -64,6 +66,7 @@ impl FileReport {
                 "MongoBenchmarks"
             };
             let ok = format!("{file}: OK ({noun} {})", self.benchmarks.join(", "));
+            let estimates = self.estimates.iter().map(|e| format!("{file}: {e}"));
             let notes = self.advice.iter().map(|a| {
                 Problem {
                     line: a.line,
@@ -72,7 +75,7 @@ impl FileReport {
                 }
                 .render(file)
             });
-            return std::iter::once(ok).chain(notes).collect();
+            return std::iter::once(ok).chain(estimates).chain(notes).collect();
         }
         self.problems.iter().map(|p| p.render(file)).collect()
     }
@@ -130,6 +133,7 @@ pub fn check_text(text: &str) -> FileReport {
         report.benchmarks.extend(checked.name);
         report.problems.extend(checked.problems);
         report.advice.extend(checked.advice);
+        report.estimates.extend(checked.estimate);
     }
     report
 }
@@ -146,6 +150,8 @@ struct Checked {
     problems: Vec<Problem>,
     /// Advice on it, when it has no problem.
     advice: Vec<Problem>,
+    /// What it is expected to take, when it has no problem.
+    estimate: Option<String>,
 }
 
 impl Checked {
@@ -245,21 +251,35 @@ fn check_document(
         });
     }
     problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
-    let advice = match value.get("spec").cloned().map(serde_json::from_value) {
-        Some(Ok(spec)) if problems.is_empty() => api::advice(&spec)
+    let spec = match value.get("spec").cloned().map(serde_json::from_value) {
+        Some(Ok(spec)) if problems.is_empty() => Some(spec),
+        _ => None,
+    };
+    let advice = spec.as_ref().map_or_else(Vec::new, |spec| {
+        api::advice(spec)
             .into_iter()
             .map(|a| Problem {
                 line: lines.line(index, &a.path),
                 path: a.path,
                 message: a.message,
             })
-            .collect(),
-        _ => Vec::new(),
-    };
+            .collect()
+    });
     Checked {
+        estimate: spec.as_ref().map(|spec| estimate_line(&name, spec)),
         name: Some(name),
         problems,
         advice,
+    }
+}
+
+/// What benchmark `name` is expected to take, at the typical rates of
+/// [`EXPECTED_RATES`](crate::plan::duration::EXPECTED_RATES).
+fn estimate_line(name: &str, spec: &api::MongoBenchmarkSpec) -> String {
+    use crate::plan::duration::{EXPECTED_RATES, estimate};
+    match estimate(spec, &EXPECTED_RATES) {
+        Ok(e) => format!("estimate: {KIND} {name}: {}", e.summary(spec)),
+        Err(e) => format!("estimate: {KIND} {name}: none ({e})"),
     }
 }
 
@@ -450,12 +470,16 @@ spec:
 ";
 
     #[test]
-    fn a_valid_file_gives_one_ok_line() {
+    fn a_valid_file_gives_an_ok_line_and_its_estimate() {
         let report = check_text(VALID);
         assert!(report.is_valid(), "{report:?}");
         assert_eq!(
             report.render("demo.yaml"),
-            ["demo.yaml: OK (MongoBenchmark demo)"]
+            [
+                "demo.yaml: OK (MongoBenchmark demo)",
+                "demo.yaml: estimate: MongoBenchmark demo: 3 cells in about 35m17s (1 platform), \
+                 0.6 client pod-hours"
+            ]
         );
     }
 
@@ -512,8 +536,11 @@ spec:
         assert_eq!(
             String::from_utf8(out).unwrap(),
             format!(
-                "{}: skipped (no MongoBenchmark in it)\n{}: OK (MongoBenchmark demo)\n",
+                "{}: skipped (no MongoBenchmark in it)\n{}: OK (MongoBenchmark demo)\n\
+                 {}: estimate: MongoBenchmark demo: 3 cells in about 35m17s (1 platform), \
+                 0.6 client pod-hours\n",
                 secret.display(),
+                demo.display(),
                 demo.display()
             )
         );

@@ -1,11 +1,11 @@
-//! `mongobench verify DIR`: checks the traffic fingerprint of every result a local run wrote
+//! `mongobench verify --dir DIR`: checks the traffic fingerprint of every result a local run wrote
 //! (`mongobench run --out DIR`) by generating the measured streams again from each result's
 //! workload identity and per-worker operation counts, without a server.
 //!
 //! Exit code 0 when no fingerprint disagrees, 1 when one does, 2 when the directory or a
 //! result cannot be read (the refusals of [`super::results_dir`], one line).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::runner::{CUSTOM_WORKLOAD_FILE, Verification, verify_with};
@@ -14,8 +14,11 @@ use crate::runner::{CUSTOM_WORKLOAD_FILE, Verification, verify_with};
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
     /// A directory of result files (`mongobench run --out DIR`).
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "dir_argument")]
+    pub dir: Option<PathBuf>,
+    /// The directory as a plain argument, as before `--dir`: still read, with a warning.
+    #[arg(value_name = "DIR", hide = true, conflicts_with = "dir")]
+    pub dir_argument: Option<PathBuf>,
     /// The document of the results' custom workload (default: the custom-workload.yaml that
     /// `mongobench run --out DIR` writes into DIR).
     #[arg(long, value_name = "FILE")]
@@ -27,7 +30,10 @@ pub struct VerifyArgs {
 /// # Errors
 /// An [`Invalid`](super::input::Invalid) error when the directory or a result cannot be read.
 pub fn run(args: &VerifyArgs, out: &mut impl std::io::Write) -> anyhow::Result<ExitCode> {
-    let results = super::results_dir::read_results(&args.dir)?;
+    if args.dir_argument.is_some() {
+        eprintln!("mongobench verify: DIR as a plain argument is deprecated: use --dir DIR");
+    }
+    let results = super::results_dir::read_results(args.dir())?;
     let document = custom_document(args)?;
     let (mut verified, mut mismatched, mut other) = (0, 0, 0);
     for result in &results {
@@ -65,11 +71,21 @@ pub fn run(args: &VerifyArgs, out: &mut impl std::io::Write) -> anyhow::Result<E
     })
 }
 
+impl VerifyArgs {
+    /// The results' directory, from `--dir` or the deprecated plain argument.
+    pub fn dir(&self) -> &Path {
+        self.dir
+            .as_deref()
+            .or(self.dir_argument.as_deref())
+            .expect("clap requires --dir or DIR")
+    }
+}
+
 /// The custom workload document `--workload` names, else the one in the results' directory.
 fn custom_document(
     args: &VerifyArgs,
 ) -> anyhow::Result<Option<std::sync::Arc<crate::workload::custom::Workload>>> {
-    let beside = args.dir.join(CUSTOM_WORKLOAD_FILE);
+    let beside = args.dir().join(CUSTOM_WORKLOAD_FILE);
     let path = match &args.workload {
         Some(path) => path.clone(),
         None if beside.is_file() => beside,

@@ -20,7 +20,13 @@ pub struct Activity {
     /// The cell, for the phases of a cell (none while seeding or bringing up).
     pub cell: Option<String>,
     pub phase: RunnerStep,
+    /// While the cell sends operations (warm-up, measuring), its throughput over the runner's
+    /// last window (the operator's live gauge). Optional in the data: an activity without it
+    /// reads as none, and a reader that knows no such key ignores it.
+    pub ops_per_second: Option<u64>,
 }
+
+const OPS_KEY: &str = "opsPerSecond";
 
 impl Activity {
     /// The ConfigMap data of this activity.
@@ -33,6 +39,9 @@ impl Activity {
         ]);
         if let Some(cell) = self.cell {
             data.insert("cell".to_owned(), cell);
+        }
+        if let Some(ops) = self.ops_per_second {
+            data.insert(OPS_KEY.to_owned(), ops.to_string());
         }
         data
     }
@@ -47,6 +56,7 @@ impl Activity {
             size: data.get("size")?.clone(),
             cell: data.get("cell").cloned(),
             phase: data.get("phase")?.parse().ok()?,
+            ops_per_second: data.get(OPS_KEY).and_then(|v| v.parse().ok()),
         })
     }
 }
@@ -58,11 +68,12 @@ mod tests {
 
     #[test]
     fn an_activity_round_trips_through_its_data_and_other_versions_are_ignored() {
-        for (cell, phase) in [
-            (None, RunnerStep::Seeding),
+        for (cell, phase, ops_per_second) in [
+            (None, RunnerStep::Seeding, None),
             (
                 Some("a.x86.1k.r2".to_owned()),
                 RunnerStep::Cell(CellStep::Measuring),
+                Some(812),
             ),
         ] {
             let a = Activity {
@@ -70,6 +81,7 @@ mod tests {
                 size: "1k".into(),
                 cell,
                 phase,
+                ops_per_second,
             };
             assert_eq!(Activity::from_data(&a.clone().into_data()), Some(a));
         }
@@ -78,6 +90,7 @@ mod tests {
             size: "1k".into(),
             cell: None,
             phase: RunnerStep::Seeding,
+            ops_per_second: None,
         }
         .into_data();
         assert_eq!(data["version"], "1");

@@ -1,6 +1,6 @@
 //! Prometheus metrics of the operator, served on `/metrics`: reconciles, errors by kind,
-//! reconcile durations, benchmarks by phase, API writes by kind, leadership, and the latest
-//! valid figures of every benchmark ([`ResultGauges`]).
+//! reconcile durations, benchmarks by phase, API writes by kind, leadership, the latest
+//! valid figures of every benchmark ([`ResultGauges`]) and its running cells ([`LiveGauges`]).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -14,8 +14,10 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
+use super::live_gauges::LiveGauges;
 use super::result_gauges::ResultGauges;
 use crate::api::{MongoBenchmarkStatus, StatusPhase};
+use crate::contract::Activity;
 
 /// Labels of the error counter.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -50,6 +52,7 @@ pub struct Metrics {
     write_total: AtomicU64,
     by_benchmark: Mutex<BTreeMap<(String, String), StatusPhase>>,
     results: ResultGauges,
+    live: LiveGauges,
 }
 
 impl Default for Metrics {
@@ -91,6 +94,7 @@ impl Metrics {
             leader.clone(),
         );
         let results = ResultGauges::register(&mut registry);
+        let live = LiveGauges::register(&mut registry);
         Metrics {
             registry,
             reconciles,
@@ -102,6 +106,7 @@ impl Metrics {
             write_total: AtomicU64::new(0),
             by_benchmark: Mutex::new(BTreeMap::new()),
             results,
+            live,
         }
     }
 
@@ -149,6 +154,20 @@ impl Metrics {
     ) {
         self.set_phase(namespace, name, status.and_then(|s| s.phase));
         self.results.set(namespace, name, status);
+        if status.is_none() {
+            self.live.set(namespace, name, None, &BTreeMap::new());
+        }
+    }
+
+    /// Records the running cells of a benchmark from its status and its runners' activities.
+    pub fn set_running(
+        &self,
+        namespace: &str,
+        name: &str,
+        status: &MongoBenchmarkStatus,
+        activities: &BTreeMap<String, Activity>,
+    ) {
+        self.live.set(namespace, name, Some(status), activities);
     }
 
     /// Records the phase of a benchmark (`None`: it is gone) and updates the phase gauge.

@@ -41,6 +41,7 @@ pub mod error;
 mod fixtures;
 pub mod http;
 pub mod leader;
+pub mod live_gauges;
 pub mod metrics;
 pub mod observe;
 pub mod render;

@@ -14,12 +14,14 @@ use prometheus_client::registry::Registry;
 
 use crate::api::{CellPhase, CellStatus, MongoBenchmarkStatus, Verdict};
 
-type FloatGauge = Gauge<f64, AtomicU64>;
+pub(super) type FloatGauge = Gauge<f64, AtomicU64>;
 
-/// Labels of a cell's figures: the benchmark and the cell without its repetition.
+/// Labels of a cell's figures: the benchmark and the cell without its repetition. The
+/// benchmark's namespace is `benchmark_namespace`: a pod scrape adds `namespace` (the
+/// operator's), which would rename a `namespace` of the metric's own to `exported_namespace`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, PartialOrd, Ord, EncodeLabelSet)]
 pub struct CellLabels {
-    pub namespace: String,
+    pub benchmark_namespace: String,
     pub benchmark: String,
     pub target: String,
     pub platform: String,
@@ -55,7 +57,7 @@ pub fn verdict_value(verdict: Verdict) -> Option<f64> {
 
 /// One family and the label sets each benchmark has set in it, so that a benchmark's stale
 /// series (a deleted benchmark, a cell that became invalid) are removed.
-struct Tracked<L> {
+pub(super) struct Tracked<L> {
     family: Family<L, FloatGauge>,
     by_benchmark: Mutex<BTreeMap<(String, String), Vec<L>>>,
 }
@@ -64,7 +66,7 @@ impl<L> Tracked<L>
 where
     L: Clone + std::hash::Hash + Eq + EncodeLabelSet + std::fmt::Debug + Send + Sync + 'static,
 {
-    fn register(registry: &mut Registry, name: &str, help: &str) -> Tracked<L> {
+    pub(super) fn register(registry: &mut Registry, name: &str, help: &str) -> Tracked<L> {
         let family = Family::<L, FloatGauge>::default();
         registry.register(name, help, family.clone());
         Tracked {
@@ -74,7 +76,7 @@ where
     }
 
     /// Replaces the series of benchmark `key` with `values`.
-    fn replace(&self, key: &(String, String), values: Vec<(L, f64)>) {
+    pub(super) fn replace(&self, key: &(String, String), values: Vec<(L, f64)>) {
         let mut map = self.by_benchmark.lock().expect("result gauges lock");
         for stale in map.remove(key).unwrap_or_default() {
             if !values.iter().any(|(l, _)| *l == stale) {
@@ -129,7 +131,7 @@ impl ResultGauges {
     pub fn set(&self, namespace: &str, name: &str, status: Option<&MongoBenchmarkStatus>) {
         let key = (namespace.to_owned(), name.to_owned());
         let labels = |target: &str, platform: &str, size: &str| CellLabels {
-            namespace: namespace.to_owned(),
+            benchmark_namespace: namespace.to_owned(),
             benchmark: name.to_owned(),
             target: target.to_owned(),
             platform: platform.to_owned(),
@@ -263,7 +265,9 @@ mod tests {
         };
         gauges.set("ns", "bench", Some(&status));
         let cell = |t: &str| {
-            format!(r#"namespace="ns",benchmark="bench",target="{t}",platform="x86",size="1M""#)
+            format!(
+                r#"benchmark_namespace="ns",benchmark="bench",target="{t}",platform="x86",size="1M""#
+            )
         };
         let mut expected = vec![
             format!("result_ops_per_second{{{}}} 120.0", cell("a")),

@@ -277,6 +277,8 @@ async fn reconcile_pass(cached: Arc<MongoBenchmark>, ctx: Arc<Context>) -> Resul
     }
     ctx.metrics
         .set_benchmark(&ns, &name, Some(&decision.status));
+    ctx.metrics
+        .set_running(&ns, &name, &decision.status, &observed.activities);
     ctx.metrics.reconciled(started.elapsed());
     Ok(match decision.requeue_after {
         Some(d) => Action::requeue(d),

@@ -4,12 +4,14 @@
 //!
 //! `cells.rs` expands the matrix, `workload.rs` holds the plan and settings types the runner
 //! executes, `convert.rs` derives them from the spec (`custom.rs` for a custom workload's
-//! document and phases). Depends only on `api/` and `workload/` (and `result/`'s types); the
-//! plan file a runner executes is `contract/`'s.
+//! document and phases), `duration.rs` how long a benchmark is expected to take. Depends only
+//! on `api/` and `workload/` (and `result/`'s types); the plan file a runner executes is
+//! `contract/`'s.
 
 mod cells;
 mod convert;
 pub mod custom;
+pub mod duration;
 pub mod sharding;
 pub mod sweep;
 mod workload;

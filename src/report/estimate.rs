@@ -6,6 +6,7 @@
 //! `mongobench plan` prints it.
 
 use crate::api::VerdictMetric;
+use crate::plan::duration::duration_text as duration;
 use crate::result::{CellResult, slot_pairs};
 use crate::verdict::stats::{ALPHA, MIN_REPETITIONS, Summary, two_stage_pairs};
 use crate::verdict::{CompareError, CompareOptions, Verdict, compare, figure};
@@ -151,16 +152,6 @@ pub fn estimate(
         });
     }
     Ok(out)
-}
-
-/// `1h02m`, `4m10s` or `12s`.
-fn duration(seconds: f64) -> String {
-    let s = seconds.round() as u64;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
-    }
 }
 
 /// The estimates as text: a table per group, then what the numbers mean.

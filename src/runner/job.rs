@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::contract::{Activity, CellStep, JobPlan, RunnerStep};
+use crate::contract::{Activity, JobPlan, RunnerStep};
 use crate::plan::PlannedCell;
 use crate::result::{CellResult, CellStatus};
 
@@ -144,6 +144,7 @@ async fn prepare_servers(
                     size: first_size.clone(),
                     cell: None,
                     phase: RunnerStep::BringingUp(what),
+                    ops_per_second: None,
                 });
             };
             let limit = Duration::from_secs(timeouts.bring_up_seconds);
@@ -205,6 +206,7 @@ impl Events for JobEvents<'_> {
             size: size.to_owned(),
             cell: None,
             phase: RunnerStep::Seeding,
+            ops_per_second: None,
         });
     }
 
@@ -217,22 +219,7 @@ impl Events for JobEvents<'_> {
         if self.steps.is_some() {
             return;
         }
-        let step = progress.step.clone();
-        let publisher = self.activity.clone();
-        let (target, size, id) = (cell.target.clone(), cell.size.clone(), cell.id.clone());
-        let follow = tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_millis(250));
-            loop {
-                tick.tick().await;
-                let now: CellStep = *step.lock().expect("step lock");
-                publisher.publish(Activity {
-                    target: target.clone(),
-                    size: size.clone(),
-                    cell: Some(id.clone()),
-                    phase: RunnerStep::Cell(now),
-                });
-            }
-        });
+        let follow = super::activity::follow_cell(self.activity.clone(), cell, progress);
         self.steps = Some((cell.id.clone(), follow));
     }
 

@@ -442,7 +442,7 @@ pub fn imported_plgm(dir: &Path, length: &str) -> PathBuf {
             fixtures.join("flights-collections.json").to_str().unwrap(),
             "--queries",
             fixtures.join("flights-queries.json").to_str().unwrap(),
-            "-o",
+            "--out",
             out.to_str().unwrap(),
         ])
         .output()

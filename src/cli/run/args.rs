@@ -12,10 +12,12 @@ pub struct RunArgs {
         short = 'f',
         long = "filename",
         value_name = "FILE",
-        required_unless_present = "plan",
-        conflicts_with = "plan"
+        required_unless_present_any = ["plan", "workload"],
+        conflicts_with_all = ["plan", "workload"]
     )]
     pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub quick: QuickArgs,
     /// A deployment to benchmark, as NAME=URI (mongodb://... or mongodb+srv://...); repeat to
     /// compare several side by side. The first is the baseline unless the spec names one of them.
     #[arg(long = "target", value_name = "NAME=URI")]
@@ -61,4 +63,41 @@ pub struct RunArgs {
     /// (Set by `--client-processes`.) The directory the processes coordinate through.
     #[arg(long, hide = true, value_name = "DIR")]
     pub board: Option<PathBuf>,
+}
+
+/// A quick run without a manifest: the flags build the spec a manifest would hold (its
+/// targets external, on one `local` platform); `--dry-run` prints that manifest instead.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct QuickArgs {
+    /// Run without a manifest: `ycsb-a` to `ycsb-f` (YCSB's core workloads) or `flights`.
+    #[arg(long, value_name = "WORKLOAD", conflicts_with = "plan")]
+    pub workload: Option<String>,
+    /// (Without a manifest.) Each cell's measured phase, e.g. `60s`, `10m`.
+    #[arg(long, value_name = "DURATION", requires = "workload")]
+    pub duration: Option<String>,
+    /// (Without a manifest.) Each cell's warm-up before it, e.g. `10s`.
+    #[arg(long, value_name = "DURATION", requires = "workload")]
+    pub warmup: Option<String>,
+    /// (Without a manifest.) Concurrent client workers.
+    #[arg(long, value_name = "N", requires = "workload")]
+    pub workers: Option<u32>,
+    /// (Without a manifest.) Dataset sizes, ascending, comma-separated: documents (`10k`) or
+    /// bytes (`1GiB`) [default: 10k].
+    #[arg(
+        long,
+        value_name = "SIZES",
+        value_delimiter = ',',
+        requires = "workload"
+    )]
+    pub sizes: Vec<String>,
+    /// (Without a manifest.) Repetitions of each target and size (3 or more for a verdict).
+    #[arg(long, value_name = "N", requires = "workload")]
+    pub repetitions: Option<u32>,
+    /// (Without a manifest.) The benchmark's name [default: quick].
+    #[arg(long, value_name = "NAME", requires = "workload")]
+    pub name: Option<String>,
+    /// (Without a manifest.) Print the MongoBenchmark manifest the flags stand for and run
+    /// nothing.
+    #[arg(long, requires = "workload")]
+    pub dry_run: bool,
 }

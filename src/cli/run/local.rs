@@ -22,7 +22,7 @@ use crate::verdict::CompareOptions;
 
 use super::args::RunArgs;
 use super::progress::{Display, Ticker};
-use super::start::{new_run_id, parse_server_canaries, parse_targets, read_spec};
+use super::start::{new_run_id, parse_server_canaries, parse_targets};
 
 /// A local run's progress on the terminal and its result files.
 struct LocalEvents<'a> {
@@ -69,8 +69,7 @@ impl Events for LocalEvents<'_> {
 }
 
 pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let file = args.file.as_ref().expect("clap requires -f without --plan");
-    let definition = read_spec(file)?;
+    let definition = super::quick::definition(args)?;
     let spec = &definition.spec;
     let targets = parse_targets(&args.targets)?;
     let plan = local_plan(args, &definition, &targets)?;

@@ -104,6 +104,16 @@ pub(super) fn build_status(
         .chain(doing)
         .collect::<Vec<_>>()
         .join(", ");
+    // What is happening, for the conditions, by phase and count only (so that they do not
+    // change with every phase of a cell): `running cells: 3/12 cells finished`.
+    let step = match phase {
+        StatusPhase::Pending => "nothing started yet",
+        StatusPhase::Provisioning => "provisioning servers",
+        StatusPhase::Seeding => "runners started",
+        StatusPhase::Suspended => "suspended",
+        _ => "running cells",
+    };
+    let happening = format!("{step}: {finished}/{total} cells finished");
     let tally = if invalid > 0 {
         format!("{completed} completed, {invalid} invalid, {failed} failed of {total} cells")
     } else {
@@ -128,13 +138,18 @@ pub(super) fn build_status(
         if all_done {
             tally.clone()
         } else {
-            format!("{finished}/{total} cells finished")
+            happening.clone()
         },
     );
     let (reconciling, stalled) = match (phase, stall) {
         (StatusPhase::Completed, _) => (
             c(ct::RECONCILING, false, "Completed", tally.clone()),
-            c(ct::STALLED, false, "Completed", String::new()),
+            c(
+                ct::STALLED,
+                false,
+                "Finished",
+                format!("not stalled: every cell has finished ({tally})"),
+            ),
         ),
         (StatusPhase::Failed, _) => (
             c(ct::RECONCILING, false, "Failed", tally.clone()),
@@ -156,16 +171,21 @@ pub(super) fn build_status(
                 "Suspended",
                 "spec.suspend is true".into(),
             ),
-            c(ct::STALLED, false, "Suspended", String::new()),
+            c(
+                ct::STALLED,
+                false,
+                "Suspended",
+                "not stalled: suspended by spec.suspend".into(),
+            ),
         ),
         (_, None) => (
+            c(ct::RECONCILING, true, &phase_name, happening.clone()),
             c(
-                ct::RECONCILING,
-                true,
-                &phase_name,
-                format!("{finished}/{total} cells finished"),
+                ct::STALLED,
+                false,
+                "Progressing",
+                format!("not stalled: {happening}"),
             ),
-            c(ct::STALLED, false, "Progressing", String::new()),
         ),
     };
     let servers_ready = if all_done {
@@ -280,6 +300,14 @@ pub(super) fn build_status(
         (input.runner_started || input.jobs_running || finished > 0)
             .then(|| status::now_seconds(now))
     });
+    let estimated_completion_time = status::estimated_completion(
+        &old,
+        spec,
+        cells,
+        outcomes,
+        started_at.as_ref().filter(|_| !all_done),
+        now,
+    );
     let completed_at = if all_done {
         old.completed_at
             .clone()
@@ -329,6 +357,7 @@ pub(super) fn build_status(
         }),
         started_at,
         completed_at,
+        estimated_completion_time,
         run_id: Some(jobs::run_id(bench)),
         baseline: Some(spec.baseline().to_owned()),
         target_names: Some(spec.target_names()),

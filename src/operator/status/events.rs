@@ -161,11 +161,22 @@ pub fn transitions(
         }
         let (reason, what) = match activity {
             "seeding" => ("Seeding", format!("seeding {} to {}", c.target, c.size)),
-            "restoring" => ("Restoring", "restoring the seeded data".to_owned()),
-            "measuring" => ("Measuring", "measuring".to_owned()),
+            "restoring" => (
+                "Restoring",
+                format!("restoring {}'s data seeded to {}", c.target, c.size),
+            ),
+            "measuring" => (
+                "Measuring",
+                format!(
+                    "measuring {} at {}, repetition {}",
+                    c.target, c.size, c.repetition
+                ),
+            ),
             _ => continue,
         };
-        out.push(normal(reason, format!("cell {}: {what}", c.id)));
+        // Each cell's event names its result ConfigMap, so that the recorder keeps one
+        // series per cell instead of folding every cell's into the first one's.
+        out.push(normal(reason, format!("cell {}: {what}", c.id)).about(result_of(&c.id)));
     }
 
     // Cells done or failed.
@@ -364,10 +375,20 @@ mod tests {
                 [Some("restoring"), Some("measuring")]
             ),
             [
-                pair("Restoring", "cell a1: restoring the seeded data"),
-                pair("Measuring", "cell a2: measuring")
+                pair("Restoring", "cell a1: restoring t's data seeded to 1k"),
+                pair("Measuring", "cell a2: measuring t at 1k, repetition 1")
             ]
         );
+        // Each names its cell's result ConfigMap: the recorder keeps a series per cell.
+        let related: Vec<Option<String>> = transitions(
+            "b",
+            Some(&doing([Some("seeding"), None])),
+            &doing([Some("restoring"), Some("restoring")]),
+        )
+        .into_iter()
+        .map(|e| e.related.map(|r| r.name))
+        .collect();
+        assert_eq!(related, [Some("b-a1".to_owned()), Some("b-a2".to_owned())]);
         // The other phases of a cell are in its status only.
         assert_eq!(
             notes(

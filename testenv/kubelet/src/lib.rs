@@ -338,13 +338,27 @@ impl RunContext {
             .unwrap_or_default();
         let admin =
             kube::config::Kubeconfig::read_from(&self.kubeconfig).map_err(|e| e.to_string())?;
-        let server = admin
+        let cluster = admin
             .clusters
             .iter()
-            .find_map(|c| c.cluster.as_ref()?.server.clone())
+            .find_map(|c| c.cluster.as_ref())
+            .ok_or("no cluster in the testenv kubeconfig")?;
+        let server = cluster
+            .server
+            .clone()
             .ok_or("no server in the testenv kubeconfig")?;
+        // The pod trusts the API server as the testenv's kubeconfig does: its CA once the
+        // API server has written it.
+        let tls = match (
+            &cluster.certificate_authority,
+            &cluster.certificate_authority_data,
+        ) {
+            (Some(path), _) => format!("certificate-authority: \"{path}\""),
+            (None, Some(data)) => format!("certificate-authority-data: \"{data}\""),
+            (None, None) => "insecure-skip-tls-verify: true".to_owned(),
+        };
         let kubeconfig = format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {{server: \"{server}\", insecure-skip-tls-verify: true}}\nusers:\n- name: sa\n  user: {{token: \"{token}\"}}\ncontexts:\n- name: c\n  context: {{cluster: c, user: sa, namespace: {ns}}}\ncurrent-context: c\n",
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {{server: \"{server}\", {tls}}}\nusers:\n- name: sa\n  user: {{token: \"{token}\"}}\ncontexts:\n- name: c\n  context: {{cluster: c, user: sa, namespace: {ns}}}\ncurrent-context: c\n",
             ns = self.namespace
         );
         std::fs::write(scratch.join("kubeconfig"), kubeconfig).unwrap();

@@ -24,13 +24,30 @@ fn a_new_benchmark_provisions_the_first_target_of_every_platform() {
     );
     assert_eq!(
         cond(&d, "Reconciling"),
-        ("True", "Provisioning", "0/8 cells finished")
+        (
+            "True",
+            "Provisioning",
+            "provisioning servers: 0/8 cells finished"
+        )
     );
     assert_eq!(
         cond(&d, "Ready"),
-        ("False", "Provisioning", "0/8 cells finished")
+        (
+            "False",
+            "Provisioning",
+            "provisioning servers: 0/8 cells finished"
+        )
     );
-    assert_eq!(cond(&d, "Stalled").0, "False");
+    assert_eq!(
+        cond(&d, "Stalled"),
+        (
+            "False",
+            "Progressing",
+            "not stalled: provisioning servers: 0/8 cells finished"
+        )
+    );
+    // Nothing has started, so nothing is expected to end yet.
+    assert_eq!(d.status.estimated_completion_time, None);
     assert_eq!(cond(&d, "ServersReady").0, "False");
     assert_eq!(d.status.observed_generation, Some(1));
     assert_eq!(d.status.run_id.as_deref(), Some("0f3c9a527d1e"));
@@ -100,6 +117,7 @@ fn a_sharded_target_waits_for_every_member_and_router() {
             size: "1k".into(),
             cell: None,
             phase: phase.parse().unwrap(),
+            ops_per_second: None,
         },
     );
     let d = decide(&b, &o, &settings(0)).unwrap();
@@ -367,7 +385,15 @@ fn the_end_is_completed_with_failures_counted_or_failed_when_nothing_succeeded()
         ("True", "Completed", "1 completed, 3 failed of 4 cells")
     );
     assert_eq!(cond(&d, "Reconciling").0, "False");
-    assert_eq!(cond(&d, "Stalled").0, "False");
+    assert_eq!(
+        cond(&d, "Stalled"),
+        (
+            "False",
+            "Finished",
+            "not stalled: every cell has finished (1 completed, 3 failed of 4 cells)"
+        )
+    );
+    assert_eq!(d.status.estimated_completion_time, None);
     assert_eq!(
         cond(&d, "WorkloadCompleted"),
         (

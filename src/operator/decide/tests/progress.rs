@@ -47,6 +47,7 @@ repetitions: 2
         size: size.into(),
         cell: None,
         phase: "seeding".parse().unwrap(),
+        ops_per_second: None,
     };
     o.activities.insert("local".into(), seeding("b", "1k"));
     let d = decide(&b, &o, &settings(0)).unwrap();
@@ -65,6 +66,7 @@ repetitions: 2
         Activity {
             cell: Some("a.local.1k.r2".into()),
             phase: "measuring".parse().unwrap(),
+            ops_per_second: None,
             ..seeding("a", "1k")
         },
     );
@@ -78,7 +80,14 @@ repetitions: 2
         Some("0/8, a.local.1k.r2 measuring")
     );
     // The conditions count cells only, so they do not change with every phase.
-    assert_eq!(cond(&d, "Reconciling").2, "0/8 cells finished");
+    assert_eq!(
+        cond(&d, "Reconciling").2,
+        "runners started: 0/8 cells finished"
+    );
+    // The runner has started: the whole plan is left, from the start.
+    let eta = d.status.estimated_completion_time.clone().unwrap().0;
+    let started = d.status.started_at.clone().unwrap().0;
+    assert!(eta > started, "{eta} vs {started}");
 
     // Word about a cell that has its result already is stale: the first pending cell runs.
     let id = crate::plan::cell_id("a", "local", "1k", 2);

@@ -32,9 +32,8 @@ mod sizing;
 
 pub use access::{RunnerAccess, runner_access};
 pub use sizing::{
-    CELL_OVERHEAD_SECONDS, FLIGHTS_CPU_US_PER_OP, INITIATE_SECONDS, MAX_RUNNER_CORES, OPS_FLOOR,
-    RUNNER_MEMORY, SEED_FLOOR, WORKER_OPS_PER_SECOND, YCSB_CPU_US_PER_OP, YCSB_SCAN_CPU_US_PER_OP,
-    active_deadline_seconds, runner_resources,
+    FLIGHTS_CPU_US_PER_OP, MAX_RUNNER_CORES, RUNNER_MEMORY, WORKER_OPS_PER_SECOND,
+    YCSB_CPU_US_PER_OP, YCSB_SCAN_CPU_US_PER_OP, active_deadline_seconds, runner_resources,
 };
 
 /// Retries of a failed runner pod before its Job counts as failed.

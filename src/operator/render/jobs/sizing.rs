@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::ResourceRequirements;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use crate::api::{MongoBenchmark, MongoBenchmarkSpec, Platform, RunLength, Target};
+use crate::api::{MongoBenchmark, MongoBenchmarkSpec, Platform, Target};
 use crate::operator::Error;
 use crate::operator::error::SpecError;
-use crate::plan::WorkloadPlan;
+use crate::plan::{WorkloadPlan, duration};
 
 /// Client CPU microseconds per operation a runner needs at most (BENCHMARKS.md measures about
 /// 250 for flights, 65 for YCSB reads and updates and 330 for YCSB scans), with a margin.
@@ -86,69 +86,33 @@ fn client_cpu_us_per_op(spec: &MongoBenchmarkSpec) -> f64 {
 
 /// Seconds the runner of `targets` on `platform` may run in all, retries included (the Job's
 /// `activeDeadlineSeconds`), so that a hung runner ends and its cells fail instead of the
-/// benchmark waiting for ever: twice an estimate that is generous on purpose, over every cell
-/// it may run (up to `precision.maxRepetitions`); under `parallelism: Simultaneous` a slot's
-/// cells count once, since they run at the same time. Per target,
-/// [`INITIATE_SECONDS`] and seeding each size at [`SEED_FLOOR`] documents per second; per
-/// cell, its warm-up (every round of a warm-up until settled) and measured phase (an operation-bounded phase at [`OPS_FLOOR`]
-/// operations per second; a load sweep's every possible step, each with
-/// [`STEP_OVERHEAD_SECONDS`]) and [`CELL_OVERHEAD_SECONDS`] for restoring, settling and
-/// explaining.
+/// benchmark waiting for ever: twice the estimate at the generous
+/// [`DEADLINE_RATES`](crate::plan::duration::DEADLINE_RATES), over every cell it may run (up to
+/// `precision.maxRepetitions`); under `parallelism: Simultaneous` a slot's cells count once,
+/// since they run at the same time.
 pub fn active_deadline_seconds(
     bench: &MongoBenchmark,
     targets: &[&Target],
     platform: &Platform,
 ) -> Result<u64, Error> {
     let spec = &bench.spec;
-    let plan = crate::plan::workload_plan(spec).map_err(SpecError::from)?;
-    let settings = crate::plan::run_settings(spec).map_err(SpecError::from)?;
-    let phase = |l: RunLength| match l {
-        RunLength::Duration(d) => d.as_secs_f64(),
-        RunLength::Operations(n) => n as f64 / OPS_FLOOR,
-    };
-    let measured = match &settings.sweep {
-        Some(sweep) => {
-            f64::from(sweep.max_steps()) * (sweep.step.as_secs_f64() + STEP_OVERHEAD_SECONDS)
-        }
-        None => phase(settings.measured),
-    };
-    // Every round a warm-up until settled may run, each with its restore.
-    let rounds = settings.warmup_settle.map_or(1, |s| s.max_rounds);
-    let per_cell = f64::from(rounds) * phase(settings.warmup) + measured + CELL_OVERHEAD_SECONDS;
     let mut total = 0.0;
     // Simultaneous cells of a slot take one cell's time together.
     let together = spec.parallelism() == crate::api::Parallelism::Simultaneous;
+    let phases =
+        duration::phases_seconds(spec, &duration::DEADLINE_RATES).map_err(SpecError::from)?;
     for (i, target) in targets.iter().enumerate() {
-        // A sharded cluster: its config set and every shard's set are initiated and each
-        // shard added, one after another, every step bounded as a replica set's is.
-        let sets = if target.is_sharded() && target.is_provisioned() {
-            1 + target.shards.clone().unwrap_or_default().count()
-        } else {
-            1
-        };
-        total += INITIATE_SECONDS * f64::from(sets);
         let cells = crate::plan::possible_cells_of(spec, &target.name, &platform.name)
             .map_err(SpecError::from)?;
-        let mut seeded = std::collections::BTreeSet::new();
-        for cell in &cells {
-            if seeded.insert(cell.size.clone()) {
-                total += crate::plan::documents(&plan, cell.dataset) as f64 / SEED_FLOOR;
-            }
-            if i == 0 || !together {
-                total += per_cell;
-            }
-        }
+        let seconds: f64 = duration::cell_seconds(spec, &cells, &duration::DEADLINE_RATES)
+            .map_err(SpecError::from)?
+            .iter()
+            .sum();
+        total += if together && i > 0 {
+            seconds - phases * cells.len() as f64
+        } else {
+            seconds
+        };
     }
     Ok((2.0 * total).ceil() as u64)
 }
-
-/// Allowance for initiating a provisioned replica set (the runner waits up to 300 s).
-pub const INITIATE_SECONDS: f64 = 300.0;
-/// Documents per second seeding is assumed to reach at least.
-pub const SEED_FLOOR: f64 = 200.0;
-/// Operations per second an operation-bounded phase is assumed to reach at least.
-pub const OPS_FLOOR: f64 = 20.0;
-/// Allowance per step of a load sweep for settling before it and restoring after it.
-pub const STEP_OVERHEAD_SECONDS: f64 = 120.0;
-/// Allowance per cell for restoring the data, settling, server figures and explain.
-pub const CELL_OVERHEAD_SECONDS: f64 = 300.0;

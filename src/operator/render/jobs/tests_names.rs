@@ -43,6 +43,7 @@ fn a_runner_writes_what_its_role_allows_and_the_operator_reads_at_and_over_253_c
                 size: "1M".into(),
                 cell: None,
                 phase: RunnerStep::Seeding,
+                ops_per_second: None,
             },
         );
         // The runner's Role allows exactly these names.
