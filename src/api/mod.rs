@@ -53,7 +53,9 @@ pub use status::{
     TargetStatus, Verdict, condition_types,
 };
 pub use sweep::{FindMax, LatencyGoal, Percentile, Sweep};
-pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target};
+pub use targets::{
+    Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target, TlsSecretRef,
+};
 pub use units::{DatasetSize, UnitsError, parse_dataset_size, parse_duration};
 pub use validate::{Violation, validate, validate_document, validate_update};
 pub use warmup::WarmupUntilSettled;

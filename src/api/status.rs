@@ -112,6 +112,12 @@ pub struct MongoBenchmarkStatus {
     /// `mongodb-9.0: +6.1% ops/s vs psmdb-8.0 (4M, x86-icelake)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headline: Option<String>,
+
+    /// The keyfile and admin Secrets the operator created for this benchmark (it never reads
+    /// them): a Secret of such a name that exists without being listed here was not created
+    /// for this benchmark, and is refused rather than used.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generated_secrets: Vec<String>,
 }
 
 /// Schema of `conditions`: a list-map keyed by `type`, so entries can be owned separately under

@@ -132,16 +132,19 @@ impl Operator {
             self.control().await;
             return Ok(());
         };
+        let mut candidate = leader::Candidate::new(self.client.clone(), election.clone())?;
         tracing::info!(identity = %election.identity, lease = %election.lease_name, "waiting for leadership");
-        leader::acquire(&self.client, &election).await;
+        candidate.acquire().await;
         self.metrics.set_leader(true);
         tracing::info!(identity = %election.identity, "leading");
-        let client = self.client.clone();
         let metrics = self.metrics.clone();
+        // Losing the Lease drops the controller, and with it every request it has in flight:
+        // nothing is written after the renew deadline.
         tokio::select! {
             () = self.control() => Ok(()),
-            lost = leader::keep(&client, &election) => {
+            lost = candidate.keep() => {
                 metrics.set_leader(false);
+                tracing::error!(identity = %election.identity, error = %lost, "no longer leading");
                 Err(lost)
             }
         }

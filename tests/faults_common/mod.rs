@@ -12,8 +12,9 @@ use mongobench::api::{CellPhase, MongoBenchmarkStatus, StatusPhase};
 use mongobench::result::CellResult;
 use serde_json::json;
 
-use crate::operator_common::{self as common, TestEnv};
+use crate::operator_common::{self as common, RunningOperator, TestEnv};
 use crate::support;
+use mongobench::operator::leader::LeaderElection;
 
 /// A flights benchmark of one external target: `sizes` × `repetitions` short measured runs
 /// by 2 workers, the runner pinned to the client pool.
@@ -181,4 +182,110 @@ pub async fn activity(env: &TestEnv, bench: &str, activity: &str, limit: Duratio
         s.progress.as_deref().is_some_and(|p| p.contains(activity))
     })
     .await;
+}
+
+/// The election of the fault suites' replicas: a 3 s lease, a 2 s renew deadline, a look every
+/// 500 ms.
+pub fn election(namespace: &str, identity: &str) -> LeaderElection {
+    LeaderElection {
+        namespace: namespace.to_owned(),
+        lease_name: "mongobench-operator".into(),
+        identity: identity.into(),
+        lease_duration: Duration::from_secs(3),
+        renew_deadline: Duration::from_secs(2),
+        retry_period: Duration::from_millis(500),
+    }
+}
+
+fn leads(replica: &RunningOperator) -> bool {
+    replica
+        .metrics
+        .encode()
+        .lines()
+        .any(|l| l == "mongobench_leader 1")
+}
+
+/// Two operator replicas of `env`'s namespace: the leader, which reaches the API server
+/// through a proxy of its own, and a standby started once the leader leads.
+pub struct Replicas {
+    pub leader: RunningOperator,
+    pub standby: RunningOperator,
+    proxy: support::proxy::TcpProxy,
+}
+
+impl Replicas {
+    pub async fn start(env: &TestEnv) -> Replicas {
+        let replica = |identity: &str| {
+            let mut o = common::options(&env.namespace);
+            o.leader_election = Some(election(&env.namespace, identity));
+            o
+        };
+        let (client, proxy) = support::kube_client_through_proxy().await;
+        let leader = common::start_with(client, replica("first"));
+        until(Duration::from_secs(30), "the first replica to lead", || {
+            leads(&leader)
+        })
+        .await;
+        let standby = common::start(env, replica("second"));
+        Replicas {
+            leader,
+            standby,
+            proxy,
+        }
+    }
+
+    /// Cuts the leader off from the API server (its proxy passes nothing from now on, and
+    /// refuses nothing either: its requests hang) and checks that it stops leading within
+    /// its renew deadline and before the standby leads. Returns the standby, leading.
+    pub async fn cut_leader_off(self) -> RunningOperator {
+        let Replicas {
+            mut leader,
+            standby,
+            proxy,
+        } = self;
+        let renew_deadline = election("", "").renew_deadline;
+        let metrics = standby.metrics.clone();
+        let standby_leads = tokio::spawn(async move {
+            while !metrics
+                .encode()
+                .lines()
+                .any(|l| l == "mongobench_leader 1")
+            {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            std::time::Instant::now()
+        });
+        proxy.stall();
+        let cut = std::time::Instant::now();
+        let ended = tokio::time::timeout(renew_deadline * 5, &mut leader.task)
+            .await
+            .expect("the cut-off leader still runs five renew deadlines after the cut");
+        let stopped = std::time::Instant::now();
+        let message = match ended {
+            Ok(Err(mongobench::operator::Error::Leader(message))) => message,
+            other => panic!("the cut-off leader ended otherwise: {other:?}"),
+        };
+        assert!(!leads(&leader), "the cut-off leader still says it leads");
+        let led = tokio::time::timeout(Duration::from_secs(60), standby_leads)
+            .await
+            .expect("the standby leads within 60 s")
+            .unwrap();
+        eprintln!(
+            "the cut-off leader stopped {:?} after the cut ({message}); the standby led {:?} \
+             after that",
+            stopped - cut,
+            led.saturating_duration_since(stopped)
+        );
+        assert!(
+            stopped - cut <= renew_deadline + Duration::from_millis(500),
+            "the cut-off leader stopped {:?} after the cut, past its renew deadline {renew_deadline:?}",
+            stopped - cut
+        );
+        assert!(
+            stopped < led,
+            "the standby led {:?} before the cut-off leader stopped",
+            stopped - led
+        );
+        standby
+    }
 }

@@ -112,7 +112,12 @@ pub fn options(namespace: &str) -> OperatorOptions {
 
 /// Starts the operator on the test's runtime.
 pub fn start(env: &support::KubeEnv, options: OperatorOptions) -> RunningOperator {
-    let operator = Operator::new(env.client.clone(), options);
+    start_with(env.client.clone(), options)
+}
+
+/// Starts the operator on the test's runtime with `client` (e.g. one through a proxy).
+pub fn start_with(client: kube::Client, options: OperatorOptions) -> RunningOperator {
+    let operator = Operator::new(client, options);
     let metrics = operator.metrics();
     let task = tokio::spawn(operator.run());
     RunningOperator { task, metrics }

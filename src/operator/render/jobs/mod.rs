@@ -19,7 +19,7 @@ use kube::ResourceExt;
 
 use super::meta::{child_meta as meta, non_empty};
 use super::names::{self, PLAN_DIR, PLAN_KEY, Part};
-use super::pod::{RunAs, container_security, pod_security, secret_env};
+use super::pod::{RunAs, pod_security, read_only_container_security, secret_env};
 use super::secrets;
 use super::servers;
 use crate::api::{MongoBenchmark, Platform, Target};
@@ -220,7 +220,7 @@ pub fn runner_objects(
                 let uri = if bench.spec.replica_set().auth() {
                     // The credentials come from the admin Secret; the URI names them with
                     // the kubelet's $(VAR) expansion, so no spec or plan holds them.
-                    let admin = names::admin_secret(&bench_name);
+                    let admin = secrets::admin_name(bench);
                     let (user, password) =
                         (format!("{uri_env}_USERNAME"), format!("{uri_env}_PASSWORD"));
                     env.push(secret_env(&user, &admin, secrets::USERNAME_KEY));
@@ -270,7 +270,7 @@ pub fn runner_objects(
         }]),
         resources: Some(runner_resources(&bench.spec)),
         termination_message_policy: Some("FallbackToLogsOnError".to_owned()),
-        security_context: Some(container_security()),
+        security_context: Some(read_only_container_security()),
         ..Container::default()
     };
     let pod_spec = PodSpec {
