@@ -55,6 +55,8 @@ async fn the_operator_command_serves_health_and_reconciles_the_quickstart() {
             &env.namespace,
             "--listen",
             &format!("127.0.0.1:{port}"),
+            "--metrics-listen",
+            &format!("127.0.0.1:{port}"),
         ])
         .env("KUBECONFIG", &env.kubeconfig)
         .env("MONGOBENCH_IMAGE", "registry.example/mongobench:cli-test")

@@ -205,6 +205,7 @@ mod tests {
                 replica_set_name: None,
                 cluster: None,
                 facts: None,
+                tls: None,
             }],
             completed_cells: Vec::new(),
             board: None,

@@ -23,5 +23,6 @@ pub use convert::{CONNECT_TIMEOUT, PlanError, documents, run_settings, workload_
 pub use custom::PhaseLoad;
 pub use job::{
     JobPlan, JobTarget, LOCAL_PLATFORM, MemberFacts, PLAN_VERSION, PLAN_VERSION_KEY, ServerFacts,
+    TlsFiles,
 };
 pub use workload::{RunSettings, SettingsError, WarmupSettle, WorkloadPlan};

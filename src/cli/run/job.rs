@@ -153,7 +153,7 @@ pub(super) async fn run_plan(path: &std::path::Path, args: &RunArgs) -> anyhow::
                 t.uri_env, t.name
             ))
         })?;
-        targets.push((t.name.clone(), uri));
+        targets.push((t.name.clone(), t.connection_uri(&uri)));
         if !t.server_canaries.is_empty() {
             bench
                 .server_canaries

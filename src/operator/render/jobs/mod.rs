@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
-    Affinity, ConfigMap, ConfigMapVolumeSource, Container, EnvVar, EnvVarSource,
-    ObjectFieldSelector, PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec, Volume,
-    VolumeMount, WeightedPodAffinityTerm,
+    Affinity, ConfigMap, ConfigMapVolumeSource, Container, EnvVar, EnvVarSource, KeyToPath,
+    ObjectFieldSelector, PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec,
+    SecretVolumeSource, Volume, VolumeMount, WeightedPodAffinityTerm,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::ResourceExt;
@@ -24,7 +24,7 @@ use super::secrets;
 use super::servers;
 use crate::api::{MongoBenchmark, Platform, Target};
 use crate::operator::Error;
-use crate::plan::{JobPlan, JobTarget, ServerFacts};
+use crate::plan::{JobPlan, JobTarget, ServerFacts, TlsFiles};
 
 mod access;
 mod sizing;
@@ -117,6 +117,7 @@ pub fn job_plan(
                 replica_set_name,
                 cluster,
                 facts: facts.get(&target.name).cloned(),
+                tls: tls_files(target, i),
             }
         })
         .collect();
@@ -137,6 +138,63 @@ pub fn job_plan(
         board,
         spec: bench.spec.clone(),
     }
+}
+
+/// Where the runner's `index`-th target's TLS Secret is mounted.
+pub fn tls_dir(index: usize) -> String {
+    format!("{TLS_DIR}/{index}")
+}
+
+/// Where the Job mounts the TLS Secrets of its targets, one directory per target index
+/// (outside the plan's directory, so neither mount hides the other).
+pub const TLS_DIR: &str = "/etc/mongobench-tls";
+/// File name of a TLS Secret's CA bundle in its directory.
+pub const CA_FILE: &str = "ca.crt";
+/// File name of a TLS Secret's client certificate and key in its directory.
+pub const CERTIFICATE_KEY_FILE: &str = "client.pem";
+
+/// The files of `target`'s TLS Secret, as the Job mounts them for its `index`-th target.
+fn tls_files(target: &Target, index: usize) -> Option<TlsFiles> {
+    let tls = target.external.as_ref()?.tls_secret_ref.as_ref()?;
+    let dir = tls_dir(index);
+    Some(TlsFiles {
+        ca_file: format!("{dir}/{CA_FILE}"),
+        certificate_key_file: tls
+            .client_certificate_key
+            .as_ref()
+            .map(|_| format!("{dir}/{CERTIFICATE_KEY_FILE}")),
+    })
+}
+
+/// The volume and mount of `target`'s TLS Secret, for its `index`-th target.
+fn tls_volume(target: &Target, index: usize) -> Option<(Volume, VolumeMount)> {
+    let tls = target.external.as_ref()?.tls_secret_ref.as_ref()?;
+    let item = |key: &str, path: &str| KeyToPath {
+        key: key.to_owned(),
+        path: path.to_owned(),
+        ..KeyToPath::default()
+    };
+    let mut items = vec![item(tls.ca_key(), CA_FILE)];
+    if let Some(key) = &tls.client_certificate_key {
+        items.push(item(key, CERTIFICATE_KEY_FILE));
+    }
+    let name = format!("tls-{index}");
+    let volume = Volume {
+        name: name.clone(),
+        secret: Some(SecretVolumeSource {
+            secret_name: Some(tls.name.clone()),
+            items: Some(items),
+            ..SecretVolumeSource::default()
+        }),
+        ..Volume::default()
+    };
+    let mount = VolumeMount {
+        name,
+        mount_path: tls_dir(index),
+        read_only: Some(true),
+        ..VolumeMount::default()
+    };
+    Some((volume, mount))
 }
 
 /// The image runner pods (and the members' canary sidecars) run: `spec.client.image`, else
@@ -238,20 +296,27 @@ pub fn runner_objects(
         }
     }
     let pods = bench.spec.client_pods();
-    if pods > 1 {
-        // The pods' board keys carry the Job's uid (crew.rs).
-        env.push(EnvVar {
-            name: crate::runner::crew::JOB_UID_ENV.to_owned(),
-            value_from: Some(EnvVarSource {
-                field_ref: Some(ObjectFieldSelector {
-                    field_path: format!("metadata.labels['{JOB_UID_LABEL}']"),
-                    ..ObjectFieldSelector::default()
-                }),
-                ..EnvVarSource::default()
+    // The Job's uid and name: the runner's results are controlled by its Job, which is how
+    // the operator knows them for its own (sink.rs); the pods' board keys carry the uid too
+    // (crew.rs).
+    let label_env = |name: &str, label: &str| EnvVar {
+        name: name.to_owned(),
+        value_from: Some(EnvVarSource {
+            field_ref: Some(ObjectFieldSelector {
+                field_path: format!("metadata.labels['{label}']"),
+                ..ObjectFieldSelector::default()
             }),
-            ..EnvVar::default()
-        });
-    }
+            ..EnvVarSource::default()
+        }),
+        ..EnvVar::default()
+    };
+    env.push(label_env(crate::runner::crew::JOB_UID_ENV, JOB_UID_LABEL));
+    env.push(label_env(crate::runner::sink::JOB_NAME_ENV, JOB_NAME_LABEL));
+    let (tls_volumes, tls_mounts): (Vec<Volume>, Vec<VolumeMount>) = targets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| tls_volume(t, i))
+        .unzip();
     let container = Container {
         name: "runner".to_owned(),
         image: Some(runner_image(bench, default_image).to_owned()),
@@ -262,12 +327,16 @@ pub fn runner_objects(
             format!("{PLAN_DIR}/{PLAN_KEY}"),
         ]),
         env: Some(env),
-        volume_mounts: Some(vec![VolumeMount {
-            name: "plan".to_owned(),
-            mount_path: PLAN_DIR.to_owned(),
-            read_only: Some(true),
-            ..VolumeMount::default()
-        }]),
+        volume_mounts: Some(
+            std::iter::once(VolumeMount {
+                name: "plan".to_owned(),
+                mount_path: PLAN_DIR.to_owned(),
+                read_only: Some(true),
+                ..VolumeMount::default()
+            })
+            .chain(tls_mounts)
+            .collect(),
+        ),
         resources: Some(runner_resources(&bench.spec)),
         termination_message_policy: Some("FallbackToLogsOnError".to_owned()),
         security_context: Some(read_only_container_security()),
@@ -277,14 +346,18 @@ pub fn runner_objects(
         service_account_name: Some(names::runner_account(&bench_name)),
         restart_policy: Some("Never".to_owned()),
         containers: vec![container],
-        volumes: Some(vec![Volume {
-            name: "plan".to_owned(),
-            config_map: Some(ConfigMapVolumeSource {
-                name: plan_name.clone(),
-                ..ConfigMapVolumeSource::default()
-            }),
-            ..Volume::default()
-        }]),
+        volumes: Some(
+            std::iter::once(Volume {
+                name: "plan".to_owned(),
+                config_map: Some(ConfigMapVolumeSource {
+                    name: plan_name.clone(),
+                    ..ConfigMapVolumeSource::default()
+                }),
+                ..Volume::default()
+            })
+            .chain(tls_volumes)
+            .collect(),
+        ),
         node_selector: non_empty(node_selector),
         tolerations: non_empty(tolerations),
         affinity: (pods > 1).then(|| spread(&job_name)),
