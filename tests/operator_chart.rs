@@ -52,27 +52,36 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
     let env = support::kube("op-chart").await;
     let defaults = support::helm_template(&helm, "mb", &env.namespace, &[]);
     let kinds: Vec<&str> = defaults.iter().filter_map(|d| d["kind"].as_str()).collect();
-    // Cluster-wide: the benchmark rules in a ClusterRole, nodes in another, leases in a Role
-    // of the release's namespace.
+    // Namespaced by default: the benchmark rules in a Role of the release's namespace (which
+    // the operator watches), nodes in a ClusterRole, leases in a Role of that namespace.
     assert_eq!(
         kinds,
         [
             "ServiceAccount",
             "ClusterRole",
-            "ClusterRole",
-            "ClusterRoleBinding",
             "ClusterRoleBinding",
             "Role",
+            "Role",
+            "RoleBinding",
             "RoleBinding",
             "Deployment"
         ]
     );
-    let lease_role = defaults.iter().find(|d| d["kind"] == "Role").unwrap();
-    assert_eq!(lease_role["metadata"]["namespace"], env.namespace.as_str());
+    let role = |name: &str| {
+        defaults
+            .iter()
+            .find(|d| d["kind"] == "Role" && d["metadata"]["name"] == name)
+            .unwrap()
+    };
+    for name in ["mb-operator", "mb-operator-leader"] {
+        assert_eq!(role(name)["metadata"]["namespace"], env.namespace.as_str());
+    }
     assert_eq!(
-        lease_role["rules"][0]["resources"],
+        role("mb-operator-leader")["rules"][0]["resources"],
         serde_json::json!(["leases"])
     );
+    let cluster_role = defaults.iter().find(|d| d["kind"] == "ClusterRole").unwrap();
+    assert_eq!(cluster_role["metadata"]["name"], "mb-operator-nodes");
     // The operator and its runners run this release's image, tagged with the crate version.
     let image = format!(
         "ghcr.io/mongobench/mongobench:{}",
@@ -90,8 +99,38 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
     assert_eq!(runner_image["value"], image.as_str(), "the runners' image");
     let args = operator_args(&defaults);
     assert!(args.leader_election);
-    assert!(args.namespace.is_empty());
+    assert_eq!(args.namespace, [env.namespace.clone()]);
     assert_eq!(args.listen, "0.0.0.0:8080");
+    // /metrics on loopback only: nothing says to scrape it.
+    assert_eq!(args.metrics_listen, "127.0.0.1:9090");
+    assert!(args.allowed_runner_image.is_empty());
+    let template = &deployment["spec"]["template"];
+    assert!(template["metadata"].get("annotations").is_none(), "{template}");
+
+    // Cluster-wide, explicitly: a ClusterRole of the benchmark rules, no --namespace.
+    let cluster = support::helm_template(&helm, "mb", &env.namespace, &["clusterWide=true"]);
+    assert!(
+        cluster
+            .iter()
+            .any(|d| d["kind"] == "ClusterRole" && d["metadata"]["name"] == "mb-operator")
+    );
+    assert!(!cluster.iter().any(|d| d["kind"] == "Role" && d["metadata"]["name"] == "mb-operator"));
+    assert!(operator_args(&cluster).namespace.is_empty());
+    // Metrics for Prometheus where asked, and runner images beyond the operator's own.
+    let scraped = support::helm_template(
+        &helm,
+        "mb",
+        &env.namespace,
+        &["metrics.listen=0.0.0.0:9090", "allowedRunnerImages={reg.example/mb:*}"],
+    );
+    let args = operator_args(&scraped);
+    assert_eq!(args.metrics_listen, "0.0.0.0:9090");
+    assert_eq!(args.allowed_runner_image, ["reg.example/mb:*"]);
+    let d = scraped.iter().find(|d| d["kind"] == "Deployment").unwrap();
+    assert_eq!(
+        d["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"],
+        "9090"
+    );
 
     let custom = support::helm_template(
         &helm,

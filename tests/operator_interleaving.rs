@@ -158,7 +158,8 @@ async fn two_replica_sets_that_fit_are_created_together_and_run_by_one_interleav
             hosts.join(",")
         )
     };
-    let admin = |name: String, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": format!("{bench}-admin"), "key": key}}});
+    let admin_secret = common::generated_secret(&env, bench, "admin").await;
+    let admin = |name: String, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": admin_secret, "key": key}}});
     let mut expected = Vec::new();
     for (server, var) in [
         (&first, "MONGOBENCH_TARGET_URI"),
@@ -167,6 +168,13 @@ async fn two_replica_sets_that_fit_are_created_together_and_run_by_one_interleav
         expected.push(admin(format!("{var}_USERNAME"), "username"));
         expected.push(admin(format!("{var}_PASSWORD"), "password"));
         expected.push(json!({"name": var, "value": uri(server, var)}));
+    }
+    // The Job's uid and name, with which the runner's results name their Job.
+    for (name, label) in [
+        ("MONGOBENCH_JOB_UID", "batch.kubernetes.io/controller-uid"),
+        ("MONGOBENCH_JOB_NAME", "batch.kubernetes.io/job-name"),
+    ] {
+        expected.push(json!({"name": name, "valueFrom": {"fieldRef": {"fieldPath": format!("metadata.labels['{label}']")}}}));
     }
     assert_eq!(env_vars, json!(expected));
     let plan = common::plan_of(&env, &job).await;

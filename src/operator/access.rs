@@ -21,7 +21,7 @@ use kube::{Client, ResourceExt};
 
 use super::custom_workload::Unavailable;
 use super::error::Error;
-use crate::api::MongoBenchmark;
+use crate::api::{MongoBenchmark, MongoBenchmarkSpec};
 
 /// The namespace annotation listing the Secrets benchmarks there may read.
 pub const READABLE_SECRETS: &str = "mongobench.io/readable-secrets";
@@ -60,10 +60,11 @@ impl RunnerImages<'_> {
     }
 }
 
-/// The Secrets `bench` has its runner pods read: (field, Secret name), in spec order.
-pub fn secrets_read(bench: &MongoBenchmark) -> Vec<(String, String)> {
+/// The Secrets a benchmark of `spec` has its runner pods read: (field, Secret name), in spec
+/// order.
+pub fn secrets_read(spec: &MongoBenchmarkSpec) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for t in &bench.spec.targets {
+    for t in &spec.targets {
         let Some(external) = &t.external else {
             continue;
         };
@@ -95,7 +96,7 @@ pub fn refusal(
 ) -> Option<Unavailable> {
     let ns = bench.namespace().unwrap_or_default();
     let mut reasons: Vec<(&'static str, String)> = Vec::new();
-    for (field, secret) in secrets_read(bench) {
+    for (field, secret) in secrets_read(&bench.spec) {
         let why = match readable {
             Readable::Listed(value) if lists(value, &secret) => continue,
             Readable::Listed(value) => format!(
@@ -143,13 +144,41 @@ pub fn refusal(
     })
 }
 
+/// What `mongobench validate` can tell of these rules without a cluster, as (field, note): each
+/// Secret the benchmark's namespace must list, and a `spec.client.image` an operator with its
+/// default flags (its own image, `default_image`, and no other) refuses.
+pub fn offline_notes(spec: &MongoBenchmarkSpec, default_image: &str) -> Vec<(String, String)> {
+    let mut notes: Vec<(String, String)> = secrets_read(spec)
+        .into_iter()
+        .map(|(field, secret)| {
+            let note = format!(
+                "the benchmark's namespace must list Secret {secret:?} in its annotation \
+                 {READABLE_SECRETS}, or the operator refuses to run it"
+            );
+            (field, note)
+        })
+        .collect();
+    let image = spec.client.as_ref().and_then(|c| c.image.as_deref());
+    if let Some(image) = image.filter(|i| *i != default_image) {
+        notes.push((
+            "spec.client.image".to_owned(),
+            format!(
+                "{image:?} runs only where the operator allows it with --allowed-runner-image; \
+                 with its default flags it runs its own image ({default_image}) and refuses \
+                 any other"
+            ),
+        ));
+    }
+    notes
+}
+
 /// What the namespace of `bench` says about readable Secrets; not asked when the benchmark
 /// names none.
 ///
 /// # Errors
 /// [`Error::Kube`] when the API fails other than by refusing or not finding the namespace.
 pub async fn readable(client: &Client, bench: &MongoBenchmark) -> Result<Readable, Error> {
-    if secrets_read(bench).is_empty() {
+    if secrets_read(&bench.spec).is_empty() {
         return Ok(Readable::Unset);
     }
     let ns = bench.namespace().unwrap_or_default();
@@ -201,7 +230,7 @@ mod tests {
     #[test]
     fn every_secret_a_benchmark_reads_is_named_with_its_field() {
         assert_eq!(
-            secrets_read(&bench(None)),
+            secrets_read(&bench(None).spec),
             [
                 (
                     "spec.targets[a].external.uriSecretRef.name".to_owned(),
@@ -217,6 +246,28 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn validate_notes_what_a_cluster_will_ask() {
+        let notes = offline_notes(&bench(Some("evil/x:1")).spec, OWN);
+        assert_eq!(notes.len(), 4);
+        assert_eq!(
+            notes[2],
+            (
+                "spec.targets[b].external.tlsSecretRef.name".to_owned(),
+                "the benchmark's namespace must list Secret \"ca\" in its annotation \
+                 mongobench.io/readable-secrets, or the operator refuses to run it"
+                    .to_owned()
+            )
+        );
+        assert_eq!(
+            notes[3].1,
+            "\"evil/x:1\" runs only where the operator allows it with --allowed-runner-image; \
+             with its default flags it runs its own image \
+             (ghcr.io/mongobench/mongobench:0.1.0) and refuses any other"
+        );
+        assert_eq!(offline_notes(&bench(Some(OWN)).spec, OWN).len(), 3);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Shared by the operator fault suites: a benchmark run for real by the client-node kubelet
-//! harness against a private FerretDB (also the end-to-end tests' setting), and the checks every
-//! fault must pass afterwards.
+//! harness against a private FerretDB (also the end-to-end tests' setting), or against a
+//! replica set the operator provisions with authentication (its member run by the harness as
+//! SecantusDB), and the checks every fault must pass afterwards.
 #![allow(dead_code)] // each fault suite uses a different part
 
 use std::path::Path;
@@ -141,7 +142,8 @@ pub async fn results(env: &TestEnv) -> std::collections::BTreeMap<String, String
 }
 
 /// Kills (SIGKILL) every runner process the harness runs for `namespace`, found by the
-/// scratch directory it runs in; returns how many.
+/// scratch directory it runs in and its command (`run --plan`: not a member's server or its
+/// canary); returns how many.
 pub fn kill_runners(namespace: &str) -> usize {
     let prefix = std::env::temp_dir().join(format!("mongobench-kubelet-{namespace}-"));
     let prefix = prefix.to_string_lossy().into_owned();
@@ -153,7 +155,11 @@ pub fn kill_runners(namespace: &str) -> usize {
         let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) else {
             continue;
         };
-        if cwd.to_string_lossy().starts_with(&prefix) {
+        let command = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let runs_a_plan = command
+            .split(|&b| b == 0)
+            .any(|arg| arg == b"--plan");
+        if cwd.to_string_lossy().starts_with(&prefix) && runs_a_plan {
             // SAFETY: kill(2) on a process of this test's own harness.
             if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
                 killed += 1;
@@ -288,4 +294,72 @@ impl Replicas {
         );
         standby
     }
+}
+
+/// The storage class and platform of provisioned fault runs: the harness's `local-wt` pool.
+pub const LOCAL_WT: &str = "local-wt";
+const CLASS: &str = "testenv-local";
+
+/// A flights benchmark of one target the operator provisions (one member, authentication on,
+/// as by default) on the harness's `local-wt` pool: `sizes` × `repetitions` short measured
+/// runs by 2 workers, the runner pinned to the client pool.
+pub fn provisioned(name: &str, sizes: &[&str], repetitions: u32) -> serde_json::Value {
+    json!({
+        "apiVersion": "mongobench.io/v1alpha1",
+        "kind": "MongoBenchmark",
+        "metadata": {"name": name},
+        "spec": {
+            "targets": [{"name": "secantus", "image": "testenv.invalid/secantus:0.5.3-beta.196",
+                         "distribution": "community"}],
+            "platforms": [{
+                "name": LOCAL_WT,
+                "nodeSelector": {"cloud.google.com/gke-nodepool": LOCAL_WT},
+                "tolerations": [{"key": "mongobench.io/testenv-harness", "operator": "Equal",
+                                 "value": "true", "effect": "NoSchedule"}],
+                "storageClassName": CLASS
+            }],
+            "replicaSet": {"members": 1, "storageSize": "1Gi"},
+            "client": {"nodeSelector": {"cloud.google.com/gke-nodepool": "client"}},
+            "dataset": {"sizes": sizes},
+            "workload": {"type": "flights", "workers": 2, "duration": "3s", "warmup": "0s",
+                         "seed": 5, "operationTimeout": "2s"},
+            "repetitions": repetitions,
+            "cleanupPolicy": "Retain"
+        }
+    })
+}
+
+/// A test namespace where the harness runs provisioned members as SecantusDB and runners as
+/// the project's binary, with the volume of benchmark `bench`'s one member; returns the
+/// volumes to delete at the end.
+pub async fn provisioned_environment(
+    test: &str,
+    bench: &str,
+) -> (TestEnv, testenv_kubelet::Kubelet, Vec<String>) {
+    let env = common::setup(test).await;
+    common::storage_class(&env.client, CLASS).await;
+    let server = common::server(bench, "secantus", LOCAL_WT);
+    let volumes = common::volumes(&env, CLASS, &server, 1, "1Gi").await;
+    let kubelet = testenv_kubelet::start_with_secantus(
+        env.client.clone(),
+        &env.namespace,
+        &env.kubeconfig,
+        Path::new(env!("CARGO_BIN_EXE_mongobench")),
+        &secantusd(),
+    );
+    (env, kubelet, volumes)
+}
+
+/// The testenv's `secantusd-rs`, built if missing.
+pub fn secantusd() -> std::path::PathBuf {
+    let out = std::process::Command::new(common::repo("testenv/build"))
+        .arg("secantus")
+        .output()
+        .expect("running testenv/build secantus");
+    assert!(
+        out.status.success(),
+        "`testenv/build secantus` failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    support::kubectl().with_file_name("secantusd-rs")
 }

@@ -315,14 +315,26 @@ pub async fn plan_of(env: &support::KubeEnv, job: &Job) -> JobPlan {
     serde_yaml::from_str(&cm.data.unwrap()[names::PLAN_KEY]).unwrap()
 }
 
+/// The runner Job of `plan`, as the runner names it in the results it writes: its owner
+/// reference (the controller of the runner's results).
+pub async fn runner_job_owner(env: &support::KubeEnv, plan: &JobPlan) -> Value {
+    let targets: Vec<&str> = plan.targets.iter().map(|t| t.name.as_str()).collect();
+    let name = names::runner_job_name(&plan.benchmark, &plan.platform, &targets);
+    let job: Job = exists(env, &name).await;
+    json!({"apiVersion": "batch/v1", "kind": "Job", "name": name,
+           "uid": job.metadata.uid, "controller": true})
+}
+
 /// Writes the result of `cell_id` as the runner does: a ConfigMap `<benchmark>-<cell id>`
-/// labelled with benchmark, cell and run id, owned by the MongoBenchmark, `result.json`.
+/// labelled with benchmark, cell and run id, owned by the MongoBenchmark and controlled by the
+/// runner's Job, `result.json`.
 pub async fn write_result(
     env: &support::KubeEnv,
     plan: &JobPlan,
     cell_id: &str,
     result: &CellResult,
 ) {
+    let job = runner_job_owner(env, plan).await;
     let name = names::result_name(&plan.benchmark, cell_id);
     let cm: ConfigMap = serde_json::from_value(json!({
         "metadata": {
@@ -336,7 +348,7 @@ pub async fn write_result(
             "ownerReferences": [{
                 "apiVersion": api::API_VERSION, "kind": api::KIND,
                 "name": plan.benchmark, "uid": plan.uid
-            }]
+            }, job]
         },
         "data": {"result.json": result.to_json().unwrap()}
     }))
@@ -463,6 +475,16 @@ pub async fn delete_volumes(env: &support::KubeEnv, names: &[String]) {
     let pvs: Api<PersistentVolume> = Api::all(env.client.clone());
     for n in names {
         let _ = pvs.delete(n, &DeleteParams::default()).await;
+    }
+}
+
+/// The name of the admin Secret (`admin`) or keyfile Secret (`keyfile`) the operator generates
+/// for benchmark `bench` of the test's namespace: the benchmark's uid is in it.
+pub async fn generated_secret(env: &support::KubeEnv, bench: &str, which: &str) -> String {
+    let uid = benchmarks(env).get(bench).await.unwrap().metadata.uid.unwrap();
+    match which {
+        "admin" => names::admin_secret(bench, &uid),
+        _ => names::keyfile_secret(bench, &uid),
     }
 }
 

@@ -276,12 +276,14 @@ pub async fn kube_client_through_proxy() -> (kube::Client, proxy::TcpProxy) {
 }
 
 /// A client plus a fresh namespace named after the test, whose default ServiceAccount exists
-/// (pods are refused until it does).
+/// (pods are refused until it does). Benchmarks there may read every Secret of it (the
+/// namespace's `mongobench.io/readable-secrets: "*"`); the tests of that opt-in change it.
 pub async fn kube(test: &str) -> KubeEnv {
     let (client, kubeconfig) = kube_client().await;
     let namespace = format!("{}-{}", slug(test, 40), unique_suffix());
     let ns: Namespace = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": namespace, "labels": {"mongobench.io/test": slug(test, 60)}}
+        "metadata": {"name": namespace, "labels": {"mongobench.io/test": slug(test, 60)},
+                     "annotations": {"mongobench.io/readable-secrets": "*"}}
     }))
     .unwrap();
     Api::<Namespace>::all(client.clone())

@@ -171,6 +171,11 @@ pub fn private_secantus(test: &str) -> PrivateMongo {
     start_private("secantus", test, None)
 }
 
+/// [`private_secantus`] with `extra` arguments for the server (its TLS files, say).
+pub fn private_secantus_with(test: &str, extra: &[String]) -> PrivateMongo {
+    start_private_with("secantus", test, None, extra)
+}
+
 /// Starts `ferretdb` on PostgreSQL (`postgresql`: the database URL and the database) or, when
 /// that is `None`, on SQLite files in the server's private directory; for `secantus`,
 /// `secantusd-rs` on WiredTiger files there.
