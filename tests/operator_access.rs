@@ -167,8 +167,8 @@ async fn a_runner_image_the_operator_does_not_allow_runs_nowhere() {
     let mut options = common::options(&env.namespace);
     options.allowed_runner_images = vec!["registry.example/mongobench:*".into()];
     let _operator = common::start(&env, options);
-    common::apply(&env, &with_image("ext", "registry.example/mongobench:2")).await;
-    let job: Job = common::exists(&env, &common::platform_runner("ext", "local")).await;
+    common::apply(&env, &with_image("allowed", "registry.example/mongobench:2")).await;
+    let job: Job = common::exists(&env, &common::platform_runner("allowed", "local")).await;
     let pod = job.spec.unwrap().template.spec.unwrap();
     assert_eq!(
         pod.containers[0].image.as_deref(),
