@@ -141,7 +141,10 @@ async fn the_leader_cut_off_from_the_api_server_stops_before_the_standby_leads_a
 
     faults::activity(&env, "cutoff", "measuring", Duration::from_secs(120)).await;
     let leader_reconciles = replicas.leader.metrics.reconciles();
-    assert!(leader_reconciles > 0, "the leader was acting before the cut");
+    assert!(
+        leader_reconciles > 0,
+        "the leader was acting before the cut"
+    );
     let standby = replicas.cut_leader_off().await;
 
     faults::ends_whole(&env, "cutoff", 4, Duration::from_secs(300)).await;

@@ -18,7 +18,7 @@ use operator_common as common;
 
 #[tokio::test]
 async fn a_member_killed_mid_cell_fails_that_cell_and_the_others_run_on_the_member_back_as_itself()
- {
+{
     let bench = "memberkill";
     let (env, kubelet, volumes) = faults::provisioned_environment("faults-member", bench).await;
     let operator = common::start(&env, common::options(&env.namespace));
@@ -27,7 +27,9 @@ async fn a_member_killed_mid_cell_fails_that_cell_and_the_others_run_on_the_memb
     // Killed once one cell has its result and another is being measured.
     let what = "a cell measuring after one completed";
     let measuring = common::status_until(&env, bench, Duration::from_secs(240), what, |s| {
-        s.cells.iter().any(|c| c.activity.as_deref() == Some("measuring"))
+        s.cells
+            .iter()
+            .any(|c| c.activity.as_deref() == Some("measuring"))
             && s.cells.iter().any(|c| c.phase == CellPhase::Completed)
     })
     .await;
@@ -52,20 +54,30 @@ async fn a_member_killed_mid_cell_fails_that_cell_and_the_others_run_on_the_memb
     assert_eq!(results.len(), 3, "one result per cell");
     for cell in &status.cells {
         let result = results.iter().find(|r| {
-            mongobench::plan::cell_id(&r.cell.target, &r.cell.platform, &r.cell.size, r.cell.repetition)
-                == cell.id
+            mongobench::plan::cell_id(
+                &r.cell.target,
+                &r.cell.platform,
+                &r.cell.size,
+                r.cell.repetition,
+            ) == cell.id
         });
         let result = result.unwrap_or_else(|| panic!("no result of {}", cell.id));
         if cell.id == killed {
             assert_eq!(cell.phase, CellPhase::Failed, "{cell:?}");
             let CellStatus::Incomplete { reason } = &result.status else {
-                panic!("the cell whose member died is complete: {:?}", result.status);
+                panic!(
+                    "the cell whose member died is complete: {:?}",
+                    result.status
+                );
             };
             assert!(reason.starts_with("target secantus: "), "{reason}");
             assert_eq!(cell.message.as_deref(), Some(reason.as_str()));
         } else {
             assert_eq!(cell.phase, CellPhase::Completed, "{cell:?}");
-            assert!(result.is_complete() && result.invalid_reasons.is_empty(), "{result:?}");
+            assert!(
+                result.is_complete() && result.invalid_reasons.is_empty(),
+                "{result:?}"
+            );
         }
     }
     // The StatefulSet replaced the failed member; it came back at its address, with its data.
@@ -77,21 +89,27 @@ async fn a_member_killed_mid_cell_fails_that_cell_and_the_others_run_on_the_memb
 }
 
 #[tokio::test]
-async fn a_runner_killed_while_measuring_the_provisioned_set_runs_that_cell_again_and_loses_none()
- {
+async fn a_runner_killed_while_measuring_the_provisioned_set_runs_that_cell_again_and_loses_none() {
     let bench = "runnerkill";
-    let (env, kubelet, volumes) = faults::provisioned_environment("faults-prov-runner", bench).await;
+    let (env, kubelet, volumes) =
+        faults::provisioned_environment("faults-prov-runner", bench).await;
     let operator = common::start(&env, common::options(&env.namespace));
     common::apply(&env, &faults::provisioned(bench, &["100"], 3)).await;
 
     let what = "a cell measuring after one completed";
     common::status_until(&env, bench, Duration::from_secs(240), what, |s| {
-        s.progress.as_deref().is_some_and(|p| p.contains("measuring"))
+        s.progress
+            .as_deref()
+            .is_some_and(|p| p.contains("measuring"))
             && s.cells.iter().any(|c| c.phase == CellPhase::Completed)
     })
     .await;
     let before = faults::results(&env).await;
-    assert_eq!(faults::kill_runners(&env.namespace), 1, "one runner to kill");
+    assert_eq!(
+        faults::kill_runners(&env.namespace),
+        1,
+        "one runner to kill"
+    );
 
     faults::ends_whole(&env, bench, 3, Duration::from_secs(300)).await;
     let after = faults::results(&env).await;

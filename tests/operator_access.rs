@@ -60,7 +60,9 @@ async fn warned(env: &support::KubeEnv, reason: &str) -> String {
                 .ok()?
                 .items
                 .into_iter()
-                .find(|e| e.reason.as_deref() == Some(reason) && e.type_.as_deref() == Some("Warning"))
+                .find(|e| {
+                    e.reason.as_deref() == Some(reason) && e.type_.as_deref() == Some("Warning")
+                })
                 .and_then(|e| e.note)
         }
     })
@@ -69,9 +71,8 @@ async fn warned(env: &support::KubeEnv, reason: &str) -> String {
 
 async fn stalled(env: &support::KubeEnv, bench: &str, reason: &str, says: &str) -> String {
     let status = common::status_until(env, bench, Duration::from_secs(60), reason, |s| {
-        s.condition("Stalled").is_some_and(|c| {
-            c.status == "True" && c.reason == reason && c.message.contains(says)
-        })
+        s.condition("Stalled")
+            .is_some_and(|c| c.status == "True" && c.reason == reason && c.message.contains(says))
     })
     .await;
     assert_eq!(status.phase, Some(StatusPhase::Pending), "{status:#?}");
@@ -126,7 +127,10 @@ async fn a_benchmark_reads_only_the_secrets_its_namespace_lists() {
     none_of::<Job>(&env, "Jobs").await;
     readable(&env, Some("a, b")).await;
     let job: Job = common::exists(&env, &common::platform_runner("study", "local")).await;
-    assert_eq!(common::name_of(&job), common::platform_runner("study", "local"));
+    assert_eq!(
+        common::name_of(&job),
+        common::platform_runner("study", "local")
+    );
 }
 
 /// The external study with `spec.client.image`.
@@ -167,7 +171,11 @@ async fn a_runner_image_the_operator_does_not_allow_runs_nowhere() {
     let mut options = common::options(&env.namespace);
     options.allowed_runner_images = vec!["registry.example/mongobench:*".into()];
     let _operator = common::start(&env, options);
-    common::apply(&env, &with_image("allowed", "registry.example/mongobench:2")).await;
+    common::apply(
+        &env,
+        &with_image("allowed", "registry.example/mongobench:2"),
+    )
+    .await;
     let job: Job = common::exists(&env, &common::platform_runner("allowed", "local")).await;
     let pod = job.spec.unwrap().template.spec.unwrap();
     assert_eq!(

@@ -80,7 +80,10 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
         role("mb-operator-leader")["rules"][0]["resources"],
         serde_json::json!(["leases"])
     );
-    let cluster_role = defaults.iter().find(|d| d["kind"] == "ClusterRole").unwrap();
+    let cluster_role = defaults
+        .iter()
+        .find(|d| d["kind"] == "ClusterRole")
+        .unwrap();
     assert_eq!(cluster_role["metadata"]["name"], "mb-operator-nodes");
     // The operator and its runners run this release's image, tagged with the crate version.
     let image = format!(
@@ -105,7 +108,10 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
     assert_eq!(args.metrics_listen, "127.0.0.1:9090");
     assert!(args.allowed_runner_image.is_empty());
     let template = &deployment["spec"]["template"];
-    assert!(template["metadata"].get("annotations").is_none(), "{template}");
+    assert!(
+        template["metadata"].get("annotations").is_none(),
+        "{template}"
+    );
 
     // Cluster-wide, explicitly: a ClusterRole of the benchmark rules, no --namespace.
     let cluster = support::helm_template(&helm, "mb", &env.namespace, &["clusterWide=true"]);
@@ -114,14 +120,21 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
             .iter()
             .any(|d| d["kind"] == "ClusterRole" && d["metadata"]["name"] == "mb-operator")
     );
-    assert!(!cluster.iter().any(|d| d["kind"] == "Role" && d["metadata"]["name"] == "mb-operator"));
+    assert!(
+        !cluster
+            .iter()
+            .any(|d| d["kind"] == "Role" && d["metadata"]["name"] == "mb-operator")
+    );
     assert!(operator_args(&cluster).namespace.is_empty());
     // Metrics for Prometheus where asked, and runner images beyond the operator's own.
     let scraped = support::helm_template(
         &helm,
         "mb",
         &env.namespace,
-        &["metrics.listen=0.0.0.0:9090", "allowedRunnerImages={reg.example/mb:*}"],
+        &[
+            "metrics.listen=0.0.0.0:9090",
+            "allowedRunnerImages={reg.example/mb:*}",
+        ],
     );
     let args = operator_args(&scraped);
     assert_eq!(args.metrics_listen, "0.0.0.0:9090");

@@ -35,14 +35,30 @@ fn openssl(dir: &Path, args: &[&str]) {
 /// A CA, a server certificate for 127.0.0.1 and a client certificate, both of that CA, in
 /// `dir`: `ca.crt`, `server.crt`/`server.key`, and `client.pem` (certificate, then key).
 fn certificates(dir: &Path) {
-    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-    let mut ca = vec!["req", "-x509", "-days", "2", "-subj", "/CN=mongobench test CA"];
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let mut ca = vec![
+        "req",
+        "-x509",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=mongobench test CA",
+    ];
     ca.extend(ec);
     ca.extend(["-keyout", "ca.key", "-out", "ca.crt"]);
     openssl(dir, &ca);
     std::fs::write(dir.join("server.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
     std::fs::write(dir.join("client.ext"), "extendedKeyUsage=clientAuth\n").unwrap();
-    for (who, subject) in [("server", "/CN=127.0.0.1"), ("client", "/CN=mongobench-runner")] {
+    for (who, subject) in [
+        ("server", "/CN=127.0.0.1"),
+        ("client", "/CN=mongobench-runner"),
+    ] {
         let (key, csr, crt, ext) = (
             format!("{who}.key"),
             format!("{who}.csr"),
@@ -56,8 +72,21 @@ fn certificates(dir: &Path) {
         openssl(
             dir,
             &[
-                "x509", "-req", "-in", &csr, "-CA", "ca.crt", "-CAkey", "ca.key",
-                "-CAcreateserial", "-days", "2", "-extfile", &ext, "-out", &crt,
+                "x509",
+                "-req",
+                "-in",
+                &csr,
+                "-CA",
+                "ca.crt",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-days",
+                "2",
+                "-extfile",
+                &ext,
+                "-out",
+                &crt,
             ],
         );
     }
@@ -114,7 +143,10 @@ async fn an_external_target_behind_a_private_ca_is_measured_over_tls_with_a_clie
                "stringData": {"ca.crt": read("ca.crt"), "client.pem": read("client.pem")}}),
     ] {
         let secret: Secret = serde_json::from_value(secret).unwrap();
-        secrets.create(&PostParams::default(), &secret).await.unwrap();
+        secrets
+            .create(&PostParams::default(), &secret)
+            .await
+            .unwrap();
     }
     let _kubelet = testenv_kubelet::start(
         env.client.clone(),
@@ -134,7 +166,12 @@ async fn an_external_target_behind_a_private_ca_is_measured_over_tls_with_a_clie
     let status = ended("tls").await;
     assert_eq!(status.phase, Some(StatusPhase::Completed), "{status:#?}");
     assert_eq!(status.cells.len(), 1);
-    assert_eq!(status.cells[0].phase, CellPhase::Completed, "{:?}", status.cells);
+    assert_eq!(
+        status.cells[0].phase,
+        CellPhase::Completed,
+        "{:?}",
+        status.cells
+    );
     let results = common::cell_results(&env, "mongobench.io/benchmark=tls").await;
     assert_eq!(results.len(), 1);
     assert!(results[0].is_complete(), "{:?}", results[0].status);

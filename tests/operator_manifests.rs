@@ -67,10 +67,15 @@ fn chart_operator_rules_are_the_manifest_rules() {
         .find(|d| d["kind"] == "ConfigMap")
         .unwrap();
     assert_eq!(role["metadata"]["namespace"], watched["data"]["namespaces"]);
-    let cluster: Vec<&serde_json::Value> =
-        namespaced.iter().filter(|d| d["kind"] == "ClusterRole").collect();
+    let cluster: Vec<&serde_json::Value> = namespaced
+        .iter()
+        .filter(|d| d["kind"] == "ClusterRole")
+        .collect();
     assert_eq!(cluster.len(), 1);
-    assert_eq!(cluster[0]["rules"][0]["resources"], serde_json::json!(["nodes"]));
+    assert_eq!(
+        cluster[0]["rules"][0]["resources"],
+        serde_json::json!(["nodes"])
+    );
     let wide = documents(&read("manifests/rbac-cluster-wide.yaml"));
     let all = wide.iter().find(|d| d["kind"] == "ConfigMap").unwrap();
     assert_eq!(all["data"]["namespaces"], "");
@@ -97,7 +102,10 @@ fn deployment_arguments_are_accepted_by_the_cli() {
     assert!(args.leader_election);
     let options = mongobench::cli::operator::options(&args).unwrap();
     assert_eq!(options.listen, Some("0.0.0.0:8080".parse().unwrap()));
-    assert_eq!(options.metrics_listen, Some("127.0.0.1:9090".parse().unwrap()));
+    assert_eq!(
+        options.metrics_listen,
+        Some("127.0.0.1:9090".parse().unwrap())
+    );
     // The namespaces to watch come from the ConfigMap the RBAC manifest ships with.
     let from = container
         .env
@@ -106,7 +114,10 @@ fn deployment_arguments_are_accepted_by_the_cli() {
         .find(|e| e.name == "MONGOBENCH_NAMESPACES")
         .and_then(|e| e.value_from.as_ref()?.config_map_key_ref.clone())
         .expect("MONGOBENCH_NAMESPACES from a ConfigMap");
-    assert_eq!((from.name.as_str(), from.key.as_str()), ("mongobench-operator", "namespaces"));
+    assert_eq!(
+        (from.name.as_str(), from.key.as_str()),
+        ("mongobench-operator", "namespaces")
+    );
     let ports = container.ports.as_ref().unwrap();
     assert_eq!(ports[0].container_port, 8080);
     let probe = container

@@ -72,12 +72,18 @@ async fn an_object_of_the_benchmarks_names_it_does_not_own_is_not_taken_over() {
     );
     let after: Service = common::exists(&env, &server).await;
     assert_eq!(after.owner_references(), [], "the Service was taken over");
-    assert_eq!(after.metadata.resource_version, planted.metadata.resource_version);
+    assert_eq!(
+        after.metadata.resource_version,
+        planted.metadata.resource_version
+    );
     let sts = Api::<StatefulSet>::namespaced(env.client.clone(), &env.namespace)
         .get_opt(&server)
         .await
         .unwrap();
-    assert!(sts.is_none(), "servers were created beside a Service not theirs");
+    assert!(
+        sts.is_none(),
+        "servers were created beside a Service not theirs"
+    );
 
     // Its owner removes it: the benchmark goes on.
     Api::<Service>::namespaced(env.client.clone(), &env.namespace)
@@ -167,7 +173,12 @@ async fn a_secret_of_a_generated_name_the_benchmark_did_not_create_is_refused_no
     common::apply(&env, &doc).await;
     let admin = common::generated_secret(&env, bench, "admin").await;
     let keyfile = common::generated_secret(&env, bench, "keyfile").await;
-    let uid = common::benchmarks(&env).get(bench).await.unwrap().uid().unwrap();
+    let uid = common::benchmarks(&env)
+        .get(bench)
+        .await
+        .unwrap()
+        .uid()
+        .unwrap();
     assert_eq!(admin, format!("{bench}-{}-admin", &uid[..8]));
     let planted: Secret = create(
         &env,
@@ -193,13 +204,24 @@ async fn a_secret_of_a_generated_name_the_benchmark_did_not_create_is_refused_no
         .get_opt(&server)
         .await
         .unwrap();
-    assert!(sts.is_none(), "servers were created with a planted password");
-    let status = common::benchmarks(&env).get(bench).await.unwrap().status.unwrap();
+    assert!(
+        sts.is_none(),
+        "servers were created with a planted password"
+    );
+    let status = common::benchmarks(&env)
+        .get(bench)
+        .await
+        .unwrap()
+        .status
+        .unwrap();
     assert_eq!(status.generated_secrets, [keyfile.clone()]);
 
     // Deleted, it is generated afresh, and the servers use the benchmark's own.
     let secrets: Api<Secret> = Api::namespaced(env.client.clone(), &env.namespace);
-    secrets.delete(&admin, &DeleteParams::default()).await.unwrap();
+    secrets
+        .delete(&admin, &DeleteParams::default())
+        .await
+        .unwrap();
     let sts: StatefulSet = common::exists(&env, &server).await;
     let created = secrets.get(&admin).await.unwrap();
     assert_ne!(created.metadata.uid, planted.metadata.uid);
@@ -207,7 +229,10 @@ async fn a_secret_of_a_generated_name_the_benchmark_did_not_create_is_refused_no
     let pod = sts.spec.unwrap().template.spec.unwrap();
     let referenced = serde_json::to_string(&pod).unwrap();
     assert!(referenced.contains(&format!("\"{admin}\"")), "{referenced}");
-    assert!(referenced.contains(&format!("\"{keyfile}\"")), "{referenced}");
+    assert!(
+        referenced.contains(&format!("\"{keyfile}\"")),
+        "{referenced}"
+    );
     let status = common::status_until(&env, bench, Duration::from_secs(30), "both recorded", |s| {
         s.generated_secrets.len() == 2
     })
@@ -261,7 +286,13 @@ async fn a_result_no_runner_job_of_the_benchmark_wrote_is_refused() {
     )
     .await;
     // r2 is the runner's.
-    common::write_result(&env, &plan, &id(2), &common::result_for(&plan, "1k", 2, 1000)).await;
+    common::write_result(
+        &env,
+        &plan,
+        &id(2),
+        &common::result_for(&plan, "1k", 2, 1000),
+    )
+    .await;
 
     let status = common::status_until(&env, bench, Duration::from_secs(60), "both cells", |s| {
         s.cells.len() == 2 && s.cells.iter().all(|c| c.phase != CellPhase::Pending)
@@ -280,5 +311,9 @@ async fn a_result_no_runner_job_of_the_benchmark_wrote_is_refused() {
             .as_str()
         )
     );
-    assert_eq!(cell(1).ops_per_second, None, "the forged figures reached the status");
+    assert_eq!(
+        cell(1).ops_per_second,
+        None,
+        "the forged figures reached the status"
+    );
 }

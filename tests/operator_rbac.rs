@@ -114,7 +114,10 @@ fn documented() -> Vec<Row> {
             }
         })
         .collect();
-    assert!(rows.len() > 20, "the matrix of tests/reliability/rbac.md: {rows:?}");
+    assert!(
+        rows.len() > 20,
+        "the matrix of tests/reliability/rbac.md: {rows:?}"
+    );
     rows
 }
 
@@ -163,7 +166,10 @@ fn granted(env: &support::KubeEnv, sa: &str, ns: &str) -> Grants {
             .filter_map(|part| part.split_once('[').map(|(_, inside)| inside))
             .collect();
         let [_, names, verbs] = lists[..] else {
-            panic!("kubectl auth can-i --list: a line of {} lists: {line}", lists.len());
+            panic!(
+                "kubectl auth can-i --list: a line of {} lists: {line}",
+                lists.len()
+            );
         };
         grants
             .entry((resource.to_owned(), !names.trim().is_empty()))
@@ -193,7 +199,11 @@ fn difference(a: &Grants, b: &Grants) -> Vec<String> {
     for (resource, verbs) in a {
         for verb in verbs {
             if !b.get(resource).is_some_and(|v| v.contains(verb)) {
-                out.push(format!("{verb} {}{}", resource.0, if resource.1 { " (named)" } else { "" }));
+                out.push(format!(
+                    "{verb} {}{}",
+                    resource.0,
+                    if resource.1 { " (named)" } else { "" }
+                ));
             }
         }
     }
@@ -417,7 +427,14 @@ async fn the_namespaced_install_grants_exactly_the_matrix_and_is_enough_for_a_wh
             ("get", "secrets", None),
             ("list", "secrets", None),
             ("watch", "secrets", None),
-            ("get", &format!("secrets/{}", common::generated_secret(&env, bench, "admin").await), None),
+            (
+                "get",
+                &format!(
+                    "secrets/{}",
+                    common::generated_secret(&env, bench, "admin").await
+                ),
+                None,
+            ),
             ("patch", "secrets", None),
             ("create", "secrets", Some(elsewhere)),
             ("create", "pods#exec", None),
@@ -428,7 +445,11 @@ async fn the_namespaced_install_grants_exactly_the_matrix_and_is_enough_for_a_wh
             ("update", "mongobenchmarks.mongobench.io#status", None),
             ("update", "leases.coordination.k8s.io", Some("kube-system")),
             ("create", "roles.rbac.authorization.k8s.io", Some(elsewhere)),
-            ("create", "rolebindings.rbac.authorization.k8s.io", Some(elsewhere)),
+            (
+                "create",
+                "rolebindings.rbac.authorization.k8s.io",
+                Some(elsewhere),
+            ),
             ("get", "configmaps", Some(elsewhere)),
             ("create", "clusterroles.rbac.authorization.k8s.io", None),
             ("patch", "mongobenchmarks.mongobench.io", None),

@@ -17,7 +17,12 @@ pub struct OperatorArgs {
     /// Watch only this namespace; repeat for several, or separate them by commas (default:
     /// all namespaces). With namespaces named, a Role in each is all the operator needs
     /// (besides reading nodes).
-    #[arg(long, value_name = "NAMESPACE", env = "MONGOBENCH_NAMESPACES", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "NAMESPACE",
+        env = "MONGOBENCH_NAMESPACES",
+        value_delimiter = ','
+    )]
     pub namespace: Vec<String>,
 
     /// Image of runner Jobs when a benchmark's `spec.client.image` is unset; normally the
@@ -63,9 +68,12 @@ fn duration(s: &str) -> Result<Duration, String> {
 /// When `--listen` or `--metrics-listen` is neither `none` nor `HOST:PORT`, or an
 /// `--allowed-runner-image` would allow every image.
 pub fn options(args: &OperatorArgs) -> anyhow::Result<OperatorOptions> {
-    let namespaces = args.namespace.iter().map(|n| n.trim()).filter(|n| !n.is_empty());
-    let mut options =
-        OperatorOptions::new(namespaces.map(str::to_owned), args.image.clone());
+    let namespaces = args
+        .namespace
+        .iter()
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty());
+    let mut options = OperatorOptions::new(namespaces.map(str::to_owned), args.image.clone());
     options.stall_deadline = args.stall_deadline;
     options.listen = address("--listen", &args.listen)?;
     options.metrics_listen = address("--metrics-listen", &args.metrics_listen)?;
@@ -172,7 +180,10 @@ mod tests {
         assert!(o.allowed_runner_images.is_empty());
         let listed = Cli::parse_from(["x", "--namespace", "a, b,", "--metrics-listen", "none"]);
         let o = options(&listed.args).unwrap();
-        assert_eq!((o.namespaces.clone(), o.metrics_listen), (vec!["a".to_owned(), "b".to_owned()], None));
+        assert_eq!(
+            (o.namespaces.clone(), o.metrics_listen),
+            (vec!["a".to_owned(), "b".to_owned()], None)
+        );
         let any = Cli::parse_from(["x", "--allowed-runner-image", "*"]);
         assert!(
             options(&any.args)

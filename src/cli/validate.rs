@@ -247,7 +247,8 @@ fn check_document(
     problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
     let advice = match value.get("spec").cloned().map(serde_json::from_value) {
         Some(Ok(spec)) if problems.is_empty() => {
-            let access = crate::operator::access::offline_notes(&spec, crate::operator::DEFAULT_IMAGE);
+            let access =
+                crate::operator::access::offline_notes(&spec, crate::operator::DEFAULT_IMAGE);
             api::advice(&spec)
                 .into_iter()
                 .map(|a| (a.path, a.message))

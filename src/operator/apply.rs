@@ -22,8 +22,7 @@ use super::render::{jobs, names, servers};
 use super::status::events::{EventSpec, Related};
 use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
 
-/// Field manager of every server-side apply the operator makes.
-pub const FIELD_MANAGER: &str = "mongobench";
+pub use super::owned::FIELD_MANAGER;
 
 fn find<'a, T>(
     items: &'a [T],

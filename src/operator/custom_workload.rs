@@ -65,7 +65,10 @@ pub async fn resolve(
                 }
             };
             let copy = read(copy_name.clone()).await?;
-            if let Some(found) = copy.as_ref().filter(|c| !controlled_by(&c.metadata, &bench)) {
+            if let Some(found) = copy
+                .as_ref()
+                .filter(|c| !controlled_by(&c.metadata, &bench))
+            {
                 return Ok(Err(Unavailable {
                     reason: super::owned::NAME_TAKEN,
                     message: format!(

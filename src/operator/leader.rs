@@ -183,8 +183,10 @@ impl Candidate {
         let current = by(deadline, e, "reading", api.get_opt(&e.lease_name))
             .await?
             .map_err(|err| Error::kube(format!("reading {}", e.what()), err))?;
-        self.observed
-            .see(current.as_ref().and_then(|l| l.spec.as_ref()), Instant::now());
+        self.observed.see(
+            current.as_ref().and_then(|l| l.spec.as_ref()),
+            Instant::now(),
+        );
         if !self.observed.may_take(&e.identity, Instant::now()) {
             return Ok(false);
         }
@@ -253,8 +255,10 @@ impl Candidate {
         let e = self.election.clone();
         let mut renewed = Instant::now();
         loop {
-            tokio::time::sleep_until((Instant::now() + e.retry_period).min(renewed + e.renew_deadline))
-                .await;
+            tokio::time::sleep_until(
+                (Instant::now() + e.retry_period).min(renewed + e.renew_deadline),
+            )
+            .await;
             let deadline = renewed + e.renew_deadline;
             let sent = Instant::now();
             if sent >= deadline {
@@ -267,10 +271,7 @@ impl Candidate {
             match self.try_acquire_by(deadline).await {
                 Ok(true) => renewed = sent,
                 Ok(false) => {
-                    return Error::Leader(format!(
-                        "{} was taken by another replica",
-                        e.what()
-                    ));
+                    return Error::Leader(format!("{} was taken by another replica", e.what()));
                 }
                 Err(err) => tracing::warn!(error = %err, "renewing the leader lease failed"),
             }
@@ -323,7 +324,10 @@ mod tests {
         // A renewTime a day old (the holder's clock is wrong) says nothing: what counts is
         // when this replica saw the record change.
         seen.see(Some(&held_by("b", 0)), t0);
-        assert!(!seen.may_take("a", t0 + s(15)), "exactly the duration: valid");
+        assert!(
+            !seen.may_take("a", t0 + s(15)),
+            "exactly the duration: valid"
+        );
         assert!(seen.may_take("a", t0 + s(16)));
         assert!(seen.may_take("b", t0), "its own");
         // Seeing the same record again keeps the time it changed; a renewal moves it.

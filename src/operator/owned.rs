@@ -22,12 +22,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
-use super::apply::FIELD_MANAGER;
 use super::context::Context;
 use super::error::Error;
 use super::render::meta::controlled_by;
 use super::render::secrets;
 use crate::api::MongoBenchmark;
+
+/// Field manager of every server-side apply the operator makes.
+pub const FIELD_MANAGER: &str = "mongobench";
 
 /// Condition reason of an object of the benchmark's names that it does not own.
 pub const NAME_TAKEN: &str = "NameTaken";
@@ -81,7 +83,9 @@ where
             let mut obj = obj.clone();
             obj.meta_mut().resource_version = found.meta().resource_version.clone();
             let params = PatchParams::apply(FIELD_MANAGER).force();
-            api.patch(&name, &params, &Patch::Apply(&obj)).await.map(drop)
+            api.patch(&name, &params, &Patch::Apply(&obj))
+                .await
+                .map(drop)
         }
     };
     written.map_err(|e| Error::kube(format!("applying {kind} {ns}/{name}"), e))
@@ -103,7 +107,12 @@ fn name_taken(kind: &str, ns: &str, name: &str, bench: &MongoBenchmark) -> Error
 ///
 /// # Errors
 /// [`Error::Kube`] when a call fails.
-pub async fn delete<K>(ctx: &Context, bench: &MongoBenchmark, ns: &str, name: &str) -> Result<(), Error>
+pub async fn delete<K>(
+    ctx: &Context,
+    bench: &MongoBenchmark,
+    ns: &str,
+    name: &str,
+) -> Result<(), Error>
 where
     K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>
         + Clone
@@ -158,7 +167,10 @@ pub async fn delete_benchmark(ctx: &Context, bench: &MongoBenchmark) -> Result<(
     match api.delete(&name, &params).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(s)) if s.code == 404 || s.code == 409 => Ok(()),
-        Err(e) => Err(Error::kube(format!("deleting MongoBenchmark {ns}/{name}"), e)),
+        Err(e) => Err(Error::kube(
+            format!("deleting MongoBenchmark {ns}/{name}"),
+            e,
+        )),
     }
 }
 
@@ -223,6 +235,11 @@ async fn record(
     ctx.metrics.wrote("status");
     api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
         .await
-        .map_err(|e| Error::kube(format!("recording the Secrets of MongoBenchmark {ns}/{name}"), e))?;
+        .map_err(|e| {
+            Error::kube(
+                format!("recording the Secrets of MongoBenchmark {ns}/{name}"),
+                e,
+            )
+        })?;
     Ok(())
 }

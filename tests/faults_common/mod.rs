@@ -156,9 +156,7 @@ pub fn kill_runners(namespace: &str) -> usize {
             continue;
         };
         let command = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let runs_a_plan = command
-            .split(|&b| b == 0)
-            .any(|arg| arg == b"--plan");
+        let runs_a_plan = command.split(|&b| b == 0).any(|arg| arg == b"--plan");
         if cwd.to_string_lossy().starts_with(&prefix) && runs_a_plan {
             // SAFETY: kill(2) on a process of this test's own harness.
             if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
@@ -252,11 +250,7 @@ impl Replicas {
         let renew_deadline = election("", "").renew_deadline;
         let metrics = standby.metrics.clone();
         let standby_leads = tokio::spawn(async move {
-            while !metrics
-                .encode()
-                .lines()
-                .any(|l| l == "mongobench_leader 1")
-            {
+            while !metrics.encode().lines().any(|l| l == "mongobench_leader 1") {
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
             std::time::Instant::now()

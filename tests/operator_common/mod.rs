@@ -481,7 +481,13 @@ pub async fn delete_volumes(env: &support::KubeEnv, names: &[String]) {
 /// The name of the admin Secret (`admin`) or keyfile Secret (`keyfile`) the operator generates
 /// for benchmark `bench` of the test's namespace: the benchmark's uid is in it.
 pub async fn generated_secret(env: &support::KubeEnv, bench: &str, which: &str) -> String {
-    let uid = benchmarks(env).get(bench).await.unwrap().metadata.uid.unwrap();
+    let uid = benchmarks(env)
+        .get(bench)
+        .await
+        .unwrap()
+        .metadata
+        .uid
+        .unwrap();
     match which {
         "admin" => names::admin_secret(bench, &uid),
         _ => names::keyfile_secret(bench, &uid),

@@ -263,7 +263,10 @@ pub async fn kube_client_through_proxy() -> (kube::Client, proxy::TcpProxy) {
     let mut config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
         .await
         .expect("the testenv kubeconfig is usable");
-    let host = config.cluster_url.host().expect("a host in the API server URL");
+    let host = config
+        .cluster_url
+        .host()
+        .expect("a host in the API server URL");
     let port = config.cluster_url.port_u16().unwrap_or(443);
     let upstream = std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
         .unwrap()

@@ -281,7 +281,8 @@ pub async fn observe(
         .await
         .map_err(list_err("configmaps", &ns))?
     {
-        let Some(runner) = runner_of(bench, cm.labels()).filter(|_| controlled_by(cm.meta(), bench))
+        let Some(runner) =
+            runner_of(bench, cm.labels()).filter(|_| controlled_by(cm.meta(), bench))
         else {
             continue;
         };

@@ -41,9 +41,10 @@ pub fn not_from_runner(
     job_uids: &[String],
 ) -> Option<ObservedResult> {
     let config_map = cm.name_any();
-    let by_a_job = cm.owner_references().iter().any(|o| {
-        o.kind == "Job" && o.controller == Some(true) && job_uids.contains(&o.uid)
-    });
+    let by_a_job = cm
+        .owner_references()
+        .iter()
+        .any(|o| o.kind == "Job" && o.controller == Some(true) && job_uids.contains(&o.uid));
     let shown = bench.status.iter().flat_map(|s| &s.cells).any(|c| {
         matches!(c.phase, CellPhase::Completed | CellPhase::Invalid)
             && c.result_ref.as_ref().map(|r| r.config_map.as_str()) == Some(config_map.as_str())

@@ -32,12 +32,18 @@ pub const PASSWORD_LENGTH: usize = 32;
 
 /// Name of the keyfile Secret of `bench` (its uid in it).
 pub fn keyfile_name(bench: &MongoBenchmark) -> String {
-    names::keyfile_secret(&bench.name_any(), bench.uid().as_deref().unwrap_or_default())
+    names::keyfile_secret(
+        &bench.name_any(),
+        bench.uid().as_deref().unwrap_or_default(),
+    )
 }
 
 /// Name of the admin Secret of `bench` (its uid in it).
 pub fn admin_name(bench: &MongoBenchmark) -> String {
-    names::admin_secret(&bench.name_any(), bench.uid().as_deref().unwrap_or_default())
+    names::admin_secret(
+        &bench.name_any(),
+        bench.uid().as_deref().unwrap_or_default(),
+    )
 }
 
 /// The generated keyfile and admin Secrets of `bench`, with fresh random content.
@@ -107,11 +113,12 @@ mod tests {
         let b = bench("study", STUDY);
         let [keyfile, admin] = generated(&b).unwrap();
         let uid = b.metadata.uid.clone().unwrap();
-        let part: String = uid.chars().filter(char::is_ascii_alphanumeric).take(8).collect();
-        assert_eq!(
-            keyfile.metadata.name,
-            Some(format!("study-{part}-keyfile"))
-        );
+        let part: String = uid
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(8)
+            .collect();
+        assert_eq!(keyfile.metadata.name, Some(format!("study-{part}-keyfile")));
         assert_eq!(admin.metadata.name, Some(format!("study-{part}-admin")));
         for s in [&keyfile, &admin] {
             let owner = &s.metadata.owner_references.as_ref().unwrap()[0];

@@ -56,7 +56,11 @@ impl Drop for Kubelet {
         server::kill_all(&mut self.shared.running.lock().unwrap());
         // The volumes crashed members left for replacements that never came.
         let prefix = format!("mongobench-kubelet-data-{}-", self.namespace);
-        for entry in std::fs::read_dir(std::env::temp_dir()).into_iter().flatten().flatten() {
+        for entry in std::fs::read_dir(std::env::temp_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             if entry.file_name().to_string_lossy().starts_with(&prefix) {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
@@ -462,8 +466,8 @@ pub fn local_paths(text: &str, mounts: &[(String, String)]) -> String {
             let before = rest[..at].chars().next_back();
             let after = rest[at + path.len()..].chars().next();
             replaced.push_str(&rest[..at]);
-            let whole = !before.is_some_and(path_char)
-                && !after.is_some_and(|c| c != '/' && path_char(c));
+            let whole =
+                !before.is_some_and(path_char) && !after.is_some_and(|c| c != '/' && path_char(c));
             replaced.push_str(if whole { dir } else { path });
             rest = &rest[at + path.len()..];
         }
@@ -566,7 +570,10 @@ mod tests {
     fn mount_paths_become_the_local_directories_where_they_stand_whole() {
         let mounts = [
             ("/etc/mongobench".to_owned(), "/s/etc/mongobench".to_owned()),
-            ("/etc/mongobench-tls/1".to_owned(), "/s/etc/mongobench-tls/1".to_owned()),
+            (
+                "/etc/mongobench-tls/1".to_owned(),
+                "/s/etc/mongobench-tls/1".to_owned(),
+            ),
         ];
         assert_eq!(
             local_paths(
@@ -575,7 +582,10 @@ mod tests {
             ),
             "plan: /s/etc/mongobench/plan.yaml\ncaFile: /s/etc/mongobench-tls/1/ca.crt\nx: /opt/etc/mongobench"
         );
-        assert_eq!(local_paths("--plan=/etc/mongobench", &mounts), "--plan=/s/etc/mongobench");
+        assert_eq!(
+            local_paths("--plan=/etc/mongobench", &mounts),
+            "--plan=/s/etc/mongobench"
+        );
     }
 
     #[test]

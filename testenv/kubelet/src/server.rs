@@ -304,11 +304,12 @@ impl RunContext {
             return waiting("CreateContainerError", "no free loopback address".into()).await;
         };
         // Beside the scratch directory, which every start empties: the member's volume.
-        let data = std::env::temp_dir().join(format!(
-            "mongobench-kubelet-data-{}-{name}",
-            self.namespace
-        ));
-        let (config, log) = (scratch.join("secantusd.toml"), scratch.join("secantusd.log"));
+        let data =
+            std::env::temp_dir().join(format!("mongobench-kubelet-data-{}-{name}", self.namespace));
+        let (config, log) = (
+            scratch.join("secantusd.toml"),
+            scratch.join("secantusd.log"),
+        );
         let fresh = !data.exists();
         std::fs::create_dir_all(&data).unwrap();
         std::fs::write(&config, "").unwrap();

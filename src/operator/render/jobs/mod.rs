@@ -223,9 +223,9 @@ pub fn runner_objects(
     default_image: &str,
 ) -> Result<RunnerObjects, Error> {
     let bench_name = bench.name_any();
-    let namespace = bench
-        .namespace()
-        .ok_or_else(|| Error::Incomplete(bench_name.clone()))?;
+    if bench.namespace().is_none() {
+        return Err(Error::Incomplete(bench_name));
+    }
     if targets.is_empty() {
         return Err(Error::Spec(format!(
             "a runner on platform {} without targets",
@@ -257,61 +257,8 @@ pub fn runner_objects(
         }
         None => (client.node_selector.clone(), client.tolerations.clone()),
     };
-    let mut env: Vec<EnvVar> = Vec::new();
-    for (target, planned) in targets.iter().zip(&plan.targets) {
-        let uri_env = &planned.uri_env;
-        match &target.external {
-            Some(external) => env.push(secret_env(
-                uri_env,
-                &external.uri_secret_ref.name,
-                external.uri_secret_ref.key(),
-            )),
-            None => {
-                let plain = if target.is_sharded() {
-                    let mongos =
-                        names::part_name(&bench_name, &target.name, &platform.name, Part::Mongos);
-                    names::mongos_uri(&mongos, &namespace)
-                } else {
-                    let server = names::server_name(&bench_name, &target.name, &platform.name);
-                    names::replica_set_uri(&server, &namespace, bench.spec.replica_set().members())
-                };
-                let uri = if bench.spec.replica_set().auth() {
-                    // The credentials come from the admin Secret; the URI names them with
-                    // the kubelet's $(VAR) expansion, so no spec or plan holds them.
-                    let admin = secrets::admin_name(bench);
-                    let (user, password) =
-                        (format!("{uri_env}_USERNAME"), format!("{uri_env}_PASSWORD"));
-                    env.push(secret_env(&user, &admin, secrets::USERNAME_KEY));
-                    env.push(secret_env(&password, &admin, secrets::PASSWORD_KEY));
-                    names::with_credentials(&plain, &user, &password)
-                } else {
-                    plain
-                };
-                env.push(EnvVar {
-                    name: uri_env.clone(),
-                    value: Some(uri),
-                    ..EnvVar::default()
-                });
-            }
-        }
-    }
+    let env = runner_env(bench, targets, platform, &plan);
     let pods = bench.spec.client_pods();
-    // The Job's uid and name: the runner's results are controlled by its Job, which is how
-    // the operator knows them for its own (sink.rs); the pods' board keys carry the uid too
-    // (crew.rs).
-    let label_env = |name: &str, label: &str| EnvVar {
-        name: name.to_owned(),
-        value_from: Some(EnvVarSource {
-            field_ref: Some(ObjectFieldSelector {
-                field_path: format!("metadata.labels['{label}']"),
-                ..ObjectFieldSelector::default()
-            }),
-            ..EnvVarSource::default()
-        }),
-        ..EnvVar::default()
-    };
-    env.push(label_env(crate::runner::crew::JOB_UID_ENV, JOB_UID_LABEL));
-    env.push(label_env(crate::runner::sink::JOB_NAME_ENV, JOB_NAME_LABEL));
     let (tls_volumes, tls_mounts): (Vec<Volume>, Vec<VolumeMount>) = targets
         .iter()
         .enumerate()
@@ -397,6 +344,73 @@ pub fn runner_objects(
     })
 }
 
+/// The runner container's environment: each target's URI (from its Secret, or the
+/// provisioned servers' with the admin Secret's credentials), and the Job's uid and name.
+fn runner_env(
+    bench: &MongoBenchmark,
+    targets: &[&Target],
+    platform: &Platform,
+    plan: &JobPlan,
+) -> Vec<EnvVar> {
+    let bench_name = bench.name_any();
+    let namespace = bench.namespace().unwrap_or_default();
+    let mut env: Vec<EnvVar> = Vec::new();
+    for (target, planned) in targets.iter().zip(&plan.targets) {
+        let uri_env = &planned.uri_env;
+        match &target.external {
+            Some(external) => env.push(secret_env(
+                uri_env,
+                &external.uri_secret_ref.name,
+                external.uri_secret_ref.key(),
+            )),
+            None => {
+                let plain = if target.is_sharded() {
+                    let mongos =
+                        names::part_name(&bench_name, &target.name, &platform.name, Part::Mongos);
+                    names::mongos_uri(&mongos, &namespace)
+                } else {
+                    let server = names::server_name(&bench_name, &target.name, &platform.name);
+                    names::replica_set_uri(&server, &namespace, bench.spec.replica_set().members())
+                };
+                let uri = if bench.spec.replica_set().auth() {
+                    // The credentials come from the admin Secret; the URI names them with
+                    // the kubelet's $(VAR) expansion, so no spec or plan holds them.
+                    let admin = secrets::admin_name(bench);
+                    let (user, password) =
+                        (format!("{uri_env}_USERNAME"), format!("{uri_env}_PASSWORD"));
+                    env.push(secret_env(&user, &admin, secrets::USERNAME_KEY));
+                    env.push(secret_env(&password, &admin, secrets::PASSWORD_KEY));
+                    names::with_credentials(&plain, &user, &password)
+                } else {
+                    plain
+                };
+                env.push(EnvVar {
+                    name: uri_env.clone(),
+                    value: Some(uri),
+                    ..EnvVar::default()
+                });
+            }
+        }
+    }
+    // The Job's uid and name: the runner's results are controlled by its Job, which is how
+    // the operator knows them for its own (sink.rs); the pods' board keys carry the uid too
+    // (crew.rs).
+    let label_env = |name: &str, label: &str| EnvVar {
+        name: name.to_owned(),
+        value_from: Some(EnvVarSource {
+            field_ref: Some(ObjectFieldSelector {
+                field_path: format!("metadata.labels['{label}']"),
+                ..ObjectFieldSelector::default()
+            }),
+            ..EnvVarSource::default()
+        }),
+        ..EnvVar::default()
+    };
+    env.push(label_env(crate::runner::crew::JOB_UID_ENV, JOB_UID_LABEL));
+    env.push(label_env(crate::runner::sink::JOB_NAME_ENV, JOB_NAME_LABEL));
+    env
+}
+
 /// Label the Job controller puts on its pods with the Job's uid.
 pub const JOB_UID_LABEL: &str = "batch.kubernetes.io/controller-uid";
 /// Label the Job controller puts on its pods with the Job's name.
@@ -431,3 +445,5 @@ fn spread(job_name: &str) -> Affinity {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_tls;

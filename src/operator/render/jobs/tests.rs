@@ -8,9 +8,7 @@ fn value<T: serde::Serialize>(t: &T) -> serde_json::Value {
 
 /// The Job's uid and name, which every runner gets from its pod's labels.
 fn job_env() -> [serde_json::Value; 2] {
-    let label = |name: &str, label: &str| {
-        json!({"name": name, "valueFrom": {"fieldRef": {"fieldPath": format!("metadata.labels['{label}']")}}})
-    };
+    let label = |name: &str, label: &str| json!({"name": name, "valueFrom": {"fieldRef": {"fieldPath": format!("metadata.labels['{label}']")}}});
     [
         label("MONGOBENCH_JOB_UID", "batch.kubernetes.io/controller-uid"),
         label("MONGOBENCH_JOB_NAME", "batch.kubernetes.io/job-name"),
@@ -568,43 +566,4 @@ fn run_id_prefers_status_and_is_stable_otherwise() {
         ..Default::default()
     });
     assert_eq!(run_id(&b), "kept");
-}
-
-#[test]
-fn a_tls_secret_is_mounted_for_its_target_and_named_in_the_plan() {
-    let yaml = STUDY.replace(
-        "uriSecretRef: {name: ext-uri}",
-        "uriSecretRef: {name: ext-uri}, \
-         tlsSecretRef: {name: ext-tls, caKey: ca.pem, clientCertificateKey: me.pem}",
-    );
-    assert_ne!(yaml, STUDY);
-    let b = bench("study", &yaml);
-    let targets: Vec<&Target> = b.spec.targets.iter().collect();
-    let objects =
-        runner_objects(&b, &targets, &b.spec.platforms[1], vec![], &BTreeMap::new(), "i:1")
-            .unwrap();
-    let pod = value(&objects.job)["spec"]["template"]["spec"].clone();
-    assert_eq!(
-        pod["volumes"][1],
-        json!({"name": "tls-1", "secret": {"secretName": "ext-tls", "items": [
-            {"key": "ca.pem", "path": "ca.crt"}, {"key": "me.pem", "path": "client.pem"}]}})
-    );
-    assert_eq!(
-        pod["containers"][0]["volumeMounts"][1],
-        json!({"name": "tls-1", "mountPath": "/etc/mongobench-tls/1", "readOnly": true})
-    );
-    assert_eq!(
-        pod["containers"][0]["securityContext"]["readOnlyRootFilesystem"],
-        true
-    );
-    let plan: JobPlan =
-        serde_yaml::from_str(&objects.plan.data.as_ref().unwrap()[PLAN_KEY]).unwrap();
-    assert_eq!(plan.targets[0].tls, None);
-    assert_eq!(
-        plan.targets[1].tls,
-        Some(TlsFiles {
-            ca_file: "/etc/mongobench-tls/1/ca.crt".into(),
-            certificate_key_file: Some("/etc/mongobench-tls/1/client.pem".into()),
-        })
-    );
 }

@@ -129,7 +129,11 @@ pub(crate) struct Keyfile {
 impl Keyfile {
     /// `resources` are the main container's: a pod is Guaranteed only when its init
     /// containers are too, and the larger of the two is what the pod requests.
-    pub(crate) fn of(bench: &MongoBenchmark, image: &str, resources: &ResourceRequirements) -> Keyfile {
+    pub(crate) fn of(
+        bench: &MongoBenchmark,
+        image: &str,
+        resources: &ResourceRequirements,
+    ) -> Keyfile {
         let key = secrets::KEYFILE_KEY;
         let volumes = vec![
             Volume {
