@@ -112,7 +112,7 @@ impl Events for Quiet {
         &mut self,
         cell: &mongobench::plan::PlannedCell,
         r: &CellResult,
-    ) -> anyhow::Result<()> {
+    ) -> Result<(), mongobench::runner::sink::SinkError> {
         let ops = r.measured.as_ref().map_or(0.0, |m| m.overall.ops_per_sec);
         eprintln!(
             "{}: {ops:.1} ops/s{}",
@@ -202,6 +202,8 @@ async fn one_run(args: &Args, connected: &[Connected], run: u32) -> bool {
         server_canaries: Default::default(),
         baseline: args.targets[0].0.clone(),
         completed: Default::default(),
+        schedule: Default::default(),
+        sides: Vec::new(),
     };
     let results = benchmark::run(&bench, connected, &mut Quiet)
         .await

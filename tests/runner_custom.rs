@@ -143,7 +143,8 @@ fn the_imported_plgm_files_run_on_both_servers_with_a_verdict() {
     let postgres = support::private_mongo("custom-plgm");
     let wiredtiger = support::private_secantus("custom-plgm");
     let dir = temp_dir("custom-plgm");
-    support::imported_plgm(&dir, "3s");
+    // Bounded by operations, so that every class of the mix is drawn whatever the speed.
+    support::imported_plgm(&dir, "operations: 300");
     let bench = dir.join("plgm-bench.yaml");
     std::fs::write(
         &bench,
@@ -235,6 +236,8 @@ phases:
     );
     CustomPlan {
         workload: Arc::new(parse_document(&text, "test").unwrap_or_else(|e| panic!("{e}"))),
+        text: text.as_str().into(),
+        origin: "test".into(),
         seed: 3,
         dataset_seed: 1,
         seed_batch_size: 100,
@@ -415,6 +418,8 @@ phases: [{name: m, operations: 10}]
 ";
     let custom = CustomPlan {
         workload: Arc::new(parse_document(text, "test").unwrap()),
+        text: text.into(),
+        origin: "test".into(),
         seed: 1,
         dataset_seed: 1,
         seed_batch_size: 100,

@@ -45,7 +45,7 @@ pub use sharding::{
     ShardedCollection, Shards, Topology, WorkloadSharding,
 };
 pub use spec::{
-    CanaryPolicy, CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism,
+    CanaryPolicy, CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism, Placement,
 };
 pub use status::{
     CellCounts, CellPhase, CellShards, CellStatus, CellSweep, Comparison, MongoBenchmarkStatus,

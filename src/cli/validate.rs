@@ -455,13 +455,32 @@ spec:
     type: flights
 ";
 
+    /// The note on the Secret `VALID` reads, which its namespace must list.
+    const SECRET_NOTE: &str = "demo.yaml:6: note: spec.targets[local].external.uriSecretRef.name: \
+        the benchmark's namespace must list Secret \"local-mongodb\" in its annotation \
+        mongobench.io/readable-secrets, or the operator refuses to run it";
+
     #[test]
-    fn a_valid_file_gives_one_ok_line() {
+    fn a_valid_file_gives_one_ok_line_and_the_notes() {
         let report = check_text(VALID);
         assert!(report.is_valid(), "{report:?}");
         assert_eq!(
             report.render("demo.yaml"),
-            ["demo.yaml: OK (MongoBenchmark demo)"]
+            ["demo.yaml: OK (MongoBenchmark demo)", SECRET_NOTE]
+        );
+        // A runner image the operator would not run with its default flags is noted too.
+        let imaged = VALID.replace(
+            "  workload:\n",
+            "  client: {image: 'reg.example/mb:1'}\n  workload:\n",
+        );
+        let notes = check_text(&imaged).render("demo.yaml");
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(
+            notes[2].contains(
+                "note: spec.client.image: \"reg.example/mb:1\" runs only where the operator \
+                 allows it with --allowed-runner-image"
+            ),
+            "{notes:?}"
         );
     }
 
@@ -518,9 +537,10 @@ spec:
         assert_eq!(
             String::from_utf8(out).unwrap(),
             format!(
-                "{}: skipped (no MongoBenchmark in it)\n{}: OK (MongoBenchmark demo)\n",
+                "{}: skipped (no MongoBenchmark in it)\n{}: OK (MongoBenchmark demo)\n{}\n",
                 secret.display(),
-                demo.display()
+                demo.display(),
+                SECRET_NOTE.replacen("demo.yaml", &demo.display().to_string(), 1)
             )
         );
         std::fs::remove_dir_all(&dir).unwrap();

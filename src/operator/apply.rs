@@ -21,6 +21,7 @@ use super::owned;
 use super::render::{jobs, names, servers};
 use super::status::events::{EventSpec, Related};
 use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
+use crate::operator::error::SpecError;
 
 pub use super::owned::FIELD_MANAGER;
 
@@ -28,12 +29,16 @@ fn find<'a, T>(
     items: &'a [T],
     name: &str,
     of: impl Fn(&T) -> &str,
-    what: &str,
+    what: &'static str,
 ) -> Result<&'a T, Error> {
-    items
-        .iter()
-        .find(|t| of(t) == name)
-        .ok_or_else(|| Error::Spec(format!("{what} {name:?} is not in the spec")))
+    items.iter().find(|t| of(t) == name).ok_or_else(|| {
+        SpecError::Unknown {
+            field: what,
+            name: name.to_owned(),
+            among: "the spec",
+        }
+        .into()
+    })
 }
 
 /// Carries out one action and returns the event that announces it.

@@ -121,7 +121,7 @@ impl Follower<'_> {
                 let outcome = inputs
                     .phase("warmup", target, settings.warmup, start, &progress)
                     .await
-                    .map_err(|(phase, e)| format!("{phase}: {e}"))?;
+                    .map_err(|failure| failure.to_string())?;
                 state
                     .held
                     .insert(order.target, changes_of(&outcome.sources));
@@ -145,7 +145,7 @@ impl Follower<'_> {
                     start: Some(instant_of(start_at_ms)),
                     start_at_ms,
                 };
-                let measured = measure(&inputs, target, Some(&issued), &progress).await?;
+                let measured = measure(&inputs, target, Some(&issued), None, &progress).await?;
                 state.held.insert(order.target, measured.changes);
                 serde_json::to_value(&measured.partial).map_err(|e| e.to_string())
             }

@@ -76,7 +76,7 @@ pub async fn run_benchmark(
             &mut self,
             _: &mongobench::plan::PlannedCell,
             _: &mongobench::result::CellResult,
-        ) -> anyhow::Result<()> {
+        ) -> Result<(), mongobench::runner::sink::SinkError> {
             Ok(())
         }
     }
@@ -112,6 +112,8 @@ pub fn benchmark(
         // The first target.
         baseline: String::new(),
         completed: Default::default(),
+        schedule: Default::default(),
+        sides: Vec::new(),
     }
 }
 

@@ -9,6 +9,7 @@
 
 mod connect;
 mod explain;
+mod local_process;
 pub mod replication;
 pub mod rs_init;
 pub mod sharding;
@@ -19,5 +20,6 @@ pub use connect::{
     connect, connect_with, journal_option, redact_uri, server_info,
 };
 pub use explain::{explain_all, flights_samples, ycsb_samples};
+pub use local_process::process_of_uri;
 pub use replication::{ReplicaState, SETTLE_TIMEOUT, Settled, settle};
 pub use stats::{Members, StatsError, coll_stats};
