@@ -162,7 +162,7 @@ async fn write_raw(
                 "mongobench.io/cell": cell_id,
                 "mongobench.io/run-id": plan.run_id
             },
-            "ownerReferences": [job]
+            "ownerReferences": [job.expect("the runner Job")]
         },
         "data": {"result.json": text}
     }))

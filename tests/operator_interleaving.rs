@@ -170,12 +170,7 @@ async fn two_replica_sets_that_fit_are_created_together_and_run_by_one_interleav
         expected.push(json!({"name": var, "value": uri(server, var)}));
     }
     // The Job's uid and name, with which the runner's results name their Job.
-    for (name, label) in [
-        ("MONGOBENCH_JOB_UID", "batch.kubernetes.io/controller-uid"),
-        ("MONGOBENCH_JOB_NAME", "batch.kubernetes.io/job-name"),
-    ] {
-        expected.push(json!({"name": name, "valueFrom": {"fieldRef": {"fieldPath": format!("metadata.labels['{label}']")}}}));
-    }
+    expected.extend(common::job_env());
     assert_eq!(env_vars, json!(expected));
     let plan = common::plan_of(&env, &job).await;
     let listed: Vec<(&str, &str, Option<&str>)> = plan

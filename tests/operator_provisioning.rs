@@ -154,7 +154,6 @@ async fn assert_runner(
     // Secret and enter the URI through the kubelet's $(VAR) expansion.
     let admin_secret = common::generated_secret(env, bench, "admin").await;
     let admin = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": admin_secret, "key": key}}});
-    let job_env = |name: &str, label: &str| json!({"name": name, "valueFrom": {"fieldRef": {"fieldPath": format!("metadata.labels['{label}']")}}});
     assert_eq!(
         c["env"],
         json!([
@@ -165,8 +164,8 @@ async fn assert_runner(
                  "mongodb://$(MONGOBENCH_TARGET_URI_USERNAME):$(MONGOBENCH_TARGET_URI_PASSWORD)@{}/?replicaSet={server}&authSource=admin",
                  hosts.join(",")
              )},
-            job_env("MONGOBENCH_JOB_UID", "batch.kubernetes.io/controller-uid"),
-            job_env("MONGOBENCH_JOB_NAME", "batch.kubernetes.io/job-name")
+            common::job_env()[0],
+            common::job_env()[1]
         ])
     );
     let plan = common::plan_of(env, &job).await;

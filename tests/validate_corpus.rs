@@ -181,16 +181,32 @@ fn every_example_is_valid() {
         assert_eq!(report.benchmarks.len(), 1);
         let (code, stdout) = run_binary(&[&path]);
         assert_eq!(code, 0, "{path:?}:\n{stdout}");
+        let mut lines = stdout.lines();
         assert_eq!(
-            stdout,
-            format!(
-                "{}: OK (MongoBenchmark {})\n",
-                path.display(),
-                report.benchmarks[0]
+            lines.next(),
+            Some(
+                format!(
+                    "{}: OK (MongoBenchmark {})",
+                    path.display(),
+                    report.benchmarks[0]
+                )
+                .as_str()
             )
         );
         let doc: serde_json::Value = serde_yaml::from_str(&text).unwrap();
         let spec: api::MongoBenchmarkSpec = serde_json::from_value(doc["spec"].clone()).unwrap();
+        // The only notes: the Secrets the benchmark's namespace must let it read.
+        let notes: Vec<&str> = lines.collect();
+        let secrets = mongobench::operator::access::secrets_read(&spec);
+        assert_eq!(notes.len(), secrets.len(), "{path:?}:\n{stdout}");
+        for ((field, secret), note) in secrets.iter().zip(&notes) {
+            assert!(
+                note.contains(&format!(
+                    "note: {field}: the benchmark's namespace must list Secret {secret:?}"
+                )),
+                "{note}"
+            );
+        }
         assert_eq!(api::validate(&spec), vec![], "{path:?}");
     }
 }

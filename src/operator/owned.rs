@@ -67,6 +67,11 @@ where
         .get_opt(&name)
         .await
         .map_err(|e| Error::kube(format!("reading {kind} {ns}/{name}"), e))?;
+    if let Some(found) = &existing
+        && !controlled_by(found.meta(), bench)
+    {
+        return Err(name_taken(&kind, ns, &name, bench));
+    }
     ctx.metrics.wrote(&kind);
     let written = match existing {
         None => {
@@ -75,9 +80,6 @@ where
                 ..PostParams::default()
             };
             api.create(&params, obj).await.map(drop)
-        }
-        Some(found) if !controlled_by(found.meta(), bench) => {
-            return Err(name_taken(&kind, ns, &name, bench));
         }
         Some(found) => {
             let mut obj = obj.clone();

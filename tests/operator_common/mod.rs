@@ -316,13 +316,19 @@ pub async fn plan_of(env: &support::KubeEnv, job: &Job) -> JobPlan {
 }
 
 /// The runner Job of `plan`, as the runner names it in the results it writes: its owner
-/// reference (the controller of the runner's results).
-pub async fn runner_job_owner(env: &support::KubeEnv, plan: &JobPlan) -> Value {
+/// reference (the controller of the runner's results); `None` when no such Job exists (a
+/// test of what reads results, with no operator).
+pub async fn runner_job_owner(env: &support::KubeEnv, plan: &JobPlan) -> Option<Value> {
     let targets: Vec<&str> = plan.targets.iter().map(|t| t.name.as_str()).collect();
     let name = names::runner_job_name(&plan.benchmark, &plan.platform, &targets);
-    let job: Job = exists(env, &name).await;
-    json!({"apiVersion": "batch/v1", "kind": "Job", "name": name,
-           "uid": job.metadata.uid, "controller": true})
+    let job = Api::<Job>::namespaced(env.client.clone(), &env.namespace)
+        .get_opt(&name)
+        .await
+        .unwrap()?;
+    Some(
+        json!({"apiVersion": "batch/v1", "kind": "Job", "name": name,
+                "uid": job.metadata.uid, "controller": true}),
+    )
 }
 
 /// Writes the result of `cell_id` as the runner does: a ConfigMap `<benchmark>-<cell id>`
@@ -345,10 +351,10 @@ pub async fn write_result(
                 "mongobench.io/cell": cell_id,
                 "mongobench.io/run-id": plan.run_id
             },
-            "ownerReferences": [{
+            "ownerReferences": std::iter::once(json!({
                 "apiVersion": api::API_VERSION, "kind": api::KIND,
                 "name": plan.benchmark, "uid": plan.uid
-            }, job]
+            })).chain(job).collect::<Vec<_>>()
         },
         "data": {"result.json": result.to_json().unwrap()}
     }))
@@ -492,6 +498,19 @@ pub async fn generated_secret(env: &support::KubeEnv, bench: &str, which: &str) 
         "admin" => names::admin_secret(bench, &uid),
         _ => names::keyfile_secret(bench, &uid),
     }
+}
+
+/// The environment entries every runner container ends with, as the API server stores them:
+/// the Job's uid and name from its pod's labels (the runner names its Job in its results).
+pub fn job_env() -> [Value; 2] {
+    let label = |name: &str, label: &str| {
+        json!({"name": name, "valueFrom": {"fieldRef": {"apiVersion": "v1",
+            "fieldPath": format!("metadata.labels['{label}']")}}})
+    };
+    [
+        label("MONGOBENCH_JOB_UID", "batch.kubernetes.io/controller-uid"),
+        label("MONGOBENCH_JOB_NAME", "batch.kubernetes.io/job-name"),
+    ]
 }
 
 /// Name helper re-exported for the tests.
