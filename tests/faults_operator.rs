@@ -1,6 +1,7 @@
 //! Faults of the runner and the operator during a real run (the operator in-process, the
 //! runner Job run by the client-node kubelet harness against a private FerretDB): the runner
-//! killed while seeding and while measuring, and the leading operator replica killed mid-run.
+//! killed while seeding and while measuring, and the leading operator replica killed mid-run or
+//! cut off from the API server (its requests hang) mid-run.
 //! After each, every cell is complete and valid, none lost or counted twice, and every cell of
 //! a size ran on the same seeded data.
 mod faults_common;
@@ -11,7 +12,6 @@ use std::time::Duration;
 
 use faults_common as faults;
 use mongobench::api::CellPhase;
-use mongobench::operator::leader::LeaderElection;
 use mongobench::workload::flights;
 use operator_common as common;
 
@@ -103,13 +103,7 @@ async fn the_leader_killed_mid_run_hands_over_and_the_standby_finishes_every_cel
     let (env, _server, kubelet) = faults::environment("faults-leader").await;
     let replica = |identity: &str| {
         let mut o = common::options(&env.namespace);
-        o.leader_election = Some(LeaderElection {
-            namespace: env.namespace.clone(),
-            lease_name: "mongobench-operator".into(),
-            identity: identity.into(),
-            lease_duration: Duration::from_secs(3),
-            retry_period: Duration::from_millis(500),
-        });
+        o.leader_election = Some(faults::election(&env.namespace, identity));
         common::start(&env, o)
     };
     let leader = replica("first");
@@ -128,6 +122,32 @@ async fn the_leader_killed_mid_run_hands_over_and_the_standby_finishes_every_cel
     leader.kill().await;
 
     faults::ends_whole(&env, "handover", 4, Duration::from_secs(300)).await;
+    assert!(standby.metrics.reconciles() > 0, "the standby took over");
+    let started = kubelet.started.lock().unwrap().clone();
+    assert_eq!(
+        started.len(),
+        1,
+        "the runner was never started again: {started:?}"
+    );
+    standby.kill().await;
+}
+
+#[tokio::test]
+async fn the_leader_cut_off_from_the_api_server_stops_before_the_standby_leads_and_every_cell_runs_once()
+ {
+    let (env, _server, kubelet) = faults::environment("faults-cutoff").await;
+    let replicas = faults::Replicas::start(&env).await;
+    common::apply(&env, &faults::benchmark("cutoff", &["100", "200"], 2)).await;
+
+    faults::activity(&env, "cutoff", "measuring", Duration::from_secs(120)).await;
+    let leader_reconciles = replicas.leader.metrics.reconciles();
+    assert!(
+        leader_reconciles > 0,
+        "the leader was acting before the cut"
+    );
+    let standby = replicas.cut_leader_off().await;
+
+    faults::ends_whole(&env, "cutoff", 4, Duration::from_secs(300)).await;
     assert!(standby.metrics.reconciles() > 0, "the standby took over");
     let started = kubelet.started.lock().unwrap().clone();
     assert_eq!(

@@ -1,6 +1,6 @@
 //! Forged and broken result ConfigMaps on the real API server: a result ConfigMap whose
-//! document is not JSON, of another schema version, or of another benchmark, run or cell is
-//! refused: its cell fails naming the ConfigMap and why, a Warning event names it, and none
+//! document is not JSON, of another schema version, or of another benchmark, run or cell (even
+//! one its runner's Job controls) is refused: its cell fails naming the ConfigMap and why, a Warning event names it, and none
 //! of its figures reach the status. The test plays the runner by writing the ConfigMaps.
 mod operator_common;
 mod support;
@@ -145,13 +145,15 @@ async fn corrupt_foreign_and_other_version_results_are_refused_with_a_warning_na
     operator.kill().await;
 }
 
-/// A ConfigMap labelled as the runner labels the result of `cell_id`, holding `text`.
+/// A ConfigMap labelled as the runner labels the result of `cell_id`, controlled by its Job as
+/// the runner's are, holding `text`.
 async fn write_raw(
     env: &support::KubeEnv,
     plan: &mongobench::contract::JobPlan,
     cell_id: &str,
     text: &str,
 ) {
+    let job = common::runner_job_owner(env, plan).await;
     let cm: ConfigMap = serde_json::from_value(json!({
         "metadata": {
             "name": names::result_name(&plan.benchmark, cell_id),
@@ -159,7 +161,8 @@ async fn write_raw(
                 "mongobench.io/benchmark": plan.benchmark,
                 "mongobench.io/cell": cell_id,
                 "mongobench.io/run-id": plan.run_id
-            }
+            },
+            "ownerReferences": [job.expect("the runner Job")]
         },
         "data": {"result.json": text}
     }))

@@ -52,27 +52,39 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
     let env = support::kube("op-chart").await;
     let defaults = support::helm_template(&helm, "mb", &env.namespace, &[]);
     let kinds: Vec<&str> = defaults.iter().filter_map(|d| d["kind"].as_str()).collect();
-    // Cluster-wide: the benchmark rules in a ClusterRole, nodes in another, leases in a Role
-    // of the release's namespace.
+    // Namespaced by default: the benchmark rules in a Role of the release's namespace (which
+    // the operator watches), nodes in a ClusterRole, leases in a Role of that namespace.
     assert_eq!(
         kinds,
         [
             "ServiceAccount",
             "ClusterRole",
-            "ClusterRole",
-            "ClusterRoleBinding",
             "ClusterRoleBinding",
             "Role",
+            "Role",
+            "RoleBinding",
             "RoleBinding",
             "Deployment"
         ]
     );
-    let lease_role = defaults.iter().find(|d| d["kind"] == "Role").unwrap();
-    assert_eq!(lease_role["metadata"]["namespace"], env.namespace.as_str());
+    let role = |name: &str| {
+        defaults
+            .iter()
+            .find(|d| d["kind"] == "Role" && d["metadata"]["name"] == name)
+            .unwrap()
+    };
+    for name in ["mb-operator", "mb-operator-leader"] {
+        assert_eq!(role(name)["metadata"]["namespace"], env.namespace.as_str());
+    }
     assert_eq!(
-        lease_role["rules"][0]["resources"],
+        role("mb-operator-leader")["rules"][0]["resources"],
         serde_json::json!(["leases"])
     );
+    let cluster_role = defaults
+        .iter()
+        .find(|d| d["kind"] == "ClusterRole")
+        .unwrap();
+    assert_eq!(cluster_role["metadata"]["name"], "mb-operator-nodes");
     // The operator and its runners run this release's image, tagged with the crate version.
     let image = format!(
         "ghcr.io/mongobench/mongobench:{}",
@@ -90,8 +102,48 @@ async fn chart_lints_renders_what_the_cli_accepts_and_the_api_server_takes() {
     assert_eq!(runner_image["value"], image.as_str(), "the runners' image");
     let args = operator_args(&defaults);
     assert!(args.leader_election);
-    assert!(args.namespace.is_empty());
+    assert_eq!(args.namespace, std::slice::from_ref(&env.namespace));
     assert_eq!(args.listen, "0.0.0.0:8080");
+    // /metrics on loopback only: nothing says to scrape it.
+    assert_eq!(args.metrics_listen, "127.0.0.1:9090");
+    assert!(args.allowed_runner_image.is_empty());
+    let template = &deployment["spec"]["template"];
+    assert!(
+        template["metadata"].get("annotations").is_none(),
+        "{template}"
+    );
+
+    // Cluster-wide, explicitly: a ClusterRole of the benchmark rules, no --namespace.
+    let cluster = support::helm_template(&helm, "mb", &env.namespace, &["clusterWide=true"]);
+    assert!(
+        cluster
+            .iter()
+            .any(|d| d["kind"] == "ClusterRole" && d["metadata"]["name"] == "mb-operator")
+    );
+    assert!(
+        !cluster
+            .iter()
+            .any(|d| d["kind"] == "Role" && d["metadata"]["name"] == "mb-operator")
+    );
+    assert!(operator_args(&cluster).namespace.is_empty());
+    // Metrics for Prometheus where asked, and runner images beyond the operator's own.
+    let scraped = support::helm_template(
+        &helm,
+        "mb",
+        &env.namespace,
+        &[
+            "metrics.listen=0.0.0.0:9090",
+            "allowedRunnerImages={reg.example/mb:*}",
+        ],
+    );
+    let args = operator_args(&scraped);
+    assert_eq!(args.metrics_listen, "0.0.0.0:9090");
+    assert_eq!(args.allowed_runner_image, ["reg.example/mb:*"]);
+    let d = scraped.iter().find(|d| d["kind"] == "Deployment").unwrap();
+    assert_eq!(
+        d["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"],
+        "9090"
+    );
 
     let custom = support::helm_template(
         &helm,
@@ -193,6 +245,7 @@ affinity:
       nodeSelectorTerms:
         - matchExpressions: [{key: kubernetes.io/arch, operator: In, values: [amd64, arm64]}]
 metrics:
+  listen: 0.0.0.0:9090
   serviceMonitor: {enabled: true, interval: 15s, labels: {release: prometheus}}
 ";
 
@@ -242,8 +295,10 @@ async fn chart_places_pods_pulls_privately_serves_metrics_refuses_bad_values_and
     // The ServiceMonitor scrapes the Service's port, which selects the operator's pods.
     let service = of("Service");
     let monitor = of("ServiceMonitor");
-    assert_eq!(service["spec"]["ports"][0]["name"], "http");
-    assert_eq!(service["spec"]["ports"][0]["targetPort"], "http");
+    assert_eq!(
+        service["spec"]["ports"][0],
+        serde_json::json!({"name": "metrics", "port": 9090, "targetPort": "metrics"})
+    );
     let pod_labels = &of("Deployment")["spec"]["template"]["metadata"]["labels"];
     for (k, v) in service["spec"]["selector"].as_object().unwrap() {
         assert_eq!(&pod_labels[k], v, "the Service selects the pods by {k}");
@@ -254,7 +309,7 @@ async fn chart_places_pods_pulls_privately_serves_metrics_refuses_bad_values_and
     );
     assert_eq!(
         monitor["spec"]["endpoints"],
-        serde_json::json!([{"port": "http", "path": "/metrics", "interval": "15s"}])
+        serde_json::json!([{"port": "metrics", "path": "/metrics", "interval": "15s"}])
     );
     assert_eq!(monitor["metadata"]["labels"]["release"], "prometheus");
     // The API server takes all but the ServiceMonitor, whose CRD (the Prometheus Operator's)
@@ -301,10 +356,10 @@ async fn chart_places_pods_pulls_privately_serves_metrics_refuses_bad_values_and
     assert!(ok, "helm install --dry-run=client: {err}");
     let notes = &notes[notes.find("NOTES:").expect("NOTES in the output")..];
     for line in [
-        format!("The mongobench operator is installed as mb-operator in namespace {} (2 replicas, one leading), watching every namespace.", env.namespace),
+        format!("The mongobench operator is installed as mb-operator in namespace {} (2 replicas, one leading), watching namespace {}.", env.namespace, env.namespace),
         format!("  kubectl -n {} rollout status deployment/mb-operator", env.namespace),
-        "  kubectl get mongobenchmarks -o wide -w     # phase, progress, headline, ETA".to_owned(),
-        "Metrics: port 8080 /metrics of each operator pod, behind Service mb-operator-metrics, scraped through ServiceMonitor mb-operator.".to_owned(),
+        "  kubectl get mongobenchmarks -n NS -o wide -w     # phase, progress, headline, ETA".to_owned(),
+        "Metrics: port 9090 /metrics of each operator pod, behind Service mb-operator-metrics, scraped through ServiceMonitor mb-operator.".to_owned(),
     ] {
         assert!(notes.lines().any(|l| l == line), "{line:?} missing in:\n{notes}");
     }

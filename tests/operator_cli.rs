@@ -1,6 +1,7 @@
 //! `mongobench operator` as a process: it starts against the testenv control plane with the
-//! kubeconfig of the environment, answers /healthz, /readyz and /metrics, and reconciles the
-//! quickstart benchmark of its namespace (its runner Job appears).
+//! kubeconfig of the environment, answers /healthz and /readyz on `--listen` and /metrics on
+//! `--metrics-listen` only, and reconciles the quickstart benchmark of its namespace (its runner
+//! Job appears).
 mod operator_common;
 mod support;
 
@@ -47,7 +48,7 @@ async fn the_operator_command_serves_health_and_reconciles_the_quickstart() {
             .await
             .unwrap();
     }
-    let port = support::free_port();
+    let (port, metrics_port) = (support::free_port(), support::free_port());
     let child = Command::new(env!("CARGO_BIN_EXE_mongobench"))
         .args([
             "operator",
@@ -55,6 +56,8 @@ async fn the_operator_command_serves_health_and_reconciles_the_quickstart() {
             &env.namespace,
             "--listen",
             &format!("127.0.0.1:{port}"),
+            "--metrics-listen",
+            &format!("127.0.0.1:{metrics_port}"),
         ])
         .env("KUBECONFIG", &env.kubeconfig)
         .env("MONGOBENCH_IMAGE", "registry.example/mongobench:cli-test")
@@ -97,7 +100,18 @@ async fn the_operator_command_serves_health_and_reconciles_the_quickstart() {
     )
     .await;
     assert_eq!(status.progress.as_deref(), Some("0/12"));
-    let metrics = http_get(port, "/metrics").unwrap();
+    // /metrics on its own address only, not beside the probes.
+    assert!(
+        http_get(port, "/metrics")
+            .unwrap()
+            .starts_with("HTTP/1.1 404")
+    );
+    assert!(
+        http_get(metrics_port, "/healthz")
+            .unwrap()
+            .starts_with("HTTP/1.1 404")
+    );
+    let metrics = http_get(metrics_port, "/metrics").unwrap();
     assert!(
         metrics.contains("mongobench_benchmarks{phase=\"Seeding\"} 1"),
         "{metrics}"

@@ -19,6 +19,7 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
     let mut options = common::options(&env.namespace);
     let listen = common::free_local_addr();
     options.listen = Some(listen);
+    options.metrics_listen = Some(listen);
     let _operator = common::start(&env, options);
     common::apply(&env, &faults_common::benchmark("e2e", &["100", "200"], 2)).await;
 

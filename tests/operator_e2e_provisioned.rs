@@ -221,8 +221,9 @@ async fn a_provisioned_member_runs_for_real_and_the_runner_seeds_and_measures_it
     );
 
     // The data is on that server, behind the root user the operator generated.
-    let user = secret_value(&env, &format!("{BENCH}-admin"), "username").await;
-    let password = secret_value(&env, &format!("{BENCH}-admin"), "password").await;
+    let admin = common::generated_secret(&env, BENCH, "admin").await;
+    let user = secret_value(&env, &admin, "username").await;
+    let password = secret_value(&env, &admin, "password").await;
     let uri = |auth: &str| {
         format!(
             "mongodb://{auth}{}/?directConnection=true&authSource=admin",

@@ -158,7 +158,8 @@ async fn two_replica_sets_that_fit_are_created_together_and_run_by_one_interleav
             hosts.join(",")
         )
     };
-    let admin = |name: String, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": format!("{bench}-admin"), "key": key}}});
+    let admin_secret = common::generated_secret(&env, bench, "admin").await;
+    let admin = |name: String, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": admin_secret, "key": key}}});
     let mut expected = Vec::new();
     for (server, var) in [
         (&first, "MONGOBENCH_TARGET_URI"),
@@ -168,6 +169,8 @@ async fn two_replica_sets_that_fit_are_created_together_and_run_by_one_interleav
         expected.push(admin(format!("{var}_PASSWORD"), "password"));
         expected.push(json!({"name": var, "value": uri(server, var)}));
     }
+    // The Job's uid and name, with which the runner's results name their Job.
+    expected.extend(common::job_env());
     assert_eq!(env_vars, json!(expected));
     let plan = common::plan_of(&env, &job).await;
     let listed: Vec<(&str, &str, Option<&str>)> = plan

@@ -258,7 +258,8 @@ async fn a_completed_benchmark_makes_no_writes() {
     let v = serde_json::to_value(&job).unwrap();
     assert_eq!(
         v["spec"]["template"]["spec"]["containers"][0]["env"],
-        json!([{"name": "MONGOBENCH_TARGET_URI", "valueFrom": {"secretKeyRef": {"name": "target-uri", "key": "uri"}}}])
+        json!([{"name": "MONGOBENCH_TARGET_URI", "valueFrom": {"secretKeyRef": {"name": "target-uri", "key": "uri"}}},
+               common::job_env()[0], common::job_env()[1]])
     );
     let plan = common::plan_of(&env, &job).await;
     for (size, ops) in [("10k", 2000), ("20k", 1500)] {

@@ -1,12 +1,13 @@
 //! The shipped operator manifests and Helm chart stay in step with the code: the chart's CRD is
-//! the generated one, its ClusterRole has exactly the rules of manifests/rbac.yaml (which
-//! tests/operator_rbac.rs proves sufficient), the Deployment's arguments are ones the
+//! the generated one, its operator rules are exactly those of manifests/rbac.yaml (the
+//! namespaced install, the default) and manifests/rbac-cluster-wide.yaml (which
+//! tests/operator_rbac.rs proves sufficient and exact), the Deployment's arguments are ones the
 //! `mongobench` command line accepts, and every image they name is this release's, tagged with
 //! the crate version.
 
 use clap::Parser;
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
+use k8s_openapi::api::rbac::v1::PolicyRule;
 use mongobench::cli::{Cli, Command};
 use serde::Deserialize;
 
@@ -21,15 +22,14 @@ fn documents(text: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn manifest_rules() -> Vec<PolicyRule> {
-    let doc = documents(&read("manifests/rbac.yaml"))
+/// The operator's rules of a manifest: the Role (namespaced install) or ClusterRole
+/// (cluster-wide) `mongobench-operator`.
+fn manifest_rules(path: &str, kind: &str) -> Vec<PolicyRule> {
+    let doc = documents(&read(path))
         .into_iter()
-        .find(|d| d["kind"] == "ClusterRole")
-        .unwrap();
-    serde_json::from_value::<ClusterRole>(doc)
-        .unwrap()
-        .rules
-        .unwrap()
+        .find(|d| d["kind"] == kind && d["metadata"]["name"] == "mongobench-operator")
+        .unwrap_or_else(|| panic!("{path}: no {kind} mongobench-operator"));
+    serde_json::from_value(doc["rules"].clone()).unwrap()
 }
 
 #[test]
@@ -50,7 +50,35 @@ fn chart_operator_rules_are_the_manifest_rules() {
     let body = &helpers[start..];
     let body = &body[body.find('\n').unwrap() + 1..body.find("{{- end }}").unwrap()];
     let rules: Vec<PolicyRule> = serde_yaml::from_str(body).unwrap();
-    assert_eq!(rules, manifest_rules());
+    assert_eq!(rules, manifest_rules("manifests/rbac.yaml", "Role"));
+    assert_eq!(
+        rules,
+        manifest_rules("manifests/rbac-cluster-wide.yaml", "ClusterRole")
+    );
+    // The namespaced install is the default: the Role is in the namespace the operator is told
+    // to watch, and grants nothing cluster-wide but nodes.
+    let namespaced = documents(&read("manifests/rbac.yaml"));
+    let role = namespaced
+        .iter()
+        .find(|d| d["kind"] == "Role" && d["metadata"]["name"] == "mongobench-operator")
+        .unwrap();
+    let watched = namespaced
+        .iter()
+        .find(|d| d["kind"] == "ConfigMap")
+        .unwrap();
+    assert_eq!(role["metadata"]["namespace"], watched["data"]["namespaces"]);
+    let cluster: Vec<&serde_json::Value> = namespaced
+        .iter()
+        .filter(|d| d["kind"] == "ClusterRole")
+        .collect();
+    assert_eq!(cluster.len(), 1);
+    assert_eq!(
+        cluster[0]["rules"][0]["resources"],
+        serde_json::json!(["nodes"])
+    );
+    let wide = documents(&read("manifests/rbac-cluster-wide.yaml"));
+    let all = wide.iter().find(|d| d["kind"] == "ConfigMap").unwrap();
+    assert_eq!(all["data"]["namespaces"], "");
 }
 
 #[test]
@@ -74,6 +102,22 @@ fn deployment_arguments_are_accepted_by_the_cli() {
     assert!(args.leader_election);
     let options = mongobench::cli::operator::options(&args).unwrap();
     assert_eq!(options.listen, Some("0.0.0.0:8080".parse().unwrap()));
+    assert_eq!(
+        options.metrics_listen,
+        Some("127.0.0.1:9090".parse().unwrap())
+    );
+    // The namespaces to watch come from the ConfigMap the RBAC manifest ships with.
+    let from = container
+        .env
+        .iter()
+        .flatten()
+        .find(|e| e.name == "MONGOBENCH_NAMESPACES")
+        .and_then(|e| e.value_from.as_ref()?.config_map_key_ref.clone())
+        .expect("MONGOBENCH_NAMESPACES from a ConfigMap");
+    assert_eq!(
+        (from.name.as_str(), from.key.as_str()),
+        ("mongobench-operator", "namespaces")
+    );
     let ports = container.ports.as_ref().unwrap();
     assert_eq!(ports[0].container_port, 8080);
     let probe = container

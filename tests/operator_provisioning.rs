@@ -115,12 +115,13 @@ async fn assert_service_and_policy(env: &support::KubeEnv, name: &str, bench: &s
     assert_eq!(svc["spec"]["publishNotReadyAddresses"], true);
     let np: NetworkPolicy = common::exists(env, name).await;
     let np = value(&np);
-    assert_eq!(np["spec"]["policyTypes"], json!(["Ingress"]));
-    assert_eq!(
-        np["spec"]["ingress"][0]["from"],
-        json!([{"podSelector": {"matchLabels": {
-            "app.kubernetes.io/name": "mongobench", "mongobench.io/benchmark": bench}}}])
-    );
+    assert_eq!(np["spec"]["policyTypes"], json!(["Ingress", "Egress"]));
+    let own_pods = json!([{"podSelector": {"matchLabels": {
+        "app.kubernetes.io/name": "mongobench", "mongobench.io/benchmark": bench}}}]);
+    assert_eq!(np["spec"]["ingress"][0]["from"], own_pods);
+    // Out: the benchmark's own pods (replication), and DNS.
+    assert_eq!(np["spec"]["egress"][0]["to"], own_pods);
+    assert_eq!(np["spec"]["egress"][1]["ports"][0]["port"], 53);
 }
 
 /// Checks the runner Job of a slot and returns its plan.
@@ -151,7 +152,8 @@ async fn assert_runner(
         .collect();
     // Authentication is on by default: the credentials come from the benchmark's admin
     // Secret and enter the URI through the kubelet's $(VAR) expansion.
-    let admin = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": format!("{bench}-admin"), "key": key}}});
+    let admin_secret = common::generated_secret(env, bench, "admin").await;
+    let admin = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": admin_secret, "key": key}}});
     assert_eq!(
         c["env"],
         json!([
@@ -161,7 +163,9 @@ async fn assert_runner(
              "value": format!(
                  "mongodb://$(MONGOBENCH_TARGET_URI_USERNAME):$(MONGOBENCH_TARGET_URI_PASSWORD)@{}/?replicaSet={server}&authSource=admin",
                  hosts.join(",")
-             )}
+             )},
+            common::job_env()[0],
+            common::job_env()[1]
         ])
     );
     let plan = common::plan_of(env, &job).await;

@@ -1,12 +1,14 @@
-//! Least privilege, against the real API server: the chart's namespaced install (a Role in the
-//! watched namespace, nodes read cluster-wide, the leader Lease in the operator's namespace;
-//! the same rules as the cluster-wide `manifests/rbac.yaml`) is enough for an in-process
-//! operator, authenticated as its ServiceAccount, to take a provisioned benchmark from apply to
-//! Completed without a single failed pass; and `kubectl auth can-i` as the operator's and the
-//! runner's ServiceAccounts allows every verb they use and denies what they must not do.
+//! Least privilege, against the real API server, for both installs of the chart: what each
+//! identity may do is exactly the documented matrix (tests/reliability/rbac.md, also in
+//! RELIABILITY.md), as `kubectl auth can-i --list` reports it for the operator's and the
+//! runner's ServiceAccounts in a watched namespace and in another, no verb more or fewer; the
+//! namespaced install (the default) is enough for an in-process operator, authenticated as its
+//! ServiceAccount, to take a provisioned benchmark from apply to Completed without a single
+//! failed pass; and `kubectl auth can-i` denies, one by one, what they must never do.
 mod operator_common;
 mod support;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use k8s_openapi::api::batch::v1::Job;
@@ -23,19 +25,15 @@ use mongobench::operator::leader::LeaderElection;
 use operator_common as common;
 use serde_json::json;
 
-/// The RBAC objects of the chart installed as release `release` in `ns`, watching `ns` only
-/// (the namespaced install), created for real; returns the cluster-scoped ones to delete.
+/// The RBAC objects of the chart installed as release `release` in `env`'s namespace with
+/// `--set` `values`, created for real; returns the cluster-scoped ones to delete.
 async fn install_rbac(
     env: &support::KubeEnv,
     release: &str,
+    values: &[&str],
 ) -> Vec<(kube::api::ApiResource, String)> {
     let ns = &env.namespace;
-    let docs = support::helm_template(
-        &support::helm(),
-        release,
-        ns,
-        &[&format!("watchNamespaces={{{ns}}}")],
-    );
+    let docs = support::helm_template(&support::helm(), release, ns, values);
     let discovery = Discovery::new(env.client.clone()).run().await.unwrap();
     let mut cluster_scoped = Vec::new();
     for doc in docs.iter().filter(|d| d["kind"] != "Deployment") {
@@ -65,6 +63,151 @@ async fn install_rbac(
         .unwrap_or_else(|e| panic!("creating {} {name}: {e}", gvk.kind));
     }
     cluster_scoped
+}
+
+async fn uninstall(env: &support::KubeEnv, cluster_scoped: Vec<(kube::api::ApiResource, String)>) {
+    for (resource, name) in cluster_scoped {
+        let api: Api<DynamicObject> = Api::all_with(env.client.clone(), &resource);
+        let _ = api.delete(&name, &DeleteParams::default()).await;
+    }
+}
+
+/// Where a row of the matrix applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Benchmarks,
+    Operator,
+    Cluster,
+}
+
+/// One row of tests/reliability/rbac.md.
+#[derive(Debug, Clone)]
+struct Row {
+    identity: String,
+    /// The resource as `kubectl auth can-i --list` names it, and whether the row is limited to
+    /// named objects.
+    resource: (String, bool),
+    verbs: BTreeSet<String>,
+    scope: Scope,
+}
+
+/// The documented matrix.
+fn documented() -> Vec<Row> {
+    let text = std::fs::read_to_string(common::repo("tests/reliability/rbac.md")).unwrap();
+    let rows: Vec<Row> = text
+        .lines()
+        .filter(|l| l.starts_with("| operator |") || l.starts_with("| runner |"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let resource = cells[2].split('`').nth(1).expect("a `resource`").to_owned();
+            let scope = match cells[4] {
+                "benchmarks" => Scope::Benchmarks,
+                "operator" => Scope::Operator,
+                "cluster" => Scope::Cluster,
+                other => panic!("tests/reliability/rbac.md: where {other:?}"),
+            };
+            Row {
+                identity: cells[1].to_owned(),
+                resource: (resource, cells[2].contains("by name")),
+                verbs: cells[3].split(", ").map(str::to_owned).collect(),
+                scope,
+            }
+        })
+        .collect();
+    assert!(
+        rows.len() > 20,
+        "the matrix of tests/reliability/rbac.md: {rows:?}"
+    );
+    rows
+}
+
+type Grants = BTreeMap<(String, bool), BTreeSet<String>>;
+
+/// What the matrix grants `identity` in a namespace where `scopes` apply.
+fn expected(rows: &[Row], identity: &str, scopes: &[Scope]) -> Grants {
+    let mut out = Grants::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.identity == identity && scopes.contains(&r.scope))
+    {
+        out.entry(r.resource.clone())
+            .or_default()
+            .extend(r.verbs.iter().cloned());
+    }
+    out
+}
+
+/// What the API server grants ServiceAccount `sa` of `env`'s namespace in namespace `ns`
+/// (`kubectl auth can-i --list`), without what every authenticated user may.
+fn granted(env: &support::KubeEnv, sa: &str, ns: &str) -> Grants {
+    let out = std::process::Command::new(support::kubectl())
+        .env("KUBECONFIG", &env.kubeconfig)
+        .args(["auth", "can-i", "--list", "-n", ns])
+        .arg(format!("--as=system:serviceaccount:{}:{sa}", env.namespace))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "kubectl auth can-i --list: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut grants = Grants::new();
+    // Resources   Non-Resource URLs   Resource Names   Verbs: bracketed lists after the first.
+    for line in text.lines().skip(1) {
+        let Some(resource) = line.split_whitespace().next() else {
+            continue;
+        };
+        if resource.starts_with('[') || resource.starts_with("selfsubject") {
+            continue;
+        }
+        let lists: Vec<&str> = line[resource.len()..]
+            .split(']')
+            .filter_map(|part| part.split_once('[').map(|(_, inside)| inside))
+            .collect();
+        let [_, names, verbs] = lists[..] else {
+            panic!(
+                "kubectl auth can-i --list: a line of {} lists: {line}",
+                lists.len()
+            );
+        };
+        grants
+            .entry((resource.to_owned(), !names.trim().is_empty()))
+            .or_default()
+            .extend(verbs.split_whitespace().map(str::to_owned));
+    }
+    grants
+}
+
+/// Checks that `sa` is granted exactly what the matrix documents for `identity` in `ns`,
+/// where `scopes` apply.
+fn assert_exactly(env: &support::KubeEnv, sa: &str, identity: &str, ns: &str, scopes: &[Scope]) {
+    let want = expected(&documented(), identity, scopes);
+    let got = granted(env, sa, ns);
+    assert!(
+        got == want,
+        "{identity} ({sa}) in namespace {ns} is granted other than tests/reliability/rbac.md \
+         documents:\n  more: {:?}\n  fewer: {:?}",
+        difference(&got, &want),
+        difference(&want, &got)
+    );
+}
+
+/// What `a` grants that `b` does not.
+fn difference(a: &Grants, b: &Grants) -> Vec<String> {
+    let mut out = Vec::new();
+    for (resource, verbs) in a {
+        for verb in verbs {
+            if !b.get(resource).is_some_and(|v| v.contains(verb)) {
+                out.push(format!(
+                    "{verb} {}{}",
+                    resource.0,
+                    if resource.1 { " (named)" } else { "" }
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// A client authenticated as ServiceAccount `name` of the test namespace.
@@ -143,11 +286,18 @@ fn assert_matrix(
 }
 
 #[tokio::test]
-async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
+async fn the_namespaced_install_grants_exactly_the_matrix_and_is_enough_for_a_whole_benchmark() {
     let env = common::setup("op-rbac").await;
     let ns = env.namespace.clone();
     let release = format!("mb-{ns}");
-    let cluster_scoped = install_rbac(&env, &release).await;
+    // The chart's defaults: the release's namespace watched, through a Role there.
+    let cluster_scoped = install_rbac(&env, &release, &[]).await;
+    let other = common::setup("op-rbac-other").await;
+    let sa = format!("{release}-operator");
+    // The watched namespace is the operator's own here; elsewhere only nodes.
+    let all = [Scope::Benchmarks, Scope::Operator, Scope::Cluster];
+    assert_exactly(&env, &sa, "operator", &ns, &all);
+    assert_exactly(&env, &sa, "operator", &other.namespace, &[Scope::Cluster]);
     let operator_client = client_as(&env, &format!("{release}-operator")).await;
 
     let bench = "rbac";
@@ -242,7 +392,8 @@ async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
         );
     }
     // Authentication is on by default: the operator created, and never read, two Secrets.
-    for name in [format!("{bench}-keyfile"), format!("{bench}-admin")] {
+    for which in ["keyfile", "admin"] {
+        let name = common::generated_secret(&env, bench, which).await;
         let secret: Secret = common::exists(&env, &name).await;
         assert_eq!(
             secret.owner_references()[0].kind,
@@ -260,29 +411,14 @@ async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
     task.abort();
     let _ = task.await;
 
-    // What each identity may and may not do, as the API server decides it.
+    // The runners' identity, which the operator created: exactly its Role, here only.
+    let runner = format!("{bench}-runner");
+    assert_exactly(&env, &runner, "runner", &ns, &[Scope::Benchmarks]);
+    assert_exactly(&env, &runner, "runner", &other.namespace, &[]);
+
+    // What neither may ever do, asked one by one.
     let operator = format!("{release}-operator");
-    let other = "kube-public";
-    assert_matrix(
-        &env,
-        &operator,
-        true,
-        &[
-            ("watch", "mongobenchmarks.mongobench.io", None),
-            ("patch", "mongobenchmarks.mongobench.io#status", None),
-            ("create", "statefulsets.apps", None),
-            ("watch", "deployments.apps", None),
-            ("create", "poddisruptionbudgets.policy", None),
-            ("create", "jobs.batch", None),
-            ("create", "configmaps", None),
-            ("create", "roles.rbac.authorization.k8s.io", None),
-            ("create", "events.events.k8s.io", None),
-            ("list", "events", None),
-            ("create", "secrets", None),
-            ("list", "nodes", None),
-            ("update", "leases.coordination.k8s.io", None),
-        ],
-    );
+    let elsewhere = "kube-public";
     assert_matrix(
         &env,
         &operator,
@@ -291,25 +427,35 @@ async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
             ("get", "secrets", None),
             ("list", "secrets", None),
             ("watch", "secrets", None),
-            ("get", "secrets/rbac-admin", None),
+            (
+                "get",
+                &format!(
+                    "secrets/{}",
+                    common::generated_secret(&env, bench, "admin").await
+                ),
+                None,
+            ),
             ("patch", "secrets", None),
-            ("create", "secrets", Some(other)),
+            ("create", "secrets", Some(elsewhere)),
             ("create", "pods#exec", None),
             ("patch", "nodes", None),
             ("delete", "nodes", None),
+            ("delete", "jobs.batch", None),
+            ("delete", "configmaps", None),
+            ("update", "mongobenchmarks.mongobench.io#status", None),
             ("update", "leases.coordination.k8s.io", Some("kube-system")),
-            ("create", "roles.rbac.authorization.k8s.io", Some(other)),
+            ("create", "roles.rbac.authorization.k8s.io", Some(elsewhere)),
             (
                 "create",
                 "rolebindings.rbac.authorization.k8s.io",
-                Some(other),
+                Some(elsewhere),
             ),
-            ("get", "configmaps", Some(other)),
+            ("get", "configmaps", Some(elsewhere)),
             ("create", "clusterroles.rbac.authorization.k8s.io", None),
             ("patch", "mongobenchmarks.mongobench.io", None),
+            ("get", "namespaces/kube-public", Some(elsewhere)),
         ],
     );
-    let runner = format!("{bench}-runner");
     let own_result = format!("configmaps/{bench}-mongodb-8.0.c3.1k.r1");
     let own_activity = format!("configmaps/{bench}-c3-activity");
     assert_matrix(
@@ -332,13 +478,36 @@ async fn the_namespaced_install_is_enough_for_a_whole_benchmark_and_no_more() {
             ("list", "configmaps", None),
             ("get", "secrets", None),
             ("create", "pods#exec", None),
-            ("get", "configmaps", Some(other)),
+            ("get", "configmaps", Some(elsewhere)),
         ],
     );
 
-    for (resource, name) in cluster_scoped {
-        let api: Api<DynamicObject> = Api::all_with(env.client.clone(), &resource);
-        let _ = api.delete(&name, &DeleteParams::default()).await;
-    }
+    uninstall(&env, cluster_scoped).await;
     common::delete_volumes(&env, &pvs).await;
+}
+
+#[tokio::test]
+async fn the_cluster_wide_install_grants_exactly_the_matrix_in_every_namespace() {
+    let env = common::setup("op-rbac-cluster").await;
+    let ns = env.namespace.clone();
+    let release = format!("mb-{ns}");
+    let cluster_scoped = install_rbac(&env, &release, &["clusterWide=true"]).await;
+    let other = common::setup("op-rbac-cluster-other").await;
+    let sa = format!("{release}-operator");
+    let all = [Scope::Benchmarks, Scope::Operator, Scope::Cluster];
+    assert_exactly(&env, &sa, "operator", &ns, &all);
+    // Every namespace is a benchmarks' namespace; the Lease stays in the operator's.
+    let elsewhere = [Scope::Benchmarks, Scope::Cluster];
+    assert_exactly(&env, &sa, "operator", &other.namespace, &elsewhere);
+    assert_exactly(&env, &sa, "operator", "kube-system", &elsewhere);
+    assert_matrix(
+        &env,
+        &sa,
+        false,
+        &[
+            ("get", "secrets", Some("kube-system")),
+            ("update", "leases.coordination.k8s.io", Some("kube-system")),
+        ],
+    );
+    uninstall(&env, cluster_scoped).await;
 }

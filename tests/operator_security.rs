@@ -495,7 +495,8 @@ async fn no_password_appears_in_status_events_configmaps_pods_or_logs() {
         );
     }
     let job: Job = common::exists(&env, &common::runner("gen", "mongo-8.0", "c3")).await;
-    let admin: Secret = common::exists(&env, "gen-admin").await;
+    let admin: Secret =
+        common::exists(&env, &common::generated_secret(&env, "gen", "admin").await).await;
     let generated = String::from_utf8(admin.data.unwrap()["password"].0.clone()).unwrap();
     assert_eq!(generated.len(), 32);
     let env_of_runner = serde_json::to_string(

@@ -202,11 +202,17 @@ fn zlib_costs_more_cpu_per_operation_than_lz4_once_the_data_outgrows_the_cache()
     let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let lz4 = support::private_secantus_with(
         "server-cpu-lz4",
-        &["--cache-size=16M", "--block-compressor=lz4"],
+        &[
+            "--cache-size=16M".to_owned(),
+            "--block-compressor=lz4".to_owned(),
+        ],
     );
     let zlib = support::private_secantus_with(
         "server-cpu-zlib",
-        &["--cache-size=16M", "--block-compressor=zlib"],
+        &[
+            "--cache-size=16M".to_owned(),
+            "--block-compressor=zlib".to_owned(),
+        ],
     );
     let spec = "apiVersion: mongobench.io/v1alpha1
 kind: MongoBenchmark

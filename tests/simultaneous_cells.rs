@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 use mongobench::result::CellResult;
 use mongobench::verdict::{CompareOptions, Verdict, compare};
 
+/// One test at a time: each runs two servers and a runner measuring both at once, which the
+/// other's would otherwise share two cores with.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mongobench-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -87,6 +91,7 @@ fn run(dir: &Path, a: &str, b: &str, extra: &[&str], round: u32) -> (Vec<CellRes
 
 #[test]
 fn an_a_a_comparison_measured_at_the_same_time_on_traded_sides_is_not_called_different() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let a = support::private_secantus("simultaneous-aa-a");
     let b = support::private_secantus("simultaneous-aa-b");
     let dir = scratch("simultaneous-aa");
@@ -146,6 +151,7 @@ fn check_slots(results: &[CellResult]) {
 
 #[test]
 fn a_target_twenty_percent_slower_measured_at_the_same_time_is_called_slower() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let a = support::private_secantus("simultaneous-slower-a");
     let b = support::private_secantus("simultaneous-slower-b");
     // Both behind a proxy, so both pay its forwarding; b's holds each reply 20 % longer than

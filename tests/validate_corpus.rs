@@ -218,9 +218,20 @@ fn every_example_is_valid() {
                 .is_some_and(|l| l.starts_with(&estimate) && l.contains(" cells in about ")),
             "{stdout}"
         );
-        assert_eq!(lines.next(), None, "{stdout}");
         let doc: serde_json::Value = serde_yaml::from_str(&text).unwrap();
         let spec: api::MongoBenchmarkSpec = serde_json::from_value(doc["spec"].clone()).unwrap();
+        // The only notes: the Secrets the benchmark's namespace must let it read.
+        let notes: Vec<&str> = lines.collect();
+        let secrets = mongobench::operator::access::secrets_read(&spec);
+        assert_eq!(notes.len(), secrets.len(), "{path:?}:\n{stdout}");
+        for ((field, secret), note) in secrets.iter().zip(&notes) {
+            assert!(
+                note.contains(&format!(
+                    "note: {field}: the benchmark's namespace must list Secret {secret:?}"
+                )),
+                "{note}"
+            );
+        }
         assert_eq!(api::validate(&spec), vec![], "{path:?}");
     }
 }

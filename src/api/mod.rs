@@ -10,6 +10,7 @@
 //! only the face; the CRD itself is built in `crd.rs`.
 
 pub mod advice;
+mod comparison;
 mod crd;
 pub mod custom;
 pub mod dataset;
@@ -54,7 +55,9 @@ pub use status::{
     SimultaneousStatus, StatusPhase, SweepPoint, TargetStatus, Verdict, condition_types,
 };
 pub use sweep::{FindMax, LatencyGoal, Percentile, Sweep};
-pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target};
+pub use targets::{
+    Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target, TlsSecretRef,
+};
 pub use units::{DatasetSize, UnitsError, parse_dataset_size, parse_duration};
 pub use validate::{Violation, validate, validate_document, validate_update};
 pub use verdict::{VerdictMetric, VerdictSpec};

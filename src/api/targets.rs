@@ -143,8 +143,47 @@ pub enum Distribution {
 #[serde(rename_all = "camelCase")]
 pub struct ExternalTarget {
     /// The Secret (in the MongoBenchmark's namespace) that holds the `mongodb://` or
-    /// `mongodb+srv://` connection string.
+    /// `mongodb+srv://` connection string. The namespace must list it in its annotation
+    /// `mongobench.io/readable-secrets`.
     pub uri_secret_ref: SecretKeyRef,
+
+    /// TLS to the deployment with a private CA: a Secret (in the MongoBenchmark's namespace,
+    /// listed in `mongobench.io/readable-secrets` too) holding the CA bundle that signs the
+    /// servers' certificates and, optionally, a client certificate. Turns TLS on; the runner
+    /// connects through the MongoDB driver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_secret_ref: Option<TlsSecretRef>,
+}
+
+/// Default of `spec.targets[].external.tlsSecretRef.caKey`.
+pub const DEFAULT_CA_KEY: &str = "ca.crt";
+
+/// The TLS material of an external target, in a Secret of the same namespace.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct TlsSecretRef {
+    /// Name of the Secret.
+    #[schemars(length(min = 1, max = 253))]
+    pub name: String,
+    /// Key of the PEM CA bundle (default `ca.crt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 253), pattern(SECRET_KEY_PATTERN), extend("default" = "ca.crt"))]
+    pub ca_key: Option<String>,
+    /// Key of the client certificate followed by its private key, in one PEM (what a URI's
+    /// `tlsCertificateKeyFile` names); unset, no client certificate is offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 253), pattern(SECRET_KEY_PATTERN))]
+    pub client_certificate_key: Option<String>,
+}
+
+/// `pattern` of a Secret key: what Kubernetes allows as a data key.
+pub const SECRET_KEY_PATTERN: &str = "^[-._a-zA-Z0-9]+$";
+
+impl TlsSecretRef {
+    /// Effective `caKey` (default `ca.crt`).
+    pub fn ca_key(&self) -> &str {
+        self.ca_key.as_deref().unwrap_or(DEFAULT_CA_KEY)
+    }
 }
 
 /// A key of a Secret in the same namespace.

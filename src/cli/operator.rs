@@ -15,9 +15,15 @@ use crate::operator::{self, DEFAULT_IMAGE, OperatorOptions};
 /// Arguments of `mongobench operator`.
 #[derive(Debug, clap::Args)]
 pub struct OperatorArgs {
-    /// Watch only this namespace; repeat for several (default: all namespaces). With
-    /// namespaces named, a Role in each is all the operator needs (besides reading nodes).
-    #[arg(long, value_name = "NAMESPACE")]
+    /// Watch only this namespace; repeat for several, or separate them by commas (default:
+    /// all namespaces). With namespaces named, a Role in each is all the operator needs
+    /// (besides reading nodes).
+    #[arg(
+        long,
+        value_name = "NAMESPACE",
+        env = "MONGOBENCH_NAMESPACES",
+        value_delimiter = ','
+    )]
     pub namespace: Vec<String>,
 
     /// Image of runner Jobs when a benchmark's `spec.client.image` is unset; normally the
@@ -25,9 +31,19 @@ pub struct OperatorArgs {
     #[arg(long, env = "MONGOBENCH_IMAGE", default_value = DEFAULT_IMAGE)]
     pub image: String,
 
-    /// Address of the /healthz, /readyz and /metrics server (`none` for no server).
+    /// Address of the /healthz and /readyz server for the probes (`none` for no server).
     #[arg(long, default_value = "0.0.0.0:8080")]
     pub listen: String,
+
+    /// Address of the /metrics server, which answers anyone who reaches it: loopback only by
+    /// default; the --listen address serves both from one server; `none` serves no metrics.
+    #[arg(long, default_value = "127.0.0.1:9090")]
+    pub metrics_listen: String,
+
+    /// A runner image benchmarks may name in spec.client.image besides --image (always
+    /// allowed): an exact reference, or a prefix ending in `*`; repeat for several.
+    #[arg(long, value_name = "IMAGE")]
+    pub allowed_runner_image: Vec<String>,
 
     /// Elect a leader through a Lease, so several replicas can run (one reconciles).
     #[arg(long)]
@@ -53,17 +69,27 @@ fn duration(s: &str) -> Result<Duration, String> {
 /// The operator options the arguments describe.
 ///
 /// # Errors
-/// When `--listen` is neither `none` nor `HOST:PORT`.
+/// When `--listen` or `--metrics-listen` is neither `none` nor `HOST:PORT`, or an
+/// `--allowed-runner-image` would allow every image.
 pub fn options(args: &OperatorArgs) -> anyhow::Result<OperatorOptions> {
-    let mut options = OperatorOptions::new(args.namespace.clone(), args.image.clone());
+    let namespaces = args
+        .namespace
+        .iter()
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty());
+    let mut options = OperatorOptions::new(namespaces.map(str::to_owned), args.image.clone());
     options.stall_deadline = args.stall_deadline;
-    options.listen = match args.listen.as_str() {
-        "none" | "" => None,
-        addr => Some(
-            addr.parse::<SocketAddr>()
-                .with_context(|| format!("--listen {addr:?}: expected HOST:PORT or none"))?,
-        ),
-    };
+    options.listen = address("--listen", &args.listen)?;
+    options.metrics_listen = address("--metrics-listen", &args.metrics_listen)?;
+    for image in &args.allowed_runner_image {
+        if image.is_empty() || image == "*" {
+            anyhow::bail!(
+                "--allowed-runner-image {image:?}: expected an image reference or a prefix \
+                 ending in * (a lone * would let benchmarks run any image)"
+            );
+        }
+    }
+    options.allowed_runner_images = args.allowed_runner_image.clone();
     if args.leader_election {
         let pod = std::env::var("POD_NAME")
             .unwrap_or_else(|_| std::env::var("HOSTNAME").unwrap_or_else(|_| "mongobench".into()));
@@ -75,6 +101,17 @@ pub fn options(args: &OperatorArgs) -> anyhow::Result<OperatorOptions> {
         options.leader_election = Some(LeaderElection::new(args.lease_namespace.clone(), identity));
     }
     Ok(options)
+}
+
+/// `HOST:PORT`, or `None` for `none`.
+fn address(flag: &str, value: &str) -> anyhow::Result<Option<SocketAddr>> {
+    match value {
+        "none" | "" => Ok(None),
+        addr => addr
+            .parse::<SocketAddr>()
+            .map(Some)
+            .with_context(|| format!("{flag} {addr:?}: expected HOST:PORT or none")),
+    }
 }
 
 /// Runs the operator until a shutdown signal.
@@ -123,11 +160,17 @@ mod tests {
             "ops",
             "--stall-deadline",
             "90s",
+            "--metrics-listen",
+            "0.0.0.0:9191",
+            "--allowed-runner-image",
+            "reg/mb:*",
         ]);
         let o = options(&cli.args).unwrap();
         assert_eq!(o.namespaces, ["bench", "lab"]);
         assert_eq!(o.image, "reg/mb:1");
         assert_eq!(o.listen, Some("127.0.0.1:9090".parse().unwrap()));
+        assert_eq!(o.metrics_listen, Some("0.0.0.0:9191".parse().unwrap()));
+        assert_eq!(o.allowed_runner_images, ["reg/mb:*"]);
         assert_eq!(o.stall_deadline, Duration::from_secs(90));
         let l = o.leader_election.unwrap();
         assert_eq!(
@@ -137,7 +180,22 @@ mod tests {
         let none = Cli::parse_from(["x", "--listen", "none"]);
         let o = options(&none.args).unwrap();
         assert_eq!((o.listen, o.leader_election), (None, None));
+        assert_eq!(o.metrics_listen, Some("127.0.0.1:9090".parse().unwrap()));
         assert!(o.namespaces.is_empty());
+        assert!(o.allowed_runner_images.is_empty());
+        let listed = Cli::parse_from(["x", "--namespace", "a, b,", "--metrics-listen", "none"]);
+        let o = options(&listed.args).unwrap();
+        assert_eq!(
+            (o.namespaces.clone(), o.metrics_listen),
+            (vec!["a".to_owned(), "b".to_owned()], None)
+        );
+        let any = Cli::parse_from(["x", "--allowed-runner-image", "*"]);
+        assert!(
+            options(&any.args)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--allowed-runner-image \"*\": expected an image reference")
+        );
         assert_eq!(o.stall_deadline, Duration::from_secs(600));
         let bad = Cli::parse_from(["x", "--listen", "localhost"]);
         assert!(

@@ -256,12 +256,15 @@ fn check_document(
         _ => None,
     };
     let advice = spec.as_ref().map_or_else(Vec::new, |spec| {
+        let access = crate::operator::access::offline_notes(spec, crate::operator::DEFAULT_IMAGE);
         api::advice(spec)
             .into_iter()
-            .map(|a| Problem {
-                line: lines.line(index, &a.path),
-                path: a.path,
-                message: a.message,
+            .map(|a| (a.path, a.message))
+            .chain(access)
+            .map(|(path, message)| Problem {
+                line: lines.line(index, &path),
+                path,
+                message,
             })
             .collect()
     });
@@ -469,8 +472,13 @@ spec:
     type: flights
 ";
 
+    /// The note on the Secret `VALID` reads, which its namespace must list.
+    const SECRET_NOTE: &str = "demo.yaml:6: note: spec.targets[local].external.uriSecretRef.name: \
+        the benchmark's namespace must list Secret \"local-mongodb\" in its annotation \
+        mongobench.io/readable-secrets, or the operator refuses to run it";
+
     #[test]
-    fn a_valid_file_gives_an_ok_line_and_its_estimate() {
+    fn a_valid_file_gives_an_ok_line_its_estimate_and_the_notes() {
         let report = check_text(VALID);
         assert!(report.is_valid(), "{report:?}");
         assert_eq!(
@@ -478,8 +486,23 @@ spec:
             [
                 "demo.yaml: OK (MongoBenchmark demo)",
                 "demo.yaml: estimate: MongoBenchmark demo: 3 cells in about 35m17s (1 platform), \
-                 0.6 client pod-hours"
+                 0.6 client pod-hours",
+                SECRET_NOTE
             ]
+        );
+        // A runner image the operator would not run with its default flags is noted too.
+        let imaged = VALID.replace(
+            "  workload:\n",
+            "  client: {image: 'reg.example/mb:1'}\n  workload:\n",
+        );
+        let notes = check_text(&imaged).render("demo.yaml");
+        assert_eq!(notes.len(), 4, "{notes:?}");
+        assert!(
+            notes[3].contains(
+                "note: spec.client.image: \"reg.example/mb:1\" runs only where the operator \
+                 allows it with --allowed-runner-image"
+            ),
+            "{notes:?}"
         );
     }
 
@@ -538,10 +561,11 @@ spec:
             format!(
                 "{}: skipped (no MongoBenchmark in it)\n{}: OK (MongoBenchmark demo)\n\
                  {}: estimate: MongoBenchmark demo: 3 cells in about 35m17s (1 platform), \
-                 0.6 client pod-hours\n",
+                 0.6 client pod-hours\n{}\n",
                 secret.display(),
                 demo.display(),
-                demo.display()
+                demo.display(),
+                SECRET_NOTE.replacen("demo.yaml", &demo.display().to_string(), 1)
             )
         );
         std::fs::remove_dir_all(&dir).unwrap();

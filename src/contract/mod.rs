@@ -15,6 +15,6 @@ pub use activity::{ACTIVITY_VERSION, Activity};
 pub use cpus::{CpuSet, parse_sides};
 pub use plan::{
     JobPlan, JobTarget, LOCAL_PLATFORM, MemberFacts, PLAN_VERSION, PLAN_VERSION_KEY, RunDefinition,
-    Schedule, ServerFacts, Timeouts,
+    Schedule, ServerFacts, Timeouts, TlsFiles,
 };
 pub use step::{CellStep, RunnerStep};

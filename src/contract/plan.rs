@@ -196,6 +196,44 @@ pub struct JobTarget {
     /// runner adds it to every result, since the servers cannot tell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub facts: Option<ServerFacts>,
+    /// An external target's TLS material, as files the Job mounts from its `tlsSecretRef`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<TlsFiles>,
+}
+
+/// Where a runner finds the TLS material of a target.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TlsFiles {
+    /// The PEM CA bundle that signs the servers' certificates.
+    pub ca_file: String,
+    /// The client certificate followed by its private key, one PEM; none offered without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificate_key_file: Option<String>,
+}
+
+impl JobTarget {
+    /// The connection string to use for `uri` (the target's, from the environment): with TLS
+    /// files, `tls=true` and their paths as `tlsCAFile` and `tlsCertificateKeyFile` added to
+    /// its options, which the MongoDB driver reads; otherwise `uri` as it is.
+    pub fn connection_uri(&self, uri: &str) -> String {
+        let Some(tls) = &self.tls else {
+            return uri.to_owned();
+        };
+        let mut options = vec!["tls=true".to_owned(), format!("tlsCAFile={}", tls.ca_file)];
+        if let Some(file) = &tls.certificate_key_file {
+            options.push(format!("tlsCertificateKeyFile={file}"));
+        }
+        let hosts_and_path = uri.split_once("://").map_or(uri, |(_, rest)| rest);
+        let separator = if hosts_and_path.contains('?') {
+            "&"
+        } else if hosts_and_path.contains('/') {
+            "?"
+        } else {
+            "/?"
+        };
+        format!("{uri}{separator}{}", options.join("&"))
+    }
 }
 
 /// The image and machines of a provisioned target, from its pods and their nodes.
@@ -285,6 +323,7 @@ impl JobPlan {
                     replica_set_name: None,
                     cluster: None,
                     facts: None,
+                    tls: None,
                 })
                 .collect(),
             completed_cells: Vec::new(),
@@ -362,6 +401,44 @@ impl JobPlan {
 mod tests {
     use super::*;
     use crate::result::{CellId, CellResult, CellStatus, NodeInfo};
+
+    #[test]
+    fn tls_files_become_the_uris_options() {
+        let mut target = JobTarget {
+            name: "t".into(),
+            uri_env: "U".into(),
+            sharded: None,
+            initiate_members: Vec::new(),
+            server_canaries: Vec::new(),
+            replica_set_name: None,
+            cluster: None,
+            facts: None,
+            tls: None,
+        };
+        assert_eq!(target.connection_uri("mongodb://h:1"), "mongodb://h:1");
+        target.tls = Some(TlsFiles {
+            ca_file: "/t/ca.crt".into(),
+            certificate_key_file: None,
+        });
+        let opts = "tls=true&tlsCAFile=/t/ca.crt";
+        assert_eq!(
+            target.connection_uri("mongodb://u:p@h:1"),
+            format!("mongodb://u:p@h:1/?{opts}")
+        );
+        assert_eq!(
+            target.connection_uri("mongodb://h:1,g:2/db"),
+            format!("mongodb://h:1,g:2/db?{opts}")
+        );
+        assert_eq!(
+            target.connection_uri("mongodb+srv://c.example/?retryWrites=false"),
+            format!("mongodb+srv://c.example/?retryWrites=false&{opts}")
+        );
+        target.tls.as_mut().unwrap().certificate_key_file = Some("/t/client.pem".into());
+        assert_eq!(
+            target.connection_uri("mongodb://h:1/"),
+            format!("mongodb://h:1/?{opts}&tlsCertificateKeyFile=/t/client.pem")
+        );
+    }
 
     #[test]
     fn facts_fill_the_image_and_the_nodes_of_the_same_address() {

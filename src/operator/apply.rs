@@ -1,87 +1,29 @@
-//! Carries out decisions: renders each action's objects and writes them by server-side apply
-//! (field manager `mongobench`), deletes finished servers, writes the status only when it
-//! differs from the stored one, and publishes the transition events. Every write is counted
+//! Carries out decisions: renders each action's objects and writes them (created, or changed by
+//! server-side apply with field manager `mongobench`, only when the benchmark owns them:
+//! `owned.rs`), deletes finished servers it owns, writes the status only when it differs from
+//! the stored one, and publishes the transition events. Every write is counted
 //! in the metrics, which is how the idle test proves an idle benchmark writes nothing.
 
-use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
-use k8s_openapi::api::core::v1::{ObjectReference, Secret, Service};
+use k8s_openapi::api::core::v1::{ObjectReference, Service};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::events::{Event, EventType};
 use kube::{Resource, ResourceExt};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::context::Context;
 use super::decide::Change;
 use super::error::Error;
 use super::observe::facts;
-use super::render::{jobs, names, secrets, servers};
+use super::owned;
+use super::render::{jobs, names, servers};
 use super::status::events::{EventSpec, Related};
 use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
 use crate::operator::error::SpecError;
 
-/// Field manager of every server-side apply the operator makes.
-pub const FIELD_MANAGER: &str = "mongobench";
-
-async fn apply<K>(ctx: &Context, ns: &str, obj: &K) -> Result<(), Error>
-where
-    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>
-        + Clone
-        + DeserializeOwned
-        + Serialize
-        + std::fmt::Debug,
-{
-    let name = obj.name_any();
-    let kind = K::kind(&());
-    let api: Api<K> = Api::namespaced(ctx.client.clone(), ns);
-    ctx.metrics.wrote(&kind);
-    api.patch(
-        &name,
-        &PatchParams::apply(FIELD_MANAGER).force(),
-        &Patch::Apply(obj),
-    )
-    .await
-    .map_err(|e| Error::kube(format!("applying {kind} {ns}/{name}"), e))?;
-    Ok(())
-}
-
-/// Creates the generated Secrets of `bench` that do not exist yet. Created, never applied or
-/// read: an existing Secret keeps its keyfile and password, and the operator needs only the
-/// right to create Secrets.
-async fn create_secrets(ctx: &Context, bench: &MongoBenchmark, ns: &str) -> Result<(), Error> {
-    let api: Api<Secret> = Api::namespaced(ctx.client.clone(), ns);
-    for secret in secrets::generated(bench)? {
-        let name = secret.name_any();
-        ctx.metrics.wrote("Secret");
-        match api.create(&PostParams::default(), &secret).await {
-            Ok(_) => {}
-            Err(kube::Error::Api(s)) if s.code == 409 => {}
-            Err(e) => return Err(Error::kube(format!("creating Secret {ns}/{name}"), e)),
-        }
-    }
-    Ok(())
-}
-
-async fn delete<K>(ctx: &Context, ns: &str, name: &str) -> Result<(), Error>
-where
-    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>
-        + Clone
-        + DeserializeOwned
-        + std::fmt::Debug,
-{
-    let kind = K::kind(&());
-    let api: Api<K> = Api::namespaced(ctx.client.clone(), ns);
-    ctx.metrics.wrote(&kind);
-    match api.delete(name, &DeleteParams::background()).await {
-        Ok(_) => Ok(()),
-        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
-        Err(e) => Err(Error::kube(format!("deleting {kind} {ns}/{name}"), e)),
-    }
-}
+pub use super::owned::FIELD_MANAGER;
 
 fn find<'a, T>(
     items: &'a [T],
@@ -108,6 +50,7 @@ pub async fn execute(
     ctx: &Context,
     bench: &MongoBenchmark,
     action: &Change,
+    generated: &mut Vec<String>,
 ) -> Result<Option<EventSpec>, Error> {
     let ns = bench
         .namespace()
@@ -117,32 +60,20 @@ pub async fn execute(
     let platform_of = |p: &str| find(&spec.platforms, p, |x| x.name.as_str(), "platform");
     match action {
         Change::DeleteBenchmark => {
-            let name = bench.name_any();
-            let api: Api<MongoBenchmark> = Api::namespaced(ctx.client.clone(), &ns);
-            ctx.metrics.wrote("MongoBenchmark");
-            match api.delete(&name, &DeleteParams::background()).await {
-                Ok(_) => {}
-                Err(kube::Error::Api(s)) if s.code == 404 => {}
-                Err(e) => {
-                    return Err(Error::kube(
-                        format!("deleting MongoBenchmark {ns}/{name}"),
-                        e,
-                    ));
-                }
-            }
+            owned::delete_benchmark(ctx, bench).await?;
             Ok(None)
         }
         Change::CreateServers { target, platform } => {
             let (target, platform) = (target_of(target)?, platform_of(platform)?);
             if spec.replica_set().auth() {
-                create_secrets(ctx, bench, &ns).await?;
+                owned::create_secrets(ctx, bench, &ns, generated).await?;
             }
             if target.is_sharded() {
                 return create_sharded(ctx, bench, &ns, target, platform).await;
             }
             let image = jobs::runner_image(bench, &ctx.options.image);
             let objects = servers::server_objects(bench, target, platform, image)?;
-            apply_set(ctx, &ns, &objects).await?;
+            apply_set(ctx, bench, &ns, &objects).await?;
             Ok(Some(EventSpec {
                 warning: false,
                 reason: "ServersCreated".into(),
@@ -162,9 +93,9 @@ pub async fn execute(
         }
         Change::CreateRunnerAccess => {
             let access = jobs::runner_access(bench)?;
-            apply(ctx, &ns, &access.service_account).await?;
-            apply(ctx, &ns, &access.role).await?;
-            apply(ctx, &ns, &access.role_binding).await?;
+            owned::apply(ctx, bench, &ns, &access.service_account).await?;
+            owned::apply(ctx, bench, &ns, &access.role).await?;
+            owned::apply(ctx, bench, &ns, &access.role_binding).await?;
             Ok(None)
         }
         Change::StartRunner {
@@ -184,8 +115,8 @@ pub async fn execute(
                 &facts::gather(&ctx.client, bench, &ns, &resolved, platform_of(platform)?).await?,
                 &ctx.options.image,
             )?;
-            apply(ctx, &ns, &objects.plan).await?;
-            apply(ctx, &ns, &objects.job).await?;
+            owned::apply(ctx, bench, &ns, &objects.plan).await?;
+            owned::apply(ctx, bench, &ns, &objects.job).await?;
             let skipped = if completed_cells.is_empty() {
                 String::new()
             } else {
@@ -229,7 +160,7 @@ pub async fn execute(
                 &facts::gather(&ctx.client, bench, &ns, &resolved, platform_of(platform)?).await?,
                 &ctx.options.image,
             )?;
-            apply(ctx, &ns, &objects.plan).await?;
+            owned::apply(ctx, bench, &ns, &objects.plan).await?;
             Ok(None)
         }
         Change::DeleteServers { target, platform } => {
@@ -241,18 +172,18 @@ pub async fn execute(
                 for part in parts.into_iter().chain([names::Part::Mongos]) {
                     let part_name = names::part_name(&bench_name, target, platform, part);
                     if part == names::Part::Mongos {
-                        delete::<Deployment>(ctx, &ns, &part_name).await?;
+                        owned::delete::<Deployment>(ctx, bench, &ns, &part_name).await?;
                     } else {
-                        delete::<StatefulSet>(ctx, &ns, &part_name).await?;
+                        owned::delete::<StatefulSet>(ctx, bench, &ns, &part_name).await?;
                     }
-                    delete::<Service>(ctx, &ns, &part_name).await?;
-                    delete::<NetworkPolicy>(ctx, &ns, &part_name).await?;
-                    delete::<PodDisruptionBudget>(ctx, &ns, &part_name).await?;
+                    owned::delete::<Service>(ctx, bench, &ns, &part_name).await?;
+                    owned::delete::<NetworkPolicy>(ctx, bench, &ns, &part_name).await?;
+                    owned::delete::<PodDisruptionBudget>(ctx, bench, &ns, &part_name).await?;
                 }
             } else {
-                delete::<StatefulSet>(ctx, &ns, &name).await?;
-                delete::<Service>(ctx, &ns, &name).await?;
-                delete::<NetworkPolicy>(ctx, &ns, &name).await?;
+                owned::delete::<StatefulSet>(ctx, bench, &ns, &name).await?;
+                owned::delete::<Service>(ctx, bench, &ns, &name).await?;
+                owned::delete::<NetworkPolicy>(ctx, bench, &ns, &name).await?;
             }
             Ok(Some(EventSpec {
                 warning: false,
@@ -270,10 +201,15 @@ pub async fn execute(
     }
 }
 
-async fn apply_set(ctx: &Context, ns: &str, set: &servers::ServerObjects) -> Result<(), Error> {
-    apply(ctx, ns, &set.service).await?;
-    apply(ctx, ns, &set.network_policy).await?;
-    apply(ctx, ns, &set.stateful_set).await
+async fn apply_set(
+    ctx: &Context,
+    bench: &MongoBenchmark,
+    ns: &str,
+    set: &servers::ServerObjects,
+) -> Result<(), Error> {
+    owned::apply(ctx, bench, ns, &set.service).await?;
+    owned::apply(ctx, bench, ns, &set.network_policy).await?;
+    owned::apply(ctx, bench, ns, &set.stateful_set).await
 }
 
 /// Creates the parts of a sharded target in the order they are initiated: the config
@@ -287,14 +223,14 @@ async fn create_sharded(
 ) -> Result<Option<EventSpec>, Error> {
     let objects = servers::sharded::sharded_objects(bench, target, platform)?;
     for budget in &objects.budgets {
-        apply(ctx, ns, budget).await?;
+        owned::apply(ctx, bench, ns, budget).await?;
     }
     for set in &objects.sets {
-        apply_set(ctx, ns, set).await?;
+        apply_set(ctx, bench, ns, set).await?;
     }
-    apply(ctx, ns, &objects.mongos_service).await?;
-    apply(ctx, ns, &objects.mongos_policy).await?;
-    apply(ctx, ns, &objects.mongos).await?;
+    owned::apply(ctx, bench, ns, &objects.mongos_service).await?;
+    owned::apply(ctx, bench, ns, &objects.mongos_policy).await?;
+    owned::apply(ctx, bench, ns, &objects.mongos).await?;
     let shards = target.shards.clone().unwrap_or_default();
     Ok(Some(EventSpec {
         warning: false,

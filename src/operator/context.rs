@@ -36,13 +36,20 @@ pub struct OperatorOptions {
     pub resync: Duration,
     /// Lease-based leader election; `None` runs without it (a single replica).
     pub leader_election: Option<leader::LeaderElection>,
-    /// Address of the `/healthz`, `/readyz` and `/metrics` server; `None` starts none.
+    /// Address of the `/healthz` and `/readyz` server; `None` starts none.
     pub listen: Option<SocketAddr>,
+    /// Address of the `/metrics` server (the same as `listen` serves both from one); `None`
+    /// serves no metrics.
+    pub metrics_listen: Option<SocketAddr>,
+    /// Runner images a benchmark may name in `spec.client.image` besides `image`: exact
+    /// references, or prefixes ending in `*`.
+    pub allowed_runner_images: Vec<String>,
 }
 
 impl OperatorOptions {
     /// Options for one replica watching `namespaces` (all when there are none), with the given
-    /// runner image, the default deadlines, no leader election and no HTTP server.
+    /// runner image (the only one allowed), the default deadlines, no leader election and no
+    /// HTTP server.
     pub fn new(
         namespaces: impl IntoIterator<Item = String>,
         image: impl Into<String>,
@@ -54,6 +61,8 @@ impl OperatorOptions {
             resync: Duration::from_secs(60),
             leader_election: None,
             listen: None,
+            metrics_listen: None,
+            allowed_runner_images: Vec::new(),
         }
     }
 

@@ -1,8 +1,9 @@
 //! The document of a custom workload as the operator finds it (docs/specs/custom.md §1). A
 //! `configMapRef` is read once, when the run is first planned, into a copy the benchmark owns
 //! (`<benchmark>-workload`); every later pass and every runner reads the copy, so editing or
-//! deleting the user's ConfigMap mid-run cannot mix two workloads in one run. `inline` is used
-//! as it is; `file` is refused (the operator cannot read the user's disk).
+//! deleting the user's ConfigMap mid-run cannot mix two workloads in one run; a ConfigMap of the
+//! copy's name the benchmark does not control is refused, never taken for the copy. `inline` is
+//! used as it is; `file` is refused (the operator cannot read the user's disk).
 
 use std::collections::BTreeMap;
 
@@ -11,7 +12,7 @@ use kube::api::{Api, PostParams};
 use kube::{Client, ResourceExt};
 
 use super::error::Error;
-use super::render::meta::child_meta;
+use super::render::meta::{child_meta, controlled_by};
 use super::render::names::{self, Component};
 use crate::api::{CustomSource, MongoBenchmark};
 use crate::plan::custom::parse_document;
@@ -64,6 +65,21 @@ pub async fn resolve(
                 }
             };
             let copy = read(copy_name.clone()).await?;
+            if let Some(found) = copy
+                .as_ref()
+                .filter(|c| !controlled_by(&c.metadata, &bench))
+            {
+                return Ok(Err(Unavailable {
+                    reason: super::owned::NAME_TAKEN,
+                    message: format!(
+                        "ConfigMap {ns}/{} exists and MongoBenchmark {} does not own it: the \
+                         operator does not take it for the benchmark's copy of its workload; \
+                         delete or rename it (or the benchmark)",
+                        found.name_any(),
+                        bench.name_any()
+                    ),
+                }));
+            }
             match copy.as_ref().and_then(|c| data(c, COPY_KEY)) {
                 Some(text) => (text, false),
                 None => {

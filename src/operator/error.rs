@@ -30,6 +30,15 @@ pub enum Error {
     /// Leadership was lost or could not be kept.
     #[error("leader election: {0}")]
     Leader(String),
+    /// Acting would take over or use an object of the benchmark's names that it does not own;
+    /// the benchmark waits, `Stalled` with `reason`.
+    #[error("{message}")]
+    Refused {
+        /// The condition reason, e.g. `NameTaken`.
+        reason: &'static str,
+        /// What exists, and what to do.
+        message: String,
+    },
     /// The operating system gave no random bytes for a generated Secret.
     #[error("generating a Secret: no random bytes from the operating system")]
     Random(#[source] getrandom::Error),
@@ -102,6 +111,7 @@ impl Error {
             Error::Spec(_) => "spec",
             Error::Incomplete(_) => "incomplete",
             Error::Leader(_) => "leader",
+            Error::Refused { .. } => "refused",
             Error::Random(_) => "random",
             Error::Http { .. } => "http",
         }

@@ -1,5 +1,7 @@
-//! The operator's small HTTP server: `/healthz` (the process is alive), `/readyz` (start-up
-//! checks passed: the CRD is installed) and `/metrics` (Prometheus text format).
+//! The operator's small HTTP servers: `/healthz` (the process is alive) and `/readyz`
+//! (start-up checks passed: the CRD is installed) for the kubelet's probes, and `/metrics`
+//! (Prometheus text format), unauthenticated, so served on an address of its own (loopback by
+//! default) unless it is given the probes' address.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -42,13 +44,23 @@ async fn metrics_text(State(s): State<Shared>) -> impl IntoResponse {
     )
 }
 
-/// Binds `addr` and serves in a background task; returns the bound address (useful with port
-/// 0).
+/// What one server answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Routes {
+    /// `/healthz` and `/readyz`.
+    pub probes: bool,
+    /// `/metrics`.
+    pub metrics: bool,
+}
+
+/// Binds `addr` and serves `routes` in a background task; returns the bound address (useful
+/// with port 0).
 ///
 /// # Errors
 /// [`Error::Http`] when the address cannot be bound.
 pub async fn serve(
     addr: SocketAddr,
+    routes: Routes,
     metrics: Arc<Metrics>,
     ready: Arc<AtomicBool>,
 ) -> Result<SocketAddr, Error> {
@@ -58,11 +70,16 @@ pub async fn serve(
     let bound = listener
         .local_addr()
         .map_err(|source| Error::Http { addr, source })?;
-    let app = Router::new()
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics_text))
-        .with_state(Shared { metrics, ready });
+    let mut app = Router::new();
+    if routes.probes {
+        app = app
+            .route("/healthz", get(healthz))
+            .route("/readyz", get(readyz));
+    }
+    if routes.metrics {
+        app = app.route("/metrics", get(metrics_text));
+    }
+    let app = app.with_state(Shared { metrics, ready });
     tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {
             tracing::error!(error = %e, "the HTTP server stopped");
@@ -93,7 +110,11 @@ mod tests {
         let metrics = Arc::new(Metrics::new());
         metrics.wrote("status");
         let ready = Arc::new(AtomicBool::new(false));
-        let addr = serve("127.0.0.1:0".parse().unwrap(), metrics, ready.clone())
+        let all = Routes {
+            probes: true,
+            metrics: true,
+        };
+        let addr = serve("127.0.0.1:0".parse().unwrap(), all, metrics, ready.clone())
             .await
             .unwrap();
         assert!(get(addr, "/healthz").await.starts_with("HTTP/1.1 200"));
@@ -107,5 +128,27 @@ mod tests {
             "{m}"
         );
         assert!(get(addr, "/nope").await.starts_with("HTTP/1.1 404"));
+    }
+
+    #[tokio::test]
+    async fn probes_and_metrics_can_be_served_apart() {
+        let (metrics, ready) = (Arc::new(Metrics::new()), Arc::new(AtomicBool::new(true)));
+        let any = "127.0.0.1:0".parse().unwrap();
+        let probes = Routes {
+            probes: true,
+            metrics: false,
+        };
+        let only_metrics = Routes {
+            probes: false,
+            metrics: true,
+        };
+        let a = serve(any, probes, metrics.clone(), ready.clone())
+            .await
+            .unwrap();
+        let b = serve(any, only_metrics, metrics, ready).await.unwrap();
+        assert!(get(a, "/readyz").await.starts_with("HTTP/1.1 200"));
+        assert!(get(a, "/metrics").await.starts_with("HTTP/1.1 404"));
+        assert!(get(b, "/metrics").await.starts_with("HTTP/1.1 200"));
+        assert!(get(b, "/healthz").await.starts_with("HTTP/1.1 404"));
     }
 }

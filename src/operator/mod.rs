@@ -26,12 +26,15 @@
 //! told which cells already have results).
 //!
 //! Layers, bottom first: `error.rs`; `render/` (pure rendering) and `status/` (pure folding);
-//! `observe/` (reads the API); `decide/` (pure, over what was observed); `apply.rs` (writes);
-//! `run.rs` with `context.rs`, `leader.rs`, `http.rs`, `custom_workload.rs` (a custom
-//! workload's document, read before each pass decides) and the metrics on top. Uses `api/`,
+//! `observe/` (reads the API); `decide/` (pure, over what was observed); `owned.rs` (writes
+//! that check the benchmark owns what they change) under `apply.rs` (writes); `pass.rs` (one
+//! pass, with `access.rs`, what a benchmark may read and run, and `custom_workload.rs`, a
+//! custom workload's document, both checked before each pass decides); `run.rs` with
+//! `context.rs`, `leader.rs`, `http.rs` and the metrics on top. Uses `api/`,
 //! `plan/`, `result/`, the comparison of `report/` and the names the runner writes under.
 //! This file is only the face.
 
+pub mod access;
 pub mod apply;
 pub mod context;
 pub mod custom_workload;
@@ -44,6 +47,8 @@ pub mod leader;
 pub mod live_gauges;
 pub mod metrics;
 pub mod observe;
+mod owned;
+mod pass;
 pub mod render;
 pub mod result_gauges;
 pub mod run;

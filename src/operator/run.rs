@@ -5,30 +5,24 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, Service};
-use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, ListParams};
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
 use kube::{Client, Resource, ResourceExt};
-use serde::de::DeserializeOwned;
 
-use super::apply;
 use super::context::{Context, OperatorOptions};
-use super::custom_workload;
-use super::decide::{self, Settings};
 use super::error::Error;
 use super::metrics::Metrics;
-use super::render::{jobs, names};
-use super::status::events;
-use super::{leader, observe};
+use super::render::names;
+use super::{http, leader, pass};
 use crate::api::MongoBenchmark;
 
 /// A configured operator, not yet running. Keep [`Operator::metrics`] to watch it work.
@@ -104,17 +98,27 @@ impl Operator {
         Ok(())
     }
 
-    /// Starts the HTTP server when an address is configured; returns the bound address.
+    /// Starts the HTTP servers of the configured addresses (one when the probes and the
+    /// metrics share an address); returns the bound addresses.
     ///
     /// # Errors
-    /// [`Error::Http`] when the address cannot be bound.
-    pub async fn serve_http(&self) -> Result<Option<SocketAddr>, Error> {
-        match self.options.listen {
-            Some(addr) => Ok(Some(
-                super::http::serve(addr, self.metrics.clone(), self.ready.clone()).await?,
-            )),
-            None => Ok(None),
+    /// [`Error::Http`] when an address cannot be bound.
+    pub async fn serve_http(&self) -> Result<Vec<(SocketAddr, http::Routes)>, Error> {
+        let (probes, metrics) = (self.options.listen, self.options.metrics_listen);
+        let mut servers: Vec<(SocketAddr, http::Routes)> = Vec::new();
+        for (addr, probes, metrics) in [(probes, true, false), (metrics, false, true)] {
+            let Some(addr) = addr else { continue };
+            match servers.iter_mut().find(|(at, _)| *at == addr) {
+                Some((_, routes)) => routes.metrics |= metrics,
+                None => servers.push((addr, http::Routes { probes, metrics })),
+            }
         }
+        let mut bound = Vec::new();
+        for (addr, routes) in servers {
+            let at = http::serve(addr, routes, self.metrics.clone(), self.ready.clone()).await?;
+            bound.push((at, routes));
+        }
+        Ok(bound)
     }
 
     /// Runs until a shutdown signal, or an error.
@@ -123,8 +127,8 @@ impl Operator {
     /// See [`run`].
     pub async fn run(self) -> Result<(), Error> {
         self.check_crd().await?;
-        if let Some(addr) = self.serve_http().await? {
-            tracing::info!(%addr, "serving /healthz, /readyz and /metrics");
+        for (addr, routes) in self.serve_http().await? {
+            tracing::info!(%addr, probes = routes.probes, metrics = routes.metrics, "serving HTTP");
         }
         self.ready.store(true, Ordering::Relaxed);
         let Some(election) = self.options.leader_election.clone() else {
@@ -132,16 +136,19 @@ impl Operator {
             self.control().await;
             return Ok(());
         };
+        let mut candidate = leader::Candidate::new(self.client.clone(), election.clone())?;
         tracing::info!(identity = %election.identity, lease = %election.lease_name, "waiting for leadership");
-        leader::acquire(&self.client, &election).await;
+        candidate.acquire().await;
         self.metrics.set_leader(true);
         tracing::info!(identity = %election.identity, "leading");
-        let client = self.client.clone();
         let metrics = self.metrics.clone();
+        // Losing the Lease drops the controller, and with it every request it has in flight:
+        // nothing is written after the renew deadline.
         tokio::select! {
             () = self.control() => Ok(()),
-            lost = leader::keep(&client, &election) => {
+            lost = candidate.keep() => {
                 metrics.set_leader(false);
+                tracing::error!(identity = %election.identity, error = %lost, "no longer leading");
                 Err(lost)
             }
         }
@@ -186,7 +193,7 @@ async fn control_scope(client: &Client, ns: Option<&str>, ctx: Arc<Context>) {
         owner_by_label(&c)
     })
     .shutdown_on_signal()
-    .run(reconcile_pass, error_policy, ctx)
+    .run(pass::reconcile_pass, error_policy, ctx)
     .for_each(|outcome| async move {
         match outcome {
             Ok((obj, _)) => tracing::debug!(benchmark = %obj, "reconciled"),
@@ -194,96 +201,6 @@ async fn control_scope(client: &Client, ns: Option<&str>, ctx: Arc<Context>) {
         }
     })
     .await;
-}
-
-fn get_api<
-    K: Resource<Scope = NamespaceResourceScope, DynamicType = ()>
-        + DeserializeOwned
-        + Clone
-        + std::fmt::Debug,
->(
-    ctx: &Context,
-    ns: &str,
-) -> Api<K> {
-    Api::namespaced(ctx.client.clone(), ns)
-}
-
-/// How often a benchmark waiting for its custom workload's ConfigMap looks again.
-const WORKLOAD_RETRY: Duration = Duration::from_secs(15);
-
-/// One pass over one benchmark: observe, decide, apply, write status, publish events.
-async fn reconcile_pass(cached: Arc<MongoBenchmark>, ctx: Arc<Context>) -> Result<Action, Error> {
-    let started = Instant::now();
-    let name = cached.name_any();
-    let ns = cached
-        .namespace()
-        .ok_or_else(|| Error::Incomplete(name.clone()))?;
-    // The cache may lag behind the status this operator just wrote; deciding on a stale
-    // status would write it again and repeat its events. A fresh read costs one GET.
-    let api: Api<MongoBenchmark> = get_api(&ctx, &ns);
-    let Some(bench) = api
-        .get_opt(&name)
-        .await
-        .map_err(|e| Error::kube(format!("reading MongoBenchmark {ns}/{name}"), e))?
-    else {
-        ctx.metrics.set_benchmark(&ns, &name, None);
-        return Ok(Action::await_change());
-    };
-    if bench.metadata.deletion_timestamp.is_some() {
-        ctx.metrics.set_benchmark(&ns, &name, None);
-        return Ok(Action::await_change());
-    }
-    let bench = match custom_workload::resolve(&ctx.client, bench.clone()).await? {
-        Ok(resolved) => resolved,
-        Err(why) => {
-            tracing::warn!(benchmark = %name, namespace = %ns, reason = why.reason, message = %why.message, "waiting for the workload");
-            let status = custom_workload::waiting_status(&bench, &why, Timestamp::now());
-            apply::write_status(&ctx, &bench, &status).await?;
-            ctx.metrics.set_benchmark(&ns, &name, Some(&status));
-            return Ok(Action::requeue(WORKLOAD_RETRY));
-        }
-    };
-    let run_id = jobs::run_id(&bench);
-    let observed = observe::observe(&ctx.client, &bench, &run_id).await?;
-    let settings = Settings {
-        now: Timestamp::now(),
-        stall_deadline: ctx.options.stall_deadline,
-        resync: ctx.options.resync,
-    };
-    let decision = decide::decide(&bench, &observed, &settings)?;
-    let mut to_publish = Vec::new();
-    for action in &decision.actions {
-        tracing::info!(benchmark = %name, namespace = %ns, ?action, "acting");
-        if let Some(event) = apply::execute(&ctx, &bench, action).await? {
-            to_publish.push(event);
-        }
-    }
-    // Events go out before the status that records their transition: a crash in between
-    // repeats them on the next pass instead of losing them.
-    to_publish.extend(events::transitions(
-        &name,
-        bench.status.as_ref(),
-        &decision.status,
-    ));
-    apply::publish(&ctx, &bench, &to_publish).await;
-    if apply::write_status(&ctx, &bench, &decision.status).await? {
-        tracing::info!(
-            benchmark = %name,
-            namespace = %ns,
-            phase = ?decision.status.phase,
-            progress = decision.status.progress.as_deref().unwrap_or(""),
-            "status updated"
-        );
-    }
-    ctx.metrics
-        .set_benchmark(&ns, &name, Some(&decision.status));
-    ctx.metrics
-        .set_running(&ns, &name, &decision.status, &observed.activities);
-    ctx.metrics.reconciled(started.elapsed());
-    Ok(match decision.requeue_after {
-        Some(d) => Action::requeue(d),
-        None => Action::await_change(),
-    })
 }
 
 fn error_policy(bench: Arc<MongoBenchmark>, error: &Error, ctx: Arc<Context>) -> Action {

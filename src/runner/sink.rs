@@ -1,5 +1,6 @@
 //! Where results go: a directory of JSON files (local runs) or one ConfigMap per cell owned by
-//! the MongoBenchmark (the Job's hand-off to the operator).
+//! the MongoBenchmark and controlled by the runner's Job (the Job's hand-off to the operator,
+//! which takes a result only from a Job of the benchmark).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -37,6 +38,26 @@ pub enum SinkError {
     },
 }
 
+/// Environment variable with the name of the runner's Job (the Job controller's pod label
+/// `batch.kubernetes.io/job-name`, by the downward API); its uid is in
+/// [`crate::runner::crew::JOB_UID_ENV`].
+pub const JOB_NAME_ENV: &str = "MONGOBENCH_JOB_NAME";
+
+/// The runner's Job as the controlling owner of the results it writes, from the environment
+/// the Job gives its pods; `None` outside a Job.
+pub fn job_owner() -> Option<OwnerReference> {
+    let uid = std::env::var(crate::runner::crew::JOB_UID_ENV).ok()?;
+    let name = std::env::var(JOB_NAME_ENV).ok()?;
+    (!uid.is_empty() && !name.is_empty()).then(|| OwnerReference {
+        api_version: "batch/v1".to_owned(),
+        kind: "Job".to_owned(),
+        name,
+        uid,
+        controller: Some(true),
+        block_owner_deletion: None,
+    })
+}
+
 /// The MongoBenchmark as the owner of what a runner writes (when the plan knows its uid).
 /// Without `blockOwnerDeletion`, which would need update rights on the benchmark's
 /// finalizers that the runner has no use for.
@@ -51,19 +72,21 @@ pub fn owner_reference(plan: &JobPlan) -> Option<OwnerReference> {
     })
 }
 
-/// The result ConfigMap of one cell.
+/// The result ConfigMap of one cell, owned by the benchmark and controlled by `job` (the
+/// runner's Job, when run in one).
 pub fn result_configmap(
     plan: &JobPlan,
+    job: Option<OwnerReference>,
     cell: &str,
     result: &CellResult,
 ) -> Result<ConfigMap, SinkError> {
-    let owner = owner_reference(plan);
+    let owners: Vec<OwnerReference> = owner_reference(plan).into_iter().chain(job).collect();
     Ok(ConfigMap {
         metadata: ObjectMeta {
             name: Some(names::result_name(&plan.benchmark, cell)),
             namespace: plan.namespace.clone(),
             labels: Some(names::result_labels(&plan.benchmark, &plan.run_id, cell)),
-            owner_references: owner.map(|o| vec![o]),
+            owner_references: (!owners.is_empty()).then_some(owners),
             ..ObjectMeta::default()
         },
         data: Some(BTreeMap::from([(
@@ -85,7 +108,7 @@ pub async fn write_configmap(
     result: &CellResult,
 ) -> Result<(), SinkError> {
     let namespace = plan.namespace.as_deref().unwrap_or("default");
-    let cm = result_configmap(plan, cell, result)?;
+    let cm = result_configmap(plan, job_owner(), cell, result)?;
     let name = cm.metadata.name.clone().unwrap_or_default();
     let api = Api::<ConfigMap>::namespaced(client.clone(), namespace);
     let params = PatchParams::apply(RUNNER_FIELD_MANAGER).force();
@@ -114,8 +137,11 @@ pub async fn write_configmap(
 
 /// Cells of `plan` whose complete result of this run is already written, by an earlier attempt
 /// of the runner's pod that was killed: a retry of the Job skips them rather than measuring
-/// them again. A cell whose result cannot be read is run again.
+/// them again. A cell whose result cannot be read, or that another Job (or anyone else) wrote,
+/// is run again: the operator takes results only from its Jobs, and a result of an earlier
+/// Job it took is in the plan's `completedCells`.
 pub async fn written_cells(client: &kube::Client, plan: &JobPlan) -> Vec<String> {
+    let job = job_owner();
     let namespace = plan.namespace.as_deref().unwrap_or("default");
     let api = Api::<ConfigMap>::namespaced(client.clone(), namespace);
     let mut out = Vec::new();
@@ -125,8 +151,17 @@ pub async fn written_cells(client: &kube::Client, plan: &JobPlan) -> Vec<String>
                 continue;
             }
             let name = names::result_name(&plan.benchmark, &cell);
+            let ours = |cm: &ConfigMap| match &job {
+                Some(job) => cm
+                    .metadata
+                    .owner_references
+                    .iter()
+                    .flatten()
+                    .any(|o| o.uid == job.uid),
+                None => true,
+            };
             let document = match api.get_opt(&name).await {
-                Ok(cm) => cm.and_then(|cm| cm.data?.remove(RESULT_KEY)),
+                Ok(cm) => cm.filter(ours).and_then(|cm| cm.data?.remove(RESULT_KEY)),
                 Err(e) => {
                     tracing::warn!(error = %e, configmap = %name, "reading an earlier result");
                     None

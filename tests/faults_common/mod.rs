@@ -1,6 +1,7 @@
 //! Shared by the operator fault suites: a benchmark run for real by the client-node kubelet
-//! harness against a private FerretDB (also the end-to-end tests' setting), and the checks every
-//! fault must pass afterwards.
+//! harness against a private FerretDB (also the end-to-end tests' setting), or against a
+//! replica set the operator provisions with authentication (its member run by the harness as
+//! SecantusDB), and the checks every fault must pass afterwards.
 #![allow(dead_code)] // each fault suite uses a different part
 
 use std::path::Path;
@@ -12,8 +13,9 @@ use mongobench::api::{CellPhase, MongoBenchmarkStatus, StatusPhase};
 use mongobench::result::CellResult;
 use serde_json::json;
 
-use crate::operator_common::{self as common, TestEnv};
+use crate::operator_common::{self as common, RunningOperator, TestEnv};
 use crate::support;
+use mongobench::operator::leader::LeaderElection;
 
 /// A flights benchmark of one external target: `sizes` × `repetitions` short measured runs
 /// by 2 workers, the runner pinned to the client pool.
@@ -140,7 +142,8 @@ pub async fn results(env: &TestEnv) -> std::collections::BTreeMap<String, String
 }
 
 /// Kills (SIGKILL) every runner process the harness runs for `namespace`, found by the
-/// scratch directory it runs in; returns how many.
+/// scratch directory it runs in and its command (`run --plan`: not a member's server or its
+/// canary); returns how many.
 pub fn kill_runners(namespace: &str) -> usize {
     let prefix = std::env::temp_dir().join(format!("mongobench-kubelet-{namespace}-"));
     let prefix = prefix.to_string_lossy().into_owned();
@@ -152,7 +155,9 @@ pub fn kill_runners(namespace: &str) -> usize {
         let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) else {
             continue;
         };
-        if cwd.to_string_lossy().starts_with(&prefix) {
+        let command = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let runs_a_plan = command.split(|&b| b == 0).any(|arg| arg == b"--plan");
+        if cwd.to_string_lossy().starts_with(&prefix) && runs_a_plan {
             // SAFETY: kill(2) on a process of this test's own harness.
             if unsafe { libc::kill(pid, libc::SIGKILL) } == 0 {
                 killed += 1;
@@ -181,4 +186,176 @@ pub async fn activity(env: &TestEnv, bench: &str, activity: &str, limit: Duratio
         s.progress.as_deref().is_some_and(|p| p.contains(activity))
     })
     .await;
+}
+
+/// The election of the fault suites' replicas: a 3 s lease, a 2 s renew deadline, a look every
+/// 500 ms.
+pub fn election(namespace: &str, identity: &str) -> LeaderElection {
+    LeaderElection {
+        namespace: namespace.to_owned(),
+        lease_name: "mongobench-operator".into(),
+        identity: identity.into(),
+        lease_duration: Duration::from_secs(3),
+        renew_deadline: Duration::from_secs(2),
+        retry_period: Duration::from_millis(500),
+    }
+}
+
+fn leads(replica: &RunningOperator) -> bool {
+    replica
+        .metrics
+        .encode()
+        .lines()
+        .any(|l| l == "mongobench_leader 1")
+}
+
+/// Two operator replicas of `env`'s namespace: the leader, which reaches the API server
+/// through a proxy of its own, and a standby started once the leader leads.
+pub struct Replicas {
+    pub leader: RunningOperator,
+    pub standby: RunningOperator,
+    proxy: support::proxy::TcpProxy,
+}
+
+impl Replicas {
+    pub async fn start(env: &TestEnv) -> Replicas {
+        let replica = |identity: &str| {
+            let mut o = common::options(&env.namespace);
+            o.leader_election = Some(election(&env.namespace, identity));
+            o
+        };
+        let (client, proxy) = support::kube_client_through_proxy().await;
+        let leader = common::start_with(client, replica("first"));
+        until(Duration::from_secs(30), "the first replica to lead", || {
+            leads(&leader)
+        })
+        .await;
+        let standby = common::start(env, replica("second"));
+        Replicas {
+            leader,
+            standby,
+            proxy,
+        }
+    }
+
+    /// Cuts the leader off from the API server (its proxy passes nothing from now on, and
+    /// refuses nothing either: its requests hang) and checks that it stops leading within
+    /// its renew deadline and before the standby leads. Returns the standby, leading.
+    pub async fn cut_leader_off(self) -> RunningOperator {
+        let Replicas {
+            mut leader,
+            standby,
+            proxy,
+        } = self;
+        let renew_deadline = election("", "").renew_deadline;
+        let metrics = standby.metrics.clone();
+        let standby_leads = tokio::spawn(async move {
+            while !metrics.encode().lines().any(|l| l == "mongobench_leader 1") {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            std::time::Instant::now()
+        });
+        proxy.stall();
+        let cut = std::time::Instant::now();
+        let ended = tokio::time::timeout(renew_deadline * 5, &mut leader.task)
+            .await
+            .expect("the cut-off leader still runs five renew deadlines after the cut");
+        let stopped = std::time::Instant::now();
+        let message = match ended {
+            Ok(Err(mongobench::operator::Error::Leader(message))) => message,
+            other => panic!("the cut-off leader ended otherwise: {other:?}"),
+        };
+        assert!(!leads(&leader), "the cut-off leader still says it leads");
+        let led = tokio::time::timeout(Duration::from_secs(60), standby_leads)
+            .await
+            .expect("the standby leads within 60 s")
+            .unwrap();
+        eprintln!(
+            "the cut-off leader stopped {:?} after the cut ({message}); the standby led {:?} \
+             after that",
+            stopped - cut,
+            led.saturating_duration_since(stopped)
+        );
+        // Its last renewal was sent before the cut: it stops by then plus the renew deadline
+        // (a second allowed for a loaded machine's timers).
+        assert!(
+            stopped - cut <= renew_deadline + Duration::from_secs(1),
+            "the cut-off leader stopped {:?} after the cut, past its renew deadline {renew_deadline:?}",
+            stopped - cut
+        );
+        assert!(
+            stopped < led,
+            "the standby led {:?} before the cut-off leader stopped",
+            stopped - led
+        );
+        standby
+    }
+}
+
+/// The storage class and platform of provisioned fault runs: the harness's `local-wt` pool.
+pub const LOCAL_WT: &str = "local-wt";
+const CLASS: &str = "testenv-local";
+
+/// A flights benchmark of one target the operator provisions (one member, authentication on,
+/// as by default) on the harness's `local-wt` pool: `sizes` × `repetitions` short measured
+/// runs by 2 workers, the runner pinned to the client pool.
+pub fn provisioned(name: &str, sizes: &[&str], repetitions: u32) -> serde_json::Value {
+    json!({
+        "apiVersion": "mongobench.io/v1alpha1",
+        "kind": "MongoBenchmark",
+        "metadata": {"name": name},
+        "spec": {
+            "targets": [{"name": "secantus", "image": "testenv.invalid/secantus:0.5.3-beta.196",
+                         "distribution": "community"}],
+            "platforms": [{
+                "name": LOCAL_WT,
+                "nodeSelector": {"cloud.google.com/gke-nodepool": LOCAL_WT},
+                "tolerations": [{"key": "mongobench.io/testenv-harness", "operator": "Equal",
+                                 "value": "true", "effect": "NoSchedule"}],
+                "storageClassName": CLASS
+            }],
+            "replicaSet": {"members": 1, "storageSize": "1Gi"},
+            "client": {"nodeSelector": {"cloud.google.com/gke-nodepool": "client"}},
+            "dataset": {"sizes": sizes},
+            "workload": {"type": "flights", "workers": 2, "duration": "3s", "warmup": "0s",
+                         "seed": 5, "operationTimeout": "2s"},
+            "repetitions": repetitions,
+            "cleanupPolicy": "Retain"
+        }
+    })
+}
+
+/// A test namespace where the harness runs provisioned members as SecantusDB and runners as
+/// the project's binary, with the volume of benchmark `bench`'s one member; returns the
+/// volumes to delete at the end.
+pub async fn provisioned_environment(
+    test: &str,
+    bench: &str,
+) -> (TestEnv, testenv_kubelet::Kubelet, Vec<String>) {
+    let env = common::setup(test).await;
+    common::storage_class(&env.client, CLASS).await;
+    let server = common::server(bench, "secantus", LOCAL_WT);
+    let volumes = common::volumes(&env, CLASS, &server, 1, "1Gi").await;
+    let kubelet = testenv_kubelet::start_with_secantus(
+        env.client.clone(),
+        &env.namespace,
+        &env.kubeconfig,
+        Path::new(env!("CARGO_BIN_EXE_mongobench")),
+        &secantusd(),
+    );
+    (env, kubelet, volumes)
+}
+
+/// The testenv's `secantusd-rs`, built if missing.
+pub fn secantusd() -> std::path::PathBuf {
+    let out = std::process::Command::new(common::repo("testenv/build"))
+        .arg("secantus")
+        .output()
+        .expect("running testenv/build secantus");
+    assert!(
+        out.status.success(),
+        "`testenv/build secantus` failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    support::kubectl().with_file_name("secantusd-rs")
 }

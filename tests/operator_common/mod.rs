@@ -112,7 +112,12 @@ pub fn options(namespace: &str) -> OperatorOptions {
 
 /// Starts the operator on the test's runtime.
 pub fn start(env: &support::KubeEnv, options: OperatorOptions) -> RunningOperator {
-    let operator = Operator::new(env.client.clone(), options);
+    start_with(env.client.clone(), options)
+}
+
+/// Starts the operator on the test's runtime with `client` (e.g. one through a proxy).
+pub fn start_with(client: kube::Client, options: OperatorOptions) -> RunningOperator {
+    let operator = Operator::new(client, options);
     let metrics = operator.metrics();
     let task = tokio::spawn(operator.run());
     RunningOperator { task, metrics }
@@ -310,14 +315,32 @@ pub async fn plan_of(env: &support::KubeEnv, job: &Job) -> JobPlan {
     serde_yaml::from_str(&cm.data.unwrap()[names::PLAN_KEY]).unwrap()
 }
 
+/// The runner Job of `plan`, as the runner names it in the results it writes: its owner
+/// reference (the controller of the runner's results); `None` when no such Job exists (a
+/// test of what reads results, with no operator).
+pub async fn runner_job_owner(env: &support::KubeEnv, plan: &JobPlan) -> Option<Value> {
+    let targets: Vec<&str> = plan.targets.iter().map(|t| t.name.as_str()).collect();
+    let name = names::runner_job_name(&plan.benchmark, &plan.platform, &targets);
+    let job = Api::<Job>::namespaced(env.client.clone(), &env.namespace)
+        .get_opt(&name)
+        .await
+        .unwrap()?;
+    Some(
+        json!({"apiVersion": "batch/v1", "kind": "Job", "name": name,
+                "uid": job.metadata.uid, "controller": true}),
+    )
+}
+
 /// Writes the result of `cell_id` as the runner does: a ConfigMap `<benchmark>-<cell id>`
-/// labelled with benchmark, cell and run id, owned by the MongoBenchmark, `result.json`.
+/// labelled with benchmark, cell and run id, owned by the MongoBenchmark and controlled by the
+/// runner's Job, `result.json`.
 pub async fn write_result(
     env: &support::KubeEnv,
     plan: &JobPlan,
     cell_id: &str,
     result: &CellResult,
 ) {
+    let job = runner_job_owner(env, plan).await;
     let name = names::result_name(&plan.benchmark, cell_id);
     let cm: ConfigMap = serde_json::from_value(json!({
         "metadata": {
@@ -328,10 +351,10 @@ pub async fn write_result(
                 "mongobench.io/cell": cell_id,
                 "mongobench.io/run-id": plan.run_id
             },
-            "ownerReferences": [{
+            "ownerReferences": std::iter::once(json!({
                 "apiVersion": api::API_VERSION, "kind": api::KIND,
                 "name": plan.benchmark, "uid": plan.uid
-            }]
+            })).chain(job).collect::<Vec<_>>()
         },
         "data": {"result.json": result.to_json().unwrap()}
     }))
@@ -459,6 +482,35 @@ pub async fn delete_volumes(env: &support::KubeEnv, names: &[String]) {
     for n in names {
         let _ = pvs.delete(n, &DeleteParams::default()).await;
     }
+}
+
+/// The name of the admin Secret (`admin`) or keyfile Secret (`keyfile`) the operator generates
+/// for benchmark `bench` of the test's namespace: the benchmark's uid is in it.
+pub async fn generated_secret(env: &support::KubeEnv, bench: &str, which: &str) -> String {
+    let uid = benchmarks(env)
+        .get(bench)
+        .await
+        .unwrap()
+        .metadata
+        .uid
+        .unwrap();
+    match which {
+        "admin" => names::admin_secret(bench, &uid),
+        _ => names::keyfile_secret(bench, &uid),
+    }
+}
+
+/// The environment entries every runner container ends with, as the API server stores them:
+/// the Job's uid and name from its pod's labels (the runner names its Job in its results).
+pub fn job_env() -> [Value; 2] {
+    let label = |name: &str, label: &str| {
+        json!({"name": name, "valueFrom": {"fieldRef": {"apiVersion": "v1",
+            "fieldPath": format!("metadata.labels['{label}']")}}})
+    };
+    [
+        label("MONGOBENCH_JOB_UID", "batch.kubernetes.io/controller-uid"),
+        label("MONGOBENCH_JOB_NAME", "batch.kubernetes.io/job-name"),
+    ]
 }
 
 /// Name helper re-exported for the tests.

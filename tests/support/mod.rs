@@ -254,13 +254,39 @@ pub async fn kube_client() -> (kube::Client, PathBuf) {
     (client, kubeconfig)
 }
 
+/// An admin client on the testenv control plane whose every request goes through a
+/// [`proxy::TcpProxy`] of its own, and that proxy: stalling it cuts this client (an operator
+/// replica) off from the API server while every other client goes on.
+pub async fn kube_client_through_proxy() -> (kube::Client, proxy::TcpProxy) {
+    let (_, kubeconfig) = kube_client().await;
+    let kc = Kubeconfig::read_from(&kubeconfig).unwrap();
+    let mut config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .expect("the testenv kubeconfig is usable");
+    let host = config
+        .cluster_url
+        .host()
+        .expect("a host in the API server URL");
+    let port = config.cluster_url.port_u16().unwrap_or(443);
+    let upstream = std::net::ToSocketAddrs::to_socket_addrs(&(host, port))
+        .unwrap()
+        .next()
+        .expect("the API server's address");
+    let proxy = proxy::TcpProxy::start(upstream);
+    config.cluster_url = format!("https://{}/", proxy.addr).parse().unwrap();
+    let client = kube::Client::try_from(config).expect("a kube client through the proxy");
+    (client, proxy)
+}
+
 /// A client plus a fresh namespace named after the test, whose default ServiceAccount exists
-/// (pods are refused until it does).
+/// (pods are refused until it does). Benchmarks there may read every Secret of it (the
+/// namespace's `mongobench.io/readable-secrets: "*"`); the tests of that opt-in change it.
 pub async fn kube(test: &str) -> KubeEnv {
     let (client, kubeconfig) = kube_client().await;
     let namespace = format!("{}-{}", slug(test, 40), unique_suffix());
     let ns: Namespace = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": namespace, "labels": {"mongobench.io/test": slug(test, 60)}}
+        "metadata": {"name": namespace, "labels": {"mongobench.io/test": slug(test, 60)},
+                     "annotations": {"mongobench.io/readable-secrets": "*"}}
     }))
     .unwrap();
     Api::<Namespace>::all(client.clone())

@@ -171,11 +171,10 @@ pub fn private_secantus(test: &str) -> PrivateMongo {
     start_private("secantus", test, None)
 }
 
-/// [`private_secantus`] with `flags` besides its defaults, a flag given twice taking the later
-/// value: `--cache-size=64M`, `--block-compressor=zlib`.
-pub fn private_secantus_with(test: &str, flags: &[&str]) -> PrivateMongo {
-    let flags: Vec<String> = flags.iter().map(|&f| f.to_owned()).collect();
-    start_private_with("secantus", test, None, &flags)
+/// [`private_secantus`] with `extra` arguments for the server, a flag given twice taking the
+/// later value: `--cache-size=64M`, `--block-compressor=zlib`, its TLS files.
+pub fn private_secantus_with(test: &str, extra: &[String]) -> PrivateMongo {
+    start_private_with("secantus", test, None, extra)
 }
 
 /// Starts `ferretdb` on PostgreSQL (`postgresql`: the database URL and the database) or, when

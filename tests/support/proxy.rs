@@ -1,9 +1,11 @@
-//! TCP proxies in front of a MongoDB-wire server that hold every reply before passing it on,
-//! for tests that check a comparison detects a known difference (and that a zero delay is not
-//! detected): [`DelayProxy`] for a fixed delay (a server exactly that much slower per
+//! TCP proxies. In front of a MongoDB-wire server, two that hold every reply before passing it
+//! on, for tests that check a comparison detects a known difference (and that a zero delay is
+//! not detected): [`DelayProxy`] for a fixed delay (a server exactly that much slower per
 //! operation), [`ProportionalProxy`] for a delay proportional to each reply's service time (a
 //! server that fraction slower, whatever the operation). Both frame messages by the wire
 //! protocol's length, so a delay is per reply however the bytes arrive, and stop when dropped.
+//! In front of any server, [`TcpProxy`], which a test stalls to cut one client off (an
+//! operator replica from the API server).
 
 use std::net::{SocketAddr, TcpListener as StdListener};
 use std::time::Duration;
@@ -246,6 +248,123 @@ fn relay_proportional(
         }
         if client.write_all(&reply).is_err() {
             return;
+        }
+    }
+}
+
+/// A plain TCP relay in front of any server (the API server, for an operator replica), which a
+/// test can stall: from [`TcpProxy::stall`] on, nothing passes in either direction, on open
+/// connections or new ones, and nothing is refused either, so every request through it hangs,
+/// as over a network link that went silent. Stopped when dropped.
+pub struct TcpProxy {
+    /// Where to connect instead of the upstream.
+    pub addr: SocketAddr,
+    stalled: tokio::sync::watch::Sender<bool>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl TcpProxy {
+    /// Relays a free loopback port to `upstream`.
+    pub fn start(upstream: SocketAddr) -> TcpProxy {
+        let listener = StdListener::bind("127.0.0.1:0").expect("a free loopback port");
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stalled, watching) = tokio::sync::watch::channel(false);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = TcpListener::from_std(listener).unwrap();
+                tokio::select! {
+                    _ = stopped => {}
+                    () = relay_all(listener, upstream, watching) => {}
+                }
+            });
+            runtime.shutdown_background();
+        });
+        TcpProxy {
+            addr,
+            stalled,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// From now on nothing passes: every connection, open or new, hangs.
+    pub fn stall(&self) {
+        self.stalled.send_replace(true);
+    }
+}
+
+impl Drop for TcpProxy {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+async fn relay_all(
+    listener: TcpListener,
+    upstream: SocketAddr,
+    stalled: tokio::sync::watch::Receiver<bool>,
+) {
+    loop {
+        let Ok((client, _)) = listener.accept().await else {
+            continue;
+        };
+        let stalled = stalled.clone();
+        tokio::spawn(async move {
+            if *stalled.borrow() {
+                // Accepted and never answered: the caller waits, as on a silent link (the
+                // connection stays open while this task waits).
+                std::future::pending::<()>().await;
+            }
+            let Ok(server) = TcpStream::connect(upstream).await else {
+                return;
+            };
+            let (client_read, client_write) = client.into_split();
+            let (server_read, server_write) = server.into_split();
+            tokio::select! {
+                _ = pipe(client_read, server_write, stalled.clone()) => {}
+                _ = pipe(server_read, client_write, stalled) => {}
+            }
+        });
+    }
+}
+
+/// Copies `from` to `to` until either closes; once stalled, holds both open and passes nothing
+/// more (bytes read but not yet passed included).
+async fn pipe(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut stalled: tokio::sync::watch::Receiver<bool>,
+) -> std::io::Result<()> {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        if *stalled.borrow_and_update() {
+            std::future::pending::<()>().await;
+        }
+        tokio::select! {
+            read = from.read(&mut buf) => {
+                let n = read?;
+                if n == 0 {
+                    return Ok(());
+                }
+                if *stalled.borrow() {
+                    std::future::pending::<()>().await;
+                }
+                to.write_all(&buf[..n]).await?;
+            }
+            _ = stalled.changed() => {}
         }
     }
 }

@@ -37,7 +37,7 @@ fn environment(plan: &JobPlan, connect_timeout: Duration) -> anyhow::Result<JobE
         .iter()
         .map(|t| {
             std::env::var(&t.uri_env)
-                .map(|uri| (t.name.clone(), uri))
+                .map(|uri| (t.name.clone(), t.connection_uri(&uri)))
                 .map_err(|_| {
                     invalid(format!(
                         "{} is not set: the Job passes target {}'s URI in it",

@@ -368,6 +368,7 @@ pub(super) fn build_status(
         cells: cell_statuses,
         comparisons,
         headline,
+        generated_secrets: old.generated_secrets.clone(),
     }
 }
 

@@ -1,7 +1,9 @@
 //! What the cluster holds for one benchmark, read fresh at the start of every pass: server
 //! StatefulSets and pods, runner Jobs (with the termination message of a failed runner), the
 //! runners' ServiceAccount, the result ConfigMaps of the current run, and, for a platform
-//! whose runners have not started, its Nodes (whether its replica sets fit at once).
+//! whose runners have not started, its Nodes (whether its replica sets fit at once). Only
+//! StatefulSets, Deployments, Jobs, plans and the ServiceAccount the benchmark controls (by
+//! uid) count, and only results its runner Jobs wrote (`results.rs`).
 //!
 //! [`Observed`] (`observed.rs`) is plain data, so the decision that follows is a pure function;
 //! [`observe`] here and the node and fact readers (`nodes.rs`, `facts.rs`) are the only parts
@@ -14,10 +16,11 @@ use k8s_openapi::api::apps::v1::{Deployment, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Pod, ServiceAccount};
 use kube::api::{Api, ListParams};
-use kube::{Client, ResourceExt};
+use kube::{Client, Resource, ResourceExt};
 
 use crate::api::MongoBenchmark;
 use crate::operator::Error;
+use crate::operator::render::meta::controlled_by;
 use crate::operator::render::names::{self, Component};
 
 pub mod facts;
@@ -118,10 +121,17 @@ pub async fn observe(
     let component = |p: &Pod, c: Component| {
         p.labels().get(names::COMPONENT_LABEL).map(String::as_str) == Some(c.as_str())
     };
+    // Only what this benchmark controls counts: objects of its labels made by anyone else are
+    // not its servers, runners or plans.
+    let mut job_uids = Vec::new();
     for job in jobs.list(&children).await.map_err(list_err("jobs", &ns))? {
+        if !controlled_by(job.meta(), bench) {
+            continue;
+        }
         let Some(runner) = runner_of(bench, job.labels()) else {
             continue;
         };
+        job_uids.extend(job.metadata.uid.clone());
         let job_name = job.name_any();
         let its_pods: Vec<Pod> = all_pods
             .iter()
@@ -193,7 +203,7 @@ pub async fn observe(
         .await
         .map_err(list_err("statefulsets", &ns))?
     {
-        if s.metadata.deletion_timestamp.is_some() {
+        if s.metadata.deletion_timestamp.is_some() || !controlled_by(s.meta(), bench) {
             continue;
         }
         if let Some(slot) = slot_of(bench, s.labels()) {
@@ -236,7 +246,7 @@ pub async fn observe(
             .await
             .map_err(list_err("deployments", &ns))?
         {
-            if d.metadata.deletion_timestamp.is_some() {
+            if d.metadata.deletion_timestamp.is_some() || !controlled_by(d.meta(), bench) {
                 continue;
             }
             if let Some(slot) = slot_of(bench, d.labels()) {
@@ -263,7 +273,7 @@ pub async fn observe(
                 e,
             )
         })?
-        .is_some();
+        .is_some_and(|sa| controlled_by(sa.meta(), bench));
 
     let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
     for cm in cms
@@ -271,7 +281,9 @@ pub async fn observe(
         .await
         .map_err(list_err("configmaps", &ns))?
     {
-        let Some(runner) = runner_of(bench, cm.labels()) else {
+        let Some(runner) =
+            runner_of(bench, cm.labels()).filter(|_| controlled_by(cm.meta(), bench))
+        else {
             continue;
         };
         let plan = cm
@@ -290,7 +302,10 @@ pub async fn observe(
         .map_err(list_err("configmaps", &ns))?
     {
         if let Some(cell) = cm.labels().get(names::CELL_LABEL).cloned() {
-            let result = owned_result(read_result(&cm), &name, run_id, &cell);
+            let result = match results::not_from_runner(bench, &cm, &job_uids) {
+                Some(refused) => refused,
+                None => owned_result(read_result(&cm), &name, run_id, &cell),
+            };
             observed.results.insert(cell, result);
         } else if let Some((platform, a)) = results::read_activity(bench, &cm) {
             observed.activities.insert(platform, a);

@@ -1,11 +1,12 @@
-//! The ConfigMaps the runners write, read (pure): a cell's result document, refused when it
-//! belongs to another benchmark, run or cell, and a platform's activity.
+//! The ConfigMaps the runners write, read (pure): a cell's result document, refused when no
+//! runner Job of the benchmark wrote it or when it belongs to another benchmark, run or cell,
+//! and a platform's activity.
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt;
 
 use super::observed::ObservedResult;
-use crate::api::MongoBenchmark;
+use crate::api::{CellPhase, MongoBenchmark};
 use crate::contract::Activity;
 use crate::contract::names::{ACTIVITY_COMPONENT, COMPONENT_LABEL, PLATFORM_LABEL};
 use crate::operator::render::names;
@@ -26,6 +27,37 @@ pub(super) fn read_activity(bench: &MongoBenchmark, cm: &ConfigMap) -> Option<(S
         .name
         .clone();
     Some((name, Activity::from_data(cm.data.as_ref()?)?))
+}
+
+/// The refusal of result ConfigMap `cm` when no runner Job of `bench` wrote it: a runner's
+/// results are controlled by its Job, and `job_uids` are those of the benchmark's Jobs (which
+/// it controls). A result whose Job is gone (deleted, and its reference with it) stays
+/// accepted when the stored status already shows it as its cell's result. Anyone who may
+/// create ConfigMaps can label one as a result; only the runner's Job owns it.
+pub fn not_from_runner(
+    bench: &MongoBenchmark,
+    cm: &ConfigMap,
+    job_uids: &[String],
+) -> Option<ObservedResult> {
+    let config_map = cm.name_any();
+    let by_a_job = cm
+        .owner_references()
+        .iter()
+        .any(|o| o.kind == "Job" && o.controller == Some(true) && job_uids.contains(&o.uid));
+    let shown = bench.status.iter().flat_map(|s| &s.cells).any(|c| {
+        matches!(c.phase, CellPhase::Completed | CellPhase::Invalid)
+            && c.result_ref.as_ref().map(|r| r.config_map.as_str()) == Some(config_map.as_str())
+    });
+    if by_a_job || shown {
+        return None;
+    }
+    Some(ObservedResult::Unreadable {
+        message: format!(
+            "result ConfigMap {config_map}: not written by a runner Job of this benchmark (no \
+             Job of it controls the ConfigMap); refused"
+        ),
+        config_map,
+    })
 }
 
 /// `observed` unless its document is of another benchmark, run or cell than the ConfigMap's

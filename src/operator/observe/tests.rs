@@ -256,3 +256,58 @@ fn unreadable_results_say_why() {
         }
     );
 }
+
+#[test]
+fn a_result_counts_only_when_a_runner_job_of_the_benchmark_wrote_it() {
+    let mut bench = crate::operator::fixtures::bench("study", crate::operator::fixtures::STUDY);
+    let cm = |owners: serde_json::Value| -> ConfigMap {
+        serde_json::from_value(json!({
+            "metadata": {"name": "study-a.p.1k.r1", "ownerReferences": owners},
+            "data": {"result.json": "{}"}
+        }))
+        .unwrap()
+    };
+    let job_owner = |uid: &str, controller: bool| {
+        json!({"apiVersion": "batch/v1", "kind": "Job", "name": "j", "uid": uid,
+               "controller": controller})
+    };
+    let jobs = ["job-1".to_owned()];
+    // The runner's: controlled by a Job of the benchmark.
+    assert_eq!(
+        results::not_from_runner(&bench, &cm(json!([job_owner("job-1", true)])), &jobs),
+        None
+    );
+    // Labelled as a result by anyone else: owned by the benchmark only (as anyone may write),
+    // by another Job, or naming the Job without being controlled by it.
+    let refused = ObservedResult::Unreadable {
+        config_map: "study-a.p.1k.r1".into(),
+        message: "result ConfigMap study-a.p.1k.r1: not written by a runner Job of this \
+                  benchmark (no Job of it controls the ConfigMap); refused"
+            .into(),
+    };
+    let bench_owner = json!({"apiVersion": "mongobench.io/v1alpha1", "kind": "MongoBenchmark",
+                             "name": "study", "uid": bench.metadata.uid});
+    for owners in [
+        json!([bench_owner]),
+        json!([job_owner("job-2", true)]),
+        json!([job_owner("job-1", false)]),
+        json!([]),
+    ] {
+        assert_eq!(
+            results::not_from_runner(&bench, &cm(owners.clone()), &jobs),
+            Some(refused.clone()),
+            "{owners}"
+        );
+    }
+    // Once its cell shows it, a result stays its cell's when its Job is gone.
+    let shown: crate::api::MongoBenchmarkStatus = serde_json::from_value(json!({"cells": [{
+        "id": "a.p.1k.r1", "target": "a", "platform": "p", "size": "1k", "repetition": 1,
+        "phase": "Completed", "resultRef": {"configMap": "study-a.p.1k.r1"}
+    }]}))
+    .unwrap();
+    bench.status = Some(shown);
+    assert_eq!(
+        results::not_from_runner(&bench, &cm(json!([bench_owner])), &[]),
+        None
+    );
+}

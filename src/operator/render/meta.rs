@@ -31,6 +31,18 @@ pub fn child_meta(
     })
 }
 
+/// True when `bench` (by uid) is the controlling owner of `meta`: what the operator created
+/// for it, not an object someone else made under one of its names or labels.
+pub fn controlled_by(meta: &ObjectMeta, bench: &MongoBenchmark) -> bool {
+    let Some(uid) = bench.metadata.uid.as_deref() else {
+        return false;
+    };
+    meta.owner_references
+        .iter()
+        .flatten()
+        .any(|o| o.controller == Some(true) && o.uid == uid)
+}
+
 /// `Some(v)` unless `v` is empty: absent and empty lists and maps mean the same to the API
 /// server, and leaving them out keeps applied objects as small as the spec asks.
 pub fn non_empty<T: IsEmpty>(v: T) -> Option<T> {

@@ -160,14 +160,25 @@ pub fn runner_account(benchmark: &str) -> String {
     dns_label(&[benchmark, "runner"], JOB_NAME_MAX)
 }
 
-/// Name of the Secret holding the keyfile of a benchmark's replica sets.
-pub fn keyfile_secret(benchmark: &str) -> String {
-    dns_label(&[benchmark, "keyfile"], JOB_NAME_MAX)
+/// The part of a benchmark's uid its generated Secrets' names carry: a benchmark deleted and
+/// applied again under the same name gets Secrets of other names.
+fn uid_part(uid: &str) -> String {
+    uid.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(8)
+        .collect()
 }
 
-/// Name of the Secret holding the admin user and password of a benchmark's replica sets.
-pub fn admin_secret(benchmark: &str) -> String {
-    dns_label(&[benchmark, "admin"], JOB_NAME_MAX)
+/// Name of the Secret holding the keyfile of the replica sets of the benchmark `benchmark`
+/// of uid `uid`: `<benchmark>-<uid's first 8>-keyfile`.
+pub fn keyfile_secret(benchmark: &str, uid: &str) -> String {
+    dns_label(&[benchmark, &uid_part(uid), "keyfile"], JOB_NAME_MAX)
+}
+
+/// Name of the Secret holding the admin user and password of the replica sets of the benchmark
+/// `benchmark` of uid `uid`: `<benchmark>-<uid's first 8>-admin`.
+pub fn admin_secret(benchmark: &str, uid: &str) -> String {
+    dns_label(&[benchmark, &uid_part(uid), "admin"], JOB_NAME_MAX)
 }
 
 /// DNS name of member `ordinal` of a provisioned replica set (`host:port`).
@@ -282,6 +293,9 @@ mod tests {
         assert_eq!(runner_plan_name("b", "p", &["t", "u"]), "b-run-p-plan");
         assert_eq!(runner_plan_name("b", "p", &["t"]), "b-run-t-p-plan");
         assert_eq!(runner_account("b"), "b-runner");
+        let uid = "7d0c4f2e-55a1-4d7e-9a3b-1c2d3e4f5a6b";
+        assert_eq!(keyfile_secret("b", uid), "b-7d0c4f2e-keyfile");
+        assert_eq!(admin_secret("b", uid), "b-7d0c4f2e-admin");
         // A leading digit is not a DNS-1035 label.
         assert_eq!(server_name("1st", "a", "b"), "mb-1st-a-b");
     }

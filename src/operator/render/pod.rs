@@ -70,6 +70,16 @@ pub fn container_security() -> SecurityContext {
     }
 }
 
+/// [`container_security`] with a read-only root filesystem: for the containers of the
+/// mongobench image (runner, canary) and the keyfile's init container, which write only to
+/// their volumes (and the termination message, its own mount).
+pub fn read_only_container_security() -> SecurityContext {
+    SecurityContext {
+        read_only_root_filesystem: Some(true),
+        ..container_security()
+    }
+}
+
 /// An environment variable from key `key` of Secret `secret`.
 pub fn secret_env(name: &str, secret: &str, key: &str) -> EnvVar {
     EnvVar {

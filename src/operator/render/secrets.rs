@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use base64::Engine;
 use k8s_openapi::api::core::v1::Secret;
+use kube::ResourceExt;
 
 use super::meta::child_meta;
 use super::names::{self, Component};
@@ -29,6 +30,22 @@ pub const KEYFILE_BYTES: usize = 756;
 /// connection string.
 pub const PASSWORD_LENGTH: usize = 32;
 
+/// Name of the keyfile Secret of `bench` (its uid in it).
+pub fn keyfile_name(bench: &MongoBenchmark) -> String {
+    names::keyfile_secret(
+        &bench.name_any(),
+        bench.uid().as_deref().unwrap_or_default(),
+    )
+}
+
+/// Name of the admin Secret of `bench` (its uid in it).
+pub fn admin_name(bench: &MongoBenchmark) -> String {
+    names::admin_secret(
+        &bench.name_any(),
+        bench.uid().as_deref().unwrap_or_default(),
+    )
+}
+
 /// The generated keyfile and admin Secrets of `bench`, with fresh random content.
 ///
 /// # Errors
@@ -46,11 +63,11 @@ pub fn generated(bench: &MongoBenchmark) -> Result<[Secret; 2], Error> {
         })
     };
     let keyfile = secret(
-        names::keyfile_secret(&bench_name),
+        keyfile_name(bench),
         BTreeMap::from([(KEYFILE_KEY.to_owned(), random_keyfile()?)]),
     )?;
     let admin = secret(
-        names::admin_secret(&bench_name),
+        admin_name(bench),
         BTreeMap::from([
             (USERNAME_KEY.to_owned(), ADMIN_USER.to_owned()),
             (PASSWORD_KEY.to_owned(), random_password()?),
@@ -95,8 +112,14 @@ mod tests {
     fn secrets_are_owned_random_and_shaped_for_mongod() {
         let b = bench("study", STUDY);
         let [keyfile, admin] = generated(&b).unwrap();
-        assert_eq!(keyfile.metadata.name.as_deref(), Some("study-keyfile"));
-        assert_eq!(admin.metadata.name.as_deref(), Some("study-admin"));
+        let uid = b.metadata.uid.clone().unwrap();
+        let part: String = uid
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(8)
+            .collect();
+        assert_eq!(keyfile.metadata.name, Some(format!("study-{part}-keyfile")));
+        assert_eq!(admin.metadata.name, Some(format!("study-{part}-admin")));
         for s in [&keyfile, &admin] {
             let owner = &s.metadata.owner_references.as_ref().unwrap()[0];
             assert_eq!(

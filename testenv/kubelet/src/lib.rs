@@ -2,8 +2,9 @@
 //! and Job pods succeed at once, since no container ever runs), but pods bound to the client
 //! nodes (`client-0`, `client-1`) and to the `local-wt` nodes are left alone: this harness
 //! runs them for real. For each such pod it takes the container's own command, arguments and
-//! environment (Secret and ConfigMap references resolved), materialises its ConfigMap volumes
-//! in a scratch directory, gives the process the credentials of the pod's ServiceAccount (a
+//! environment (Secret and ConfigMap references resolved), materialises its ConfigMap and
+//! Secret volumes in a scratch directory (mount paths in its files, environment and arguments
+//! written as those directories), gives the process the credentials of the pod's ServiceAccount (a
 //! token from the TokenRequest API, as the kubelet would mount), runs the project's binary in
 //! place of the image, and writes the pod's status: Running, then Succeeded or Failed with the
 //! exit code and the termination message. The real Job controller takes it from there.
@@ -45,6 +46,7 @@ pub struct Kubelet {
     /// Replica-set members started so far, in start order.
     pub members: Arc<Mutex<Vec<Member>>>,
     shared: Arc<Shared>,
+    namespace: String,
 }
 
 impl Drop for Kubelet {
@@ -52,6 +54,17 @@ impl Drop for Kubelet {
         self.task.abort();
         self.shared.closing.store(true, Ordering::SeqCst);
         server::kill_all(&mut self.shared.running.lock().unwrap());
+        // The volumes crashed members left for replacements that never came.
+        let prefix = format!("mongobench-kubelet-data-{}-", self.namespace);
+        for entry in std::fs::read_dir(std::env::temp_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
     }
 }
 
@@ -155,6 +168,7 @@ fn launch(
         started,
         members,
         shared,
+        namespace: namespace.to_owned(),
     }
 }
 
@@ -257,26 +271,69 @@ impl RunContext {
         let configmaps: Api<ConfigMap> = Api::namespaced(self.client.clone(), &self.namespace);
         let secrets: Api<Secret> = Api::namespaced(self.client.clone(), &self.namespace);
 
+        // Every ConfigMap and Secret volume in a directory of the scratch directory at its
+        // mount path; the mount paths in the files, environment and arguments are those
+        // directories.
+        let mut mounts: Vec<(String, BTreeMap<String, Vec<u8>>)> = Vec::new();
         for mount in container.volume_mounts.clone().unwrap_or_default() {
             let Some(volume) = spec.volumes.iter().flatten().find(|v| v.name == mount.name) else {
                 continue;
             };
-            let Some(cm) = &volume.config_map else {
+            let files = if let Some(cm) = &volume.config_map {
+                let data = configmaps
+                    .get(&cm.name)
+                    .await
+                    .map_err(|e| format!("configmap {}: {e}", cm.name))?;
+                data.data
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| (k, names.rewrite(&v).into_bytes()))
+                    .collect()
+            } else if let Some(source) = &volume.secret {
+                let name = source.secret_name.clone().unwrap_or_default();
+                let secret = secrets
+                    .get(&name)
+                    .await
+                    .map_err(|e| format!("secret {name}: {e}"))?;
+                let mut data: BTreeMap<String, Vec<u8>> = secret
+                    .data
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| (k, v.0))
+                    .collect();
+                match &source.items {
+                    Some(items) => items
+                        .iter()
+                        .map(|i| {
+                            let bytes = data.remove(&i.key).ok_or(format!(
+                                "secret {name} has no key {} (volume {})",
+                                i.key, volume.name
+                            ))?;
+                            Ok((i.path.clone(), bytes))
+                        })
+                        .collect::<Result<_, String>>()?,
+                    None => data,
+                }
+            } else {
                 continue;
             };
-            let data = configmaps
-                .get(&cm.name)
-                .await
-                .map_err(|e| format!("configmap {}: {e}", cm.name))?;
-            let dir = scratch.join(mount.mount_path.trim_start_matches('/'));
-            std::fs::create_dir_all(&dir).unwrap();
-            for (key, value) in data.data.unwrap_or_default() {
-                std::fs::write(dir.join(&key), names.rewrite(&value)).unwrap();
-            }
-            for a in &mut args {
-                if a.starts_with(&mount.mount_path) {
-                    *a = a.replacen(&mount.mount_path, dir.to_str().unwrap(), 1);
-                }
+            mounts.push((mount.mount_path.clone(), files));
+        }
+        let local: Vec<(String, String)> = mounts
+            .iter()
+            .map(|(path, _)| {
+                let dir = scratch.join(path.trim_start_matches('/'));
+                (path.clone(), dir.to_string_lossy().into_owned())
+            })
+            .collect();
+        for ((_, files), (_, dir)) in mounts.iter().zip(&local) {
+            std::fs::create_dir_all(dir).unwrap();
+            for (key, bytes) in files {
+                let bytes = match std::str::from_utf8(bytes) {
+                    Ok(text) => local_paths(text, &local).into_bytes(),
+                    Err(_) => bytes.clone(),
+                };
+                std::fs::write(Path::new(dir).join(key), bytes).unwrap();
             }
         }
 
@@ -322,7 +379,7 @@ impl RunContext {
             *a = expand(a, &env);
         }
         for value in env.values_mut().chain(args.iter_mut()) {
-            *value = names.rewrite(value);
+            *value = local_paths(&names.rewrite(value), &local);
         }
 
         let account = spec
@@ -408,6 +465,30 @@ impl RunContext {
             }
         }
     }
+}
+
+/// `text` with every mount path of `mounts` (mount path, local directory) written as its local
+/// directory, where the path stands whole: not preceded by a path character, not followed by
+/// one other than `/` (so `/etc/a` is not found in `/etc/a-b` or `/x/etc/a`).
+pub fn local_paths(text: &str, mounts: &[(String, String)]) -> String {
+    let path_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/');
+    let mut out = text.to_owned();
+    for (path, dir) in mounts {
+        let mut replaced = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(at) = rest.find(path.as_str()) {
+            let before = rest[..at].chars().next_back();
+            let after = rest[at + path.len()..].chars().next();
+            replaced.push_str(&rest[..at]);
+            let whole =
+                !before.is_some_and(path_char) && !after.is_some_and(|c| c != '/' && path_char(c));
+            replaced.push_str(if whole { dir } else { path });
+            rest = &rest[at + path.len()..];
+        }
+        replaced.push_str(rest);
+        out = replaced;
+    }
+    out
 }
 
 /// The value of a pod's field as the downward API gives it: `metadata.name`,
@@ -497,6 +578,28 @@ mod tests {
             Some("2")
         );
         assert_eq!(field_value(&pod, "metadata.labels['missing']"), None);
+    }
+
+    #[test]
+    fn mount_paths_become_the_local_directories_where_they_stand_whole() {
+        let mounts = [
+            ("/etc/mongobench".to_owned(), "/s/etc/mongobench".to_owned()),
+            (
+                "/etc/mongobench-tls/1".to_owned(),
+                "/s/etc/mongobench-tls/1".to_owned(),
+            ),
+        ];
+        assert_eq!(
+            local_paths(
+                "plan: /etc/mongobench/plan.yaml\ncaFile: /etc/mongobench-tls/1/ca.crt\nx: /opt/etc/mongobench",
+                &mounts
+            ),
+            "plan: /s/etc/mongobench/plan.yaml\ncaFile: /s/etc/mongobench-tls/1/ca.crt\nx: /opt/etc/mongobench"
+        );
+        assert_eq!(
+            local_paths("--plan=/etc/mongobench", &mounts),
+            "--plan=/s/etc/mongobench"
+        );
     }
 
     #[test]

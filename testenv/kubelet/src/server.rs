@@ -8,7 +8,10 @@
 //! through the server's localhost exception. The pod is reported Running and Ready once the
 //! port accepts connections (the operator's readiness probe is a TCP one); the process is
 //! stopped (SIGTERM, then SIGKILL) when the pod is deleted, and a process that exits on its
-//! own fails its pod, which the StatefulSet controller then replaces. Only member 0 of a set
+//! own fails its pod, which the StatefulSet controller then replaces. As with a member's
+//! volume, the replacement finds the data its predecessor left (the root user included), and
+//! as with its stable DNS name, it listens at the same address when that is free: a crashed
+//! member comes back as itself. Only member 0 of a set
 //! runs: a SecantusDB server is a replica set of one, and further members would be sets of
 //! their own, so their pods stay Pending, waiting with the reason.
 
@@ -138,12 +141,13 @@ pub fn secantus_args(
 }
 
 /// A loopback address of 127.3.0.0/16 (kwok's pod IPs are in 127.1.0.0/24) where `port` is
-/// free, tried first at a place drawn from the pod's uid, so harnesses of concurrent test
-/// binaries rarely try the same one.
-pub fn pick_address(uid: &str, port: u16) -> Option<SocketAddr> {
+/// free, tried first at a place drawn from `seed` (the pod's namespace and name: a replaced
+/// member gets its predecessor's address back), so harnesses of concurrent test binaries
+/// rarely try the same one.
+pub fn pick_address(seed: &str, port: u16) -> Option<SocketAddr> {
     const HOSTS: u64 = 256 * 254;
     // FNV-1a: stable across runs and processes.
-    let start = uid.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+    let start = seed.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     }) % HOSTS;
     (0..HOSTS).take(4096).find_map(|i| {
@@ -295,14 +299,18 @@ impl RunContext {
             Ok(p) => p,
             Err(message) => return waiting("CreateContainerConfigError", message).await,
         };
-        let Some(address) = pick_address(&uid, container_port(&container)) else {
+        let seed = format!("{}/{name}", self.namespace);
+        let Some(address) = pick_address(&seed, container_port(&container)) else {
             return waiting("CreateContainerError", "no free loopback address".into()).await;
         };
-        let (data, config, log) = (
-            scratch.join("data/db"),
+        // Beside the scratch directory, which every start empties: the member's volume.
+        let data =
+            std::env::temp_dir().join(format!("mongobench-kubelet-data-{}-{name}", self.namespace));
+        let (config, log) = (
             scratch.join("secantusd.toml"),
             scratch.join("secantusd.log"),
         );
+        let fresh = !data.exists();
         std::fs::create_dir_all(&data).unwrap();
         std::fs::write(&config, "").unwrap();
         let translated = match secantus_args(&args, address, &data, &config) {
@@ -350,7 +358,8 @@ impl RunContext {
             env.get("MONGO_INITDB_ROOT_USERNAME"),
             env.get("MONGO_INITDB_ROOT_PASSWORD"),
         );
-        if let (true, (Some(user), Some(password))) = (translated.auth, root)
+        // As the images' entrypoint does, on an empty data directory only.
+        if let (true, true, (Some(user), Some(password))) = (fresh, translated.auth, root)
             && let Err(message) = create_root(address, user, password).await
         {
             return failed(message).await;
@@ -433,7 +442,10 @@ impl RunContext {
             self.shared.names.lock().unwrap().remove_host(dns);
         }
         self.shared.running.lock().unwrap().remove(&uid);
-        let _ = std::fs::remove_dir_all(&data);
+        // A deleted pod's volume goes with it; a crashed member's stays for its replacement.
+        if exited.is_none() {
+            let _ = std::fs::remove_dir_all(&data);
+        }
         if let Some(status) = exited
             && !self
                 .shared

@@ -10,20 +10,20 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
-    Affinity, ConfigMap, ConfigMapVolumeSource, Container, EnvVar, EnvVarSource,
-    ObjectFieldSelector, PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec, Volume,
-    VolumeMount, WeightedPodAffinityTerm,
+    Affinity, ConfigMap, ConfigMapVolumeSource, Container, EnvVar, EnvVarSource, KeyToPath,
+    ObjectFieldSelector, PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec,
+    SecretVolumeSource, Volume, VolumeMount, WeightedPodAffinityTerm,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::ResourceExt;
 
 use super::meta::{child_meta as meta, non_empty};
 use super::names::{self, PLAN_DIR, PLAN_KEY, Part};
-use super::pod::{RunAs, container_security, pod_security, secret_env};
+use super::pod::{RunAs, pod_security, read_only_container_security, secret_env};
 use super::secrets;
 use super::servers;
 use crate::api::{MongoBenchmark, Platform, Target};
-use crate::contract::{JobPlan, JobTarget, RunDefinition, ServerFacts};
+use crate::contract::{JobPlan, JobTarget, RunDefinition, ServerFacts, TlsFiles};
 use crate::operator::Error;
 use crate::operator::error::SpecError;
 
@@ -119,6 +119,7 @@ pub fn job_plan(
                 replica_set_name,
                 cluster,
                 facts: facts.get(&target.name).cloned(),
+                tls: tls_files(target, i),
             }
         })
         .collect();
@@ -140,6 +141,63 @@ pub fn job_plan(
         board,
         run,
     })
+}
+
+/// Where the runner's `index`-th target's TLS Secret is mounted.
+pub fn tls_dir(index: usize) -> String {
+    format!("{TLS_DIR}/{index}")
+}
+
+/// Where the Job mounts the TLS Secrets of its targets, one directory per target index
+/// (outside the plan's directory, so neither mount hides the other).
+pub const TLS_DIR: &str = "/etc/mongobench-tls";
+/// File name of a TLS Secret's CA bundle in its directory.
+pub const CA_FILE: &str = "ca.crt";
+/// File name of a TLS Secret's client certificate and key in its directory.
+pub const CERTIFICATE_KEY_FILE: &str = "client.pem";
+
+/// The files of `target`'s TLS Secret, as the Job mounts them for its `index`-th target.
+fn tls_files(target: &Target, index: usize) -> Option<TlsFiles> {
+    let tls = target.external.as_ref()?.tls_secret_ref.as_ref()?;
+    let dir = tls_dir(index);
+    Some(TlsFiles {
+        ca_file: format!("{dir}/{CA_FILE}"),
+        certificate_key_file: tls
+            .client_certificate_key
+            .as_ref()
+            .map(|_| format!("{dir}/{CERTIFICATE_KEY_FILE}")),
+    })
+}
+
+/// The volume and mount of `target`'s TLS Secret, for its `index`-th target.
+fn tls_volume(target: &Target, index: usize) -> Option<(Volume, VolumeMount)> {
+    let tls = target.external.as_ref()?.tls_secret_ref.as_ref()?;
+    let item = |key: &str, path: &str| KeyToPath {
+        key: key.to_owned(),
+        path: path.to_owned(),
+        ..KeyToPath::default()
+    };
+    let mut items = vec![item(tls.ca_key(), CA_FILE)];
+    if let Some(key) = &tls.client_certificate_key {
+        items.push(item(key, CERTIFICATE_KEY_FILE));
+    }
+    let name = format!("tls-{index}");
+    let volume = Volume {
+        name: name.clone(),
+        secret: Some(SecretVolumeSource {
+            secret_name: Some(tls.name.clone()),
+            items: Some(items),
+            ..SecretVolumeSource::default()
+        }),
+        ..Volume::default()
+    };
+    let mount = VolumeMount {
+        name,
+        mount_path: tls_dir(index),
+        read_only: Some(true),
+        ..VolumeMount::default()
+    };
+    Some((volume, mount))
 }
 
 /// The image runner pods (and the members' canary sidecars) run: `spec.client.image`, else
@@ -168,9 +226,9 @@ pub fn runner_objects(
     default_image: &str,
 ) -> Result<RunnerObjects, Error> {
     let bench_name = bench.name_any();
-    let namespace = bench
-        .namespace()
-        .ok_or_else(|| Error::Incomplete(bench_name.clone()))?;
+    if bench.namespace().is_none() {
+        return Err(Error::Incomplete(bench_name));
+    }
     if targets.is_empty() {
         return Err(SpecError::RunnerWithoutTargets(platform.name.clone()).into());
     }
@@ -202,59 +260,13 @@ pub fn runner_objects(
         }
         None => (client.node_selector.clone(), client.tolerations.clone()),
     };
-    let mut env: Vec<EnvVar> = Vec::new();
-    for (target, planned) in targets.iter().zip(&plan.targets) {
-        let uri_env = &planned.uri_env;
-        match &target.external {
-            Some(external) => env.push(secret_env(
-                uri_env,
-                &external.uri_secret_ref.name,
-                external.uri_secret_ref.key(),
-            )),
-            None => {
-                let plain = if target.is_sharded() {
-                    let mongos =
-                        names::part_name(&bench_name, &target.name, &platform.name, Part::Mongos);
-                    names::mongos_uri(&mongos, &namespace)
-                } else {
-                    let server = names::server_name(&bench_name, &target.name, &platform.name);
-                    names::replica_set_uri(&server, &namespace, bench.spec.replica_set().members())
-                };
-                let uri = if bench.spec.replica_set().auth() {
-                    // The credentials come from the admin Secret; the URI names them with
-                    // the kubelet's $(VAR) expansion, so no spec or plan holds them.
-                    let admin = names::admin_secret(&bench_name);
-                    let (user, password) =
-                        (format!("{uri_env}_USERNAME"), format!("{uri_env}_PASSWORD"));
-                    env.push(secret_env(&user, &admin, secrets::USERNAME_KEY));
-                    env.push(secret_env(&password, &admin, secrets::PASSWORD_KEY));
-                    names::with_credentials(&plain, &user, &password)
-                } else {
-                    plain
-                };
-                env.push(EnvVar {
-                    name: uri_env.clone(),
-                    value: Some(uri),
-                    ..EnvVar::default()
-                });
-            }
-        }
-    }
+    let env = runner_env(bench, targets, platform, &plan);
     let pods = bench.spec.client_pods();
-    if pods > 1 {
-        // The pods' board keys carry the Job's uid (crew.rs).
-        env.push(EnvVar {
-            name: crate::runner::crew::JOB_UID_ENV.to_owned(),
-            value_from: Some(EnvVarSource {
-                field_ref: Some(ObjectFieldSelector {
-                    field_path: format!("metadata.labels['{JOB_UID_LABEL}']"),
-                    ..ObjectFieldSelector::default()
-                }),
-                ..EnvVarSource::default()
-            }),
-            ..EnvVar::default()
-        });
-    }
+    let (tls_volumes, tls_mounts): (Vec<Volume>, Vec<VolumeMount>) = targets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| tls_volume(t, i))
+        .unzip();
     let container = Container {
         name: "runner".to_owned(),
         image: Some(runner_image(bench, default_image).to_owned()),
@@ -265,29 +277,37 @@ pub fn runner_objects(
             format!("{PLAN_DIR}/{PLAN_KEY}"),
         ]),
         env: Some(env),
-        volume_mounts: Some(vec![VolumeMount {
-            name: "plan".to_owned(),
-            mount_path: PLAN_DIR.to_owned(),
-            read_only: Some(true),
-            ..VolumeMount::default()
-        }]),
+        volume_mounts: Some(
+            std::iter::once(VolumeMount {
+                name: "plan".to_owned(),
+                mount_path: PLAN_DIR.to_owned(),
+                read_only: Some(true),
+                ..VolumeMount::default()
+            })
+            .chain(tls_mounts)
+            .collect(),
+        ),
         resources: Some(runner_resources(&bench.spec)),
         termination_message_policy: Some("FallbackToLogsOnError".to_owned()),
-        security_context: Some(container_security()),
+        security_context: Some(read_only_container_security()),
         ..Container::default()
     };
     let pod_spec = PodSpec {
         service_account_name: Some(names::runner_account(&bench_name)),
         restart_policy: Some("Never".to_owned()),
         containers: vec![container],
-        volumes: Some(vec![Volume {
-            name: "plan".to_owned(),
-            config_map: Some(ConfigMapVolumeSource {
-                name: plan_name.clone(),
-                ..ConfigMapVolumeSource::default()
-            }),
-            ..Volume::default()
-        }]),
+        volumes: Some(
+            std::iter::once(Volume {
+                name: "plan".to_owned(),
+                config_map: Some(ConfigMapVolumeSource {
+                    name: plan_name.clone(),
+                    ..ConfigMapVolumeSource::default()
+                }),
+                ..Volume::default()
+            })
+            .chain(tls_volumes)
+            .collect(),
+        ),
         node_selector: non_empty(node_selector),
         tolerations: non_empty(tolerations),
         affinity: (pods > 1).then(|| spread(&job_name)),
@@ -325,6 +345,73 @@ pub fn runner_objects(
         plan: config_map,
         job,
     })
+}
+
+/// The runner container's environment: each target's URI (from its Secret, or the
+/// provisioned servers' with the admin Secret's credentials), and the Job's uid and name.
+fn runner_env(
+    bench: &MongoBenchmark,
+    targets: &[&Target],
+    platform: &Platform,
+    plan: &JobPlan,
+) -> Vec<EnvVar> {
+    let bench_name = bench.name_any();
+    let namespace = bench.namespace().unwrap_or_default();
+    let mut env: Vec<EnvVar> = Vec::new();
+    for (target, planned) in targets.iter().zip(&plan.targets) {
+        let uri_env = &planned.uri_env;
+        match &target.external {
+            Some(external) => env.push(secret_env(
+                uri_env,
+                &external.uri_secret_ref.name,
+                external.uri_secret_ref.key(),
+            )),
+            None => {
+                let plain = if target.is_sharded() {
+                    let mongos =
+                        names::part_name(&bench_name, &target.name, &platform.name, Part::Mongos);
+                    names::mongos_uri(&mongos, &namespace)
+                } else {
+                    let server = names::server_name(&bench_name, &target.name, &platform.name);
+                    names::replica_set_uri(&server, &namespace, bench.spec.replica_set().members())
+                };
+                let uri = if bench.spec.replica_set().auth() {
+                    // The credentials come from the admin Secret; the URI names them with
+                    // the kubelet's $(VAR) expansion, so no spec or plan holds them.
+                    let admin = secrets::admin_name(bench);
+                    let (user, password) =
+                        (format!("{uri_env}_USERNAME"), format!("{uri_env}_PASSWORD"));
+                    env.push(secret_env(&user, &admin, secrets::USERNAME_KEY));
+                    env.push(secret_env(&password, &admin, secrets::PASSWORD_KEY));
+                    names::with_credentials(&plain, &user, &password)
+                } else {
+                    plain
+                };
+                env.push(EnvVar {
+                    name: uri_env.clone(),
+                    value: Some(uri),
+                    ..EnvVar::default()
+                });
+            }
+        }
+    }
+    // The Job's uid and name: the runner's results are controlled by its Job, which is how
+    // the operator knows them for its own (sink.rs); the pods' board keys carry the uid too
+    // (crew.rs).
+    let label_env = |name: &str, label: &str| EnvVar {
+        name: name.to_owned(),
+        value_from: Some(EnvVarSource {
+            field_ref: Some(ObjectFieldSelector {
+                field_path: format!("metadata.labels['{label}']"),
+                ..ObjectFieldSelector::default()
+            }),
+            ..EnvVarSource::default()
+        }),
+        ..EnvVar::default()
+    };
+    env.push(label_env(crate::runner::crew::JOB_UID_ENV, JOB_UID_LABEL));
+    env.push(label_env(crate::runner::sink::JOB_NAME_ENV, JOB_NAME_LABEL));
+    env
 }
 
 /// Label the Job controller puts on its pods with the Job's uid.
@@ -365,3 +452,5 @@ mod tests;
 mod tests_names;
 #[cfg(test)]
 mod tests_simultaneous;
+#[cfg(test)]
+mod tests_tls;

@@ -6,6 +6,15 @@ fn value<T: serde::Serialize>(t: &T) -> serde_json::Value {
     serde_json::to_value(t).unwrap()
 }
 
+/// The Job's uid and name, which every runner gets from its pod's labels.
+fn job_env() -> [serde_json::Value; 2] {
+    let label = |name: &str, label: &str| json!({"name": name, "valueFrom": {"fieldRef": {"fieldPath": format!("metadata.labels['{label}']")}}});
+    [
+        label("MONGOBENCH_JOB_UID", "batch.kubernetes.io/controller-uid"),
+        label("MONGOBENCH_JOB_NAME", "batch.kubernetes.io/job-name"),
+    ]
+}
+
 #[test]
 fn provisioned_target_job_gets_the_replica_set_uri_and_the_client_pool() {
     let b = bench("study", STUDY);
@@ -56,7 +65,8 @@ fn provisioned_target_job_gets_the_replica_set_uri_and_the_client_pool() {
         json!(["run", "--plan", "/etc/mongobench/plan.yaml"])
     );
     // The credentials come from the admin Secret and enter the URI by $(VAR) expansion.
-    let admin = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": "study-admin", "key": key}}});
+    let admin = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": "study-0f3c9a52-admin", "key": key}}});
+    let [job_uid, job_name] = job_env();
     assert_eq!(
         c["env"],
         json!([
@@ -67,16 +77,20 @@ fn provisioned_target_job_gets_the_replica_set_uri_and_the_client_pool() {
              study-psmdb-8-0-axion-0.study-psmdb-8-0-axion.lab.svc.cluster.local:27017,\
              study-psmdb-8-0-axion-1.study-psmdb-8-0-axion.lab.svc.cluster.local:27017,\
              study-psmdb-8-0-axion-2.study-psmdb-8-0-axion.lab.svc.cluster.local:27017/\
-             ?replicaSet=study-psmdb-8-0-axion&authSource=admin"}])
+             ?replicaSet=study-psmdb-8-0-axion&authSource=admin"},
+            job_uid,
+            job_name])
     );
     assert_eq!(
         pod["securityContext"],
         json!({"runAsNonRoot": true, "runAsUser": 65532, "runAsGroup": 65532,
                "seccompProfile": {"type": "RuntimeDefault"}})
     );
+    // The runner writes only to the API server (and its termination message).
     assert_eq!(
         c["securityContext"],
-        json!({"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}})
+        json!({"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]},
+               "readOnlyRootFilesystem": true})
     );
     assert_eq!(
         pod["volumes"],
@@ -219,10 +233,12 @@ fn external_target_job_reads_the_uri_from_its_secret() {
     );
     let c = &pod["containers"][0];
     assert_eq!(c["image"], "registry.example/client:2");
+    let [job_uid, job_name] = job_env();
     assert_eq!(
         c["env"],
         json!([{"name": "MONGOBENCH_TARGET_URI",
-                "valueFrom": {"secretKeyRef": {"name": "ext-uri", "key": "uri"}}}])
+                "valueFrom": {"secretKeyRef": {"name": "ext-uri", "key": "uri"}}},
+               job_uid, job_name])
     );
     assert_eq!(
         c["resources"],
@@ -267,7 +283,9 @@ fn a_platform_runner_lists_every_target_with_an_env_var_each() {
                  study-psmdb-8-0-x86-2.study-psmdb-8-0-x86.lab.svc.cluster.local:27017/\
                  ?replicaSet=study-psmdb-8-0-x86"},
             {"name": "MONGOBENCH_TARGET_URI_1",
-             "valueFrom": {"secretKeyRef": {"name": "ext-uri", "key": "uri"}}}
+             "valueFrom": {"secretKeyRef": {"name": "ext-uri", "key": "uri"}}},
+            job_env()[0],
+            job_env()[1]
         ])
     );
     assert_eq!(

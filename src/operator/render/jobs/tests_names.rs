@@ -30,9 +30,8 @@ fn a_runner_writes_what_its_role_allows_and_the_operator_reads_at_and_over_253_c
             size: "1M".into(),
             repetition: 1,
         };
-        let written =
-            sink::result_configmap(&plan, cell, &CellResult::empty(id, CellStatus::Complete))
-                .unwrap();
+        let empty = CellResult::empty(id, CellStatus::Complete);
+        let written = sink::result_configmap(&plan, None, cell, &empty).unwrap();
         let written_name = written.metadata.name.clone().unwrap();
         assert!(written_name.len() <= 253, "{}", written_name.len());
         assert_eq!(written_name, shared::result_name(&name, cell));

@@ -11,7 +11,7 @@ use k8s_openapi::api::networking::v1::{NetworkPolicy, NetworkPolicyPort};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::super::pod::container_security;
+use super::super::pod::read_only_container_security;
 use crate::measure::canary::SERVER_CANARY_PORT;
 
 /// Name of the sidecar.
@@ -67,7 +67,7 @@ pub fn canary_container(image: &str, mongod: &ResourceRequirements) -> Container
             ..ContainerPort::default()
         }]),
         resources,
-        security_context: Some(container_security()),
+        security_context: Some(read_only_container_security()),
         ..Container::default()
     }
 }

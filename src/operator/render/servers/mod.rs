@@ -21,8 +21,8 @@ use k8s_openapi::api::core::v1::{
     VolumeResourceRequirements, WeightedPodAffinityTerm,
 };
 use k8s_openapi::api::networking::v1::{
-    NetworkPolicy, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort,
-    NetworkPolicySpec,
+    NetworkPolicy, NetworkPolicyEgressRule, NetworkPolicyIngressRule, NetworkPolicyPeer,
+    NetworkPolicyPort, NetworkPolicySpec,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -30,7 +30,9 @@ use kube::ResourceExt;
 
 use super::meta::{child_meta, non_empty};
 use super::names::{self, Component, MONGOD_PORT};
-use super::pod::{RunAs, container_security, pod_security, secret_env};
+use super::pod::{
+    RunAs, container_security, pod_security, read_only_container_security, secret_env,
+};
 use super::secrets;
 use crate::api::{
     AntiAffinity, Distribution, MongoBenchmark, MongoBenchmarkSpec, Placement, Platform, Target,
@@ -133,13 +135,17 @@ pub(crate) struct Keyfile {
 impl Keyfile {
     /// `resources` are the main container's: a pod is Guaranteed only when its init
     /// containers are too, and the larger of the two is what the pod requests.
-    pub(crate) fn of(bench_name: &str, image: &str, resources: &ResourceRequirements) -> Keyfile {
+    pub(crate) fn of(
+        bench: &MongoBenchmark,
+        image: &str,
+        resources: &ResourceRequirements,
+    ) -> Keyfile {
         let key = secrets::KEYFILE_KEY;
         let volumes = vec![
             Volume {
                 name: "keyfile-secret".to_owned(),
                 secret: Some(SecretVolumeSource {
-                    secret_name: Some(names::keyfile_secret(bench_name)),
+                    secret_name: Some(secrets::keyfile_name(bench)),
                     items: Some(vec![KeyToPath {
                         key: key.to_owned(),
                         path: key.to_owned(),
@@ -172,7 +178,7 @@ impl Keyfile {
                 format!("{KEYFILE_DIR}/{key}"),
             ]),
             resources: Some(resources.clone()),
-            security_context: Some(container_security()),
+            security_context: Some(read_only_container_security()),
             volume_mounts: Some(vec![
                 VolumeMount {
                     name: "keyfile-secret".to_owned(),
@@ -422,7 +428,7 @@ pub(crate) fn replica_set_objects(
     if auth {
         // Both images' entrypoints create this user (role root) on an empty data directory,
         // before mongod starts with --replSet (specs/kubernetes.md §11).
-        let admin = names::admin_secret(&bench_name);
+        let admin = secrets::admin_name(bench);
         env.push(secret_env(
             "MONGO_INITDB_ROOT_USERNAME",
             &admin,
@@ -433,7 +439,7 @@ pub(crate) fn replica_set_objects(
             &admin,
             secrets::PASSWORD_KEY,
         ));
-        let keyfile = Keyfile::of(&bench_name, image, &resources);
+        let keyfile = Keyfile::of(bench, image, &resources);
         mounts.push(keyfile.mount);
         volumes.extend(keyfile.volumes);
         init_containers.push(keyfile.init_container);
@@ -456,6 +462,8 @@ pub(crate) fn replica_set_objects(
         }),
         containers: std::iter::once(container).chain(canary).collect(),
         init_containers: non_empty(init_containers),
+        // Neither mongod nor the canary calls the Kubernetes API: no token in their pods.
+        automount_service_account_token: Some(false),
         node_selector: non_empty(platform.effective_node_selector()),
         tolerations: non_empty(platform.effective_tolerations()),
         security_context: Some(pod_security(RunAs::of(distribution), true)),
@@ -523,43 +531,59 @@ pub(crate) fn replica_set_objects(
     })
 }
 
-/// A NetworkPolicy that admits only `bench_name`'s pods to the pods `selector` picks, on the
-/// mongod port.
+/// A NetworkPolicy for the server pods `selector` picks: in, only `bench_name`'s pods, on the
+/// mongod port; out, only to `bench_name`'s pods on the mongod port (replication, a sharded
+/// cluster's parts) and to DNS. A server has no business reaching anything else.
 pub(crate) fn admit_benchmark_pods(
     bench_name: &str,
     metadata: ObjectMeta,
     selector: LabelSelector,
 ) -> NetworkPolicy {
-    let benchmark_pods = BTreeMap::from([
-        (
-            "app.kubernetes.io/name".to_owned(),
-            names::APP_NAME.to_owned(),
-        ),
-        (
-            names::BENCHMARK_LABEL.to_owned(),
-            names::label_value(bench_name),
-        ),
-    ]);
+    let benchmark_pods = vec![NetworkPolicyPeer {
+        pod_selector: Some(match_labels(&BTreeMap::from([
+            (
+                "app.kubernetes.io/name".to_owned(),
+                names::APP_NAME.to_owned(),
+            ),
+            (
+                names::BENCHMARK_LABEL.to_owned(),
+                names::label_value(bench_name),
+            ),
+        ]))),
+        ..NetworkPolicyPeer::default()
+    }];
+    let port = |protocol: &str, port: i32| NetworkPolicyPort {
+        protocol: Some(protocol.to_owned()),
+        port: Some(IntOrString::Int(port)),
+        ..NetworkPolicyPort::default()
+    };
     NetworkPolicy {
         metadata,
         spec: Some(NetworkPolicySpec {
             pod_selector: Some(selector),
-            policy_types: Some(vec!["Ingress".to_owned()]),
+            policy_types: Some(vec!["Ingress".to_owned(), "Egress".to_owned()]),
             ingress: Some(vec![NetworkPolicyIngressRule {
-                from: Some(vec![NetworkPolicyPeer {
-                    pod_selector: Some(match_labels(&benchmark_pods)),
-                    ..NetworkPolicyPeer::default()
-                }]),
-                ports: Some(vec![NetworkPolicyPort {
-                    protocol: Some("TCP".to_owned()),
-                    port: Some(IntOrString::Int(MONGOD_PORT)),
-                    ..NetworkPolicyPort::default()
-                }]),
+                from: Some(benchmark_pods.clone()),
+                ports: Some(vec![port("TCP", MONGOD_PORT)]),
             }]),
-            ..NetworkPolicySpec::default()
+            egress: Some(vec![
+                NetworkPolicyEgressRule {
+                    to: Some(benchmark_pods),
+                    ports: Some(vec![port("TCP", MONGOD_PORT)]),
+                },
+                // Member and router names are resolved through the cluster's DNS, wherever
+                // it runs.
+                NetworkPolicyEgressRule {
+                    to: None,
+                    ports: Some(vec![port("UDP", DNS_PORT), port("TCP", DNS_PORT)]),
+                },
+            ]),
         }),
     }
 }
+
+/// The DNS port servers may reach.
+pub const DNS_PORT: i32 = 53;
 
 pub mod canary;
 pub mod sharded;

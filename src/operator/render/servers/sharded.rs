@@ -182,7 +182,6 @@ fn mongos_deployment(
     layout: &ClusterLayout,
     metadata: ObjectMeta,
 ) -> Result<Deployment, Error> {
-    let bench_name = bench.name_any();
     let (image, distribution) = image_of(target)?;
     let settings = target.mongos.clone().unwrap_or_default();
     let resources = settings
@@ -203,7 +202,7 @@ fn mongos_deployment(
     if auth {
         args.push("--keyFile".to_owned());
         args.push(format!("{KEYFILE_DIR}/{}", secrets::KEYFILE_KEY));
-        let keyfile = Keyfile::of(&bench_name, image, &resources);
+        let keyfile = Keyfile::of(bench, image, &resources);
         mounts.push(keyfile.mount);
         volumes.extend(keyfile.volumes);
         init_containers.push(keyfile.init_container);
@@ -240,6 +239,8 @@ fn mongos_deployment(
         }),
         containers: vec![container],
         init_containers: non_empty(init_containers),
+        // mongos never calls the Kubernetes API: no token in its pods.
+        automount_service_account_token: Some(false),
         node_selector: non_empty(node_selector),
         tolerations: non_empty(tolerations),
         // fsGroup lets the init container read the keyfile Secret (as for mongod).

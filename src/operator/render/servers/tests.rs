@@ -146,21 +146,29 @@ fn service_is_headless_and_publishes_not_ready_members() {
 }
 
 #[test]
-fn network_policy_admits_only_this_benchmarks_pods() {
+fn network_policy_admits_only_this_benchmarks_pods_and_lets_out_only_to_them_and_dns() {
     let b = bench("study", STUDY);
     let objects = server_objects(&b, &b.spec.targets[0], &b.spec.platforms[0], "img").unwrap();
     let np = value(&objects.network_policy);
-    assert_eq!(np["spec"]["policyTypes"], json!(["Ingress"]));
+    assert_eq!(np["spec"]["policyTypes"], json!(["Ingress", "Egress"]));
+    let benchmark_pods = json!([{"podSelector": {"matchLabels": {
+        "app.kubernetes.io/name": "mongobench",
+        "mongobench.io/benchmark": "study"
+    }}}]);
     assert_eq!(
         np["spec"]["ingress"],
         json!([{
-            "from": [{"podSelector": {"matchLabels": {
-                "app.kubernetes.io/name": "mongobench",
-                "mongobench.io/benchmark": "study"
-            }}}],
+            "from": benchmark_pods,
             // mongod's, and the noise canary's beside it.
             "ports": [{"protocol": "TCP", "port": 27017}, {"protocol": "TCP", "port": 27117}]
         }])
+    );
+    assert_eq!(
+        np["spec"]["egress"],
+        json!([
+            {"to": benchmark_pods, "ports": [{"protocol": "TCP", "port": 27017}]},
+            {"ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]}
+        ])
     );
     assert_eq!(
         np["spec"]["podSelector"]["matchLabels"]["mongobench.io/platform"],
@@ -213,7 +221,13 @@ fn server_pods_run_as_the_image_user_under_the_restricted_level() {
         let restricted =
             json!({"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}});
         assert_eq!(pod["containers"][0]["securityContext"], restricted);
-        assert_eq!(pod["initContainers"][0]["securityContext"], restricted);
+        // The init container and the canary write only to their volumes.
+        let mut read_only = restricted.clone();
+        read_only["readOnlyRootFilesystem"] = json!(true);
+        assert_eq!(pod["initContainers"][0]["securityContext"], read_only);
+        assert_eq!(pod["containers"][1]["securityContext"], read_only);
+        // Neither calls the Kubernetes API.
+        assert_eq!(pod["automountServiceAccountToken"], false);
     }
 }
 
@@ -225,7 +239,7 @@ fn authentication_copies_the_keyfile_and_hands_the_admin_user_to_the_entrypoint(
     assert_eq!(
         pod["volumes"],
         json!([
-            {"name": "keyfile-secret", "secret": {"secretName": "study-keyfile",
+            {"name": "keyfile-secret", "secret": {"secretName": "study-0f3c9a52-keyfile",
                 "items": [{"key": "keyfile", "path": "keyfile"}], "defaultMode": 0o400}},
             {"name": "keyfile", "emptyDir": {"medium": "Memory"}}
         ])
@@ -244,7 +258,7 @@ fn authentication_copies_the_keyfile_and_hands_the_admin_user_to_the_entrypoint(
     );
     // Same requests and limits as mongod: the pod stays Guaranteed.
     assert_eq!(init["resources"], pod["containers"][0]["resources"]);
-    let secret = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": "study-admin", "key": key}}});
+    let secret = |name: &str, key: &str| json!({"name": name, "valueFrom": {"secretKeyRef": {"name": "study-0f3c9a52-admin", "key": key}}});
     assert_eq!(
         pod["containers"][0]["env"],
         json!([
@@ -305,7 +319,8 @@ fn every_member_has_a_noise_canary_that_keeps_its_pod_s_qos_class() {
             // mongod is Guaranteed (requests = limits), so the sidecar is too.
             "resources": {"requests": {"cpu": "500m", "memory": "96Mi"},
                           "limits": {"cpu": "500m", "memory": "96Mi"}},
-            "securityContext": {"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}}
+            "securityContext": {"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]},
+                                "readOnlyRootFilesystem": true}
         })
     );
     // Without limits on mongod (Burstable or BestEffort), the sidecar asks for nothing.

@@ -118,6 +118,14 @@ fn routers_are_a_deployment_behind_a_service_on_the_client_pool() {
     assert_eq!(pod["initContainers"][0]["name"], "keyfile");
     assert_eq!(pod["securityContext"]["fsGroup"], 999);
     assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
+    assert_eq!(pod["automountServiceAccountToken"], false);
+    // The routers reach the benchmark's own pods (the config servers and shards) and DNS.
+    let policy = value(&objects.mongos_policy);
+    assert_eq!(policy["spec"]["policyTypes"], json!(["Ingress", "Egress"]));
+    assert_eq!(
+        policy["spec"]["egress"][0]["ports"],
+        json!([{"protocol": "TCP", "port": 27017}])
+    );
     let service = value(&objects.mongos_service);
     assert_eq!(service["metadata"]["name"], "sh-mongodb-9-0-x86-mongos");
     assert_eq!(service["spec"]["clusterIP"], serde_json::Value::Null);
