@@ -214,7 +214,7 @@ async fn a_secret_of_a_generated_name_the_benchmark_did_not_create_is_refused_no
         .unwrap()
         .status
         .unwrap();
-    assert_eq!(status.generated_secrets, [keyfile.clone()]);
+    assert_eq!(status.generated_secrets, std::slice::from_ref(&keyfile));
 
     // Deleted, it is generated afresh, and the servers use the benchmark's own.
     let secrets: Api<Secret> = Api::namespaced(env.client.clone(), &env.namespace);
