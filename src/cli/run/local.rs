@@ -23,9 +23,8 @@ use crate::verdict::CompareOptions;
 use super::args::RunArgs;
 use super::follow::follow;
 use super::progress::{Display, Ticker, seeded_line, summary};
-use super::start::{
-    benchmark, connect_all, new_run_id, parse_server_canaries, parse_targets, read_spec,
-};
+use super::start::{benchmark, connect_all, new_run_id, parse_server_canaries, read_spec};
+use super::targets::parse_targets;
 
 /// A local run's progress on the terminal and its result files.
 struct LocalEvents<'a> {

@@ -7,9 +7,9 @@
 //! is written. A cell that cannot finish is reported as incomplete, never as a result; the
 //! exit code is then 1.
 //!
-//! `args.rs` holds the command line, `start.rs` what both kinds of run start from, `local.rs`
-//! and `job.rs` the two runs, `follow.rs` the processes that follow a coordinator and
-//! `progress.rs` what is shown. Uses the runner (`runner::benchmark` and below), `plan/`,
+//! `args.rs` holds the command line, `targets.rs` its `--target`s, `start.rs` what both kinds of
+//! run start from, `local.rs` and `job.rs` the two runs, `follow.rs` the processes that follow a
+//! coordinator and `progress.rs` what is shown. Uses the runner (`runner::benchmark` and below), `plan/`,
 //! `report/` and the CLI's own input readers.
 
 mod args;
@@ -18,13 +18,15 @@ mod job;
 mod local;
 mod progress;
 mod start;
+mod targets;
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 
 pub use args::RunArgs;
-pub use start::{parse_targets, read_spec};
+pub use start::read_spec;
+pub use targets::parse_targets;
 
 /// Runs the subcommand; exit 0 when every cell is complete, 1 when any is not; bad input is an
 /// [`Invalid`](crate::cli::input::Invalid) error (exit code 2).

@@ -1,4 +1,5 @@
-//! Reaching and watching a target: connecting and learning what it is (`connect.rs`),
+//! Reaching and watching a target: connecting and learning what it is (`connect.rs`; the URI
+//! as messages show it, `uri.rs`),
 //! initiating a provisioned replica set (`rs_init.rs`) or sharded cluster (`sharding.rs`,
 //! which also shards a collection and reads its distribution), waiting for replication to settle and
 //! noticing elections (`replication.rs`), the members' server figures (`stats.rs`) and the
@@ -13,11 +14,13 @@ pub mod replication;
 pub mod rs_init;
 pub mod sharding;
 mod stats;
+mod uri;
 
 pub use connect::{
     ConnectError, ConnectedTarget, MONGOS, ServerInfo, Sharding, client_options, compressor,
-    connect, connect_with, journal_option, redact_uri, server_info,
+    connect, connect_with, journal_option, server_info,
 };
 pub use explain::{explain_all, flights_samples, ycsb_samples};
 pub use replication::{ReplicaState, SETTLE_TIMEOUT, Settled, settle};
 pub use stats::{Members, StatsError, coll_stats};
+pub use uri::{UriProblem, check_uri, redact_uri};
