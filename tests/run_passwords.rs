@@ -4,13 +4,17 @@
 //! run logs in to a real SecantusDB with SCRAM-SHA-256 and writes its results), no piece of one
 //! is on standard
 //! output, standard error or in any file `--out` holds; `--target NAME=env:VARIABLE` and
-//! `NAME=file:PATH` read the URI from where it is kept instead of the command line.
+//! `NAME=file:PATH` read the URI from where it is kept instead of the command line. The same
+//! holds for the runner's `connect`, which the operator's runner Job uses.
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use mongobench::result::{CellResult, ClientPath};
+use std::time::Duration;
+
+use mongobench::result::ClientPath;
+use mongobench::runner::server::connect;
 use support::passwords::{
     HOSTILE_PASSWORDS, assert_no_password, files_under, needs_escaping, percent_encoded,
 };
@@ -69,6 +73,38 @@ fn with_login(uri: &str, user: &str, password: &str) -> String {
         .rsplit_once('@')
         .map_or_else(|| uri.trim_start_matches("mongodb://"), |(_, hosts)| hosts);
     format!("mongodb://{user}:{password}@{hosts}")
+}
+
+#[tokio::test]
+async fn connecting_with_an_unescaped_password_is_refused_quoting_none_of_it() {
+    for password in HOSTILE_PASSWORDS {
+        let uri = format!("mongodb://bench:{password}@127.0.0.1:9/db?w=1");
+        let outcome = connect("ext", &uri, 1, Duration::from_millis(200)).await;
+        let message = outcome.err().expect("a refusal").to_string();
+        assert_no_password("the refusal", &message, password);
+        if needs_escaping(password) {
+            assert!(
+                message.starts_with("target ext: the URI does not parse: the password holds"),
+                "{message}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn what_the_driver_says_of_a_uri_with_an_escaped_password_quotes_none_of_it() {
+    for password in HOSTILE_PASSWORDS {
+        let escaped = percent_encoded(password);
+        for uri in [
+            format!("mongodb://bench:{escaped}@127.0.0.1:99999/"),
+            format!("mongodb://bench:{escaped}@127.0.0.1:9/?maxPoolSize=lots"),
+        ] {
+            let outcome = connect("ext", &uri, 1, Duration::from_millis(200)).await;
+            let message = outcome.err().expect("a refusal").to_string();
+            assert!(message.contains("does not parse"), "{message}");
+            assert_no_password("the refusal", &message, password);
+        }
+    }
 }
 
 #[test]
@@ -138,12 +174,7 @@ fn a_password_that_logs_in_reaches_no_output_and_no_result_file() {
     let env = [("MONGOBENCH_TEST_URI", server.uri.as_str())];
     let (code, printed) = run(&spec, "a=env:MONGOBENCH_TEST_URI", &out, &env);
     assert_eq!(code, 0, "{printed}");
-    let results: Vec<CellResult> = std::fs::read_dir(&out)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
-        .map(|e| CellResult::from_json(&std::fs::read_to_string(e.path()).unwrap()).unwrap())
-        .collect();
+    let results = support::runs::results_in(&out);
     assert_eq!(results.len(), 1, "{printed}");
     assert!(results[0].is_complete(), "{:?}", results[0].status);
     // The workers logged in on connections of their own, with the password.

@@ -127,66 +127,16 @@ fn percent_decode(text: &str, strict: bool) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
 
-    /// Passwords holding, unescaped, each character a URI gives a meaning to, and non-ASCII
-    /// ones; each piece between those characters is distinctive, so that finding one in a
-    /// message is a leak, not a coincidence.
-    const HOSTILE: [&str; 7] = [
-        "Kv7Qx?Zw3Jm",
-        "Rt4Wy@Hb8Nc",
-        "Gd2Lp/Xs6Fv",
-        "Mh9Tz%Qr5Yk",
-        "Bn3Vc:Jw7Pd",
-        "Ñøç€Wq4Éü",
-        "Zq8Xe?Tk2Wb@Hy6Rm/Lu4Dc%Wn9Gs:Åß7Øq",
+    /// Passwords holding, unescaped, each character a URI gives a meaning to, or non-ASCII
+    /// ones (valid as written), and what [`check_uri`] says of each.
+    const HOSTILE: [(&str, Result<(), UriProblem>); 6] = [
+        ("Pa?ss", Err(UriProblem::Unescaped("password"))),
+        ("Pa@ss", Err(UriProblem::Unescaped("password"))),
+        ("Pa/ss", Err(UriProblem::Unescaped("password"))),
+        ("Pa%ss", Err(UriProblem::BadEscape("password"))),
+        ("Pa:ss", Err(UriProblem::Unescaped("password"))),
+        ("Pä€ss", Ok(())),
     ];
-
-    /// The pieces of `password` between the characters a URI gives a meaning to.
-    fn fragments(password: &str) -> Vec<&str> {
-        password.split(['?', '@', '/', '%', ':']).collect()
-    }
-
-    /// Nothing of `password` in `text`.
-    fn assert_no_fragment(text: &str, password: &str) {
-        for piece in fragments(password) {
-            assert!(!text.contains(piece), "{piece:?} of {password:?} in {text}");
-        }
-    }
-
-    #[tokio::test]
-    async fn a_uri_with_an_unescaped_password_is_refused_quoting_none_of_it() {
-        use std::time::Duration;
-        for password in HOSTILE {
-            let uri = format!("mongodb://bench:{password}@127.0.0.1:9/db?w=1");
-            let outcome = super::super::connect("ext", &uri, 1, Duration::from_millis(200)).await;
-            let message = outcome.err().expect("a refusal").to_string();
-            assert_no_fragment(&message, password);
-            if password.contains(['?', '@', '/', '%', ':']) {
-                assert!(
-                    message.starts_with("target ext: the URI does not parse: the password holds"),
-                    "{message}"
-                );
-            }
-        }
-    }
-
-    #[tokio::test]
-    async fn what_the_driver_says_of_a_uri_with_an_escaped_password_quotes_none_of_it() {
-        use std::time::Duration;
-        for password in HOSTILE {
-            let escaped: String = password.bytes().map(|b| format!("%{b:02X}")).collect();
-            for uri in [
-                format!("mongodb://bench:{escaped}@127.0.0.1:99999/"),
-                format!("mongodb://bench:{escaped}@127.0.0.1:9/?maxPoolSize=lots"),
-            ] {
-                let outcome =
-                    super::super::connect("ext", &uri, 1, Duration::from_millis(200)).await;
-                let message = outcome.err().expect("a refusal").to_string();
-                assert!(message.contains("does not parse"), "{message}");
-                assert_no_fragment(&message, password);
-                assert!(!message.contains(&escaped), "{message}");
-            }
-        }
-    }
 
     #[test]
     fn redaction_keeps_hosts_and_options_and_cuts_at_the_last_at() {
@@ -209,7 +159,7 @@ mod tests {
         assert_eq!(redact_uri("a=mongodb:/u:pw@h/"), "***@h/");
         assert_eq!(redact_uri("not a uri"), "not a uri");
         assert_eq!(redact_uri("mongodb://h:1/db"), "mongodb://h:1/db");
-        for password in HOSTILE {
+        for (password, _) in HOSTILE {
             let shown = redact_uri(&format!("mongodb://bench:{password}@h:1/db?w=1"));
             assert_eq!(shown, "mongodb://***@h:1/db?w=1", "{password}");
         }
@@ -217,15 +167,7 @@ mod tests {
 
     #[test]
     fn unescaped_users_and_passwords_are_refused_naming_the_part() {
-        for password in HOSTILE {
-            let expected = if password.contains(RESERVED) {
-                Err(UriProblem::Unescaped("password"))
-            } else if password.contains('%') {
-                Err(UriProblem::BadEscape("password"))
-            } else {
-                // Non-ASCII as written is what the driver takes too.
-                Ok(())
-            };
+        for (password, expected) in HOSTILE {
             let uri = format!("mongodb://bench:{password}@h/");
             assert_eq!(check_uri(&uri), expected, "{password}");
         }
