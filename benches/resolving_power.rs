@@ -112,7 +112,7 @@ impl Events for Quiet {
         &mut self,
         cell: &mongobench::plan::PlannedCell,
         r: &CellResult,
-    ) -> anyhow::Result<()> {
+    ) -> Result<(), mongobench::runner::sink::SinkError> {
         let ops = r.measured.as_ref().map_or(0.0, |m| m.overall.ops_per_sec);
         eprintln!(
             "{}: {ops:.1} ops/s{}",

@@ -1,6 +1,7 @@
 //! mongobench: a Kubernetes operator and load generator that benchmarks MongoDB deployments.
 pub mod api;
 pub mod cli;
+pub mod contract;
 pub mod measure;
 pub mod operator;
 pub mod plan;

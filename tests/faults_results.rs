@@ -148,7 +148,7 @@ async fn corrupt_foreign_and_other_version_results_are_refused_with_a_warning_na
 /// A ConfigMap labelled as the runner labels the result of `cell_id`, holding `text`.
 async fn write_raw(
     env: &support::KubeEnv,
-    plan: &mongobench::plan::JobPlan,
+    plan: &mongobench::contract::JobPlan,
     cell_id: &str,
     text: &str,
 ) {

@@ -170,7 +170,11 @@ impl Events for Watch {
     fn started(&mut self, cell: &PlannedCell, _: &CellProgress) {
         let _ = self.started_tx.send(cell.repetition);
     }
-    async fn finished(&mut self, _: &PlannedCell, _: &CellResult) -> anyhow::Result<()> {
+    async fn finished(
+        &mut self,
+        _: &PlannedCell,
+        _: &CellResult,
+    ) -> Result<(), mongobench::runner::sink::SinkError> {
         Ok(())
     }
 }

@@ -8,8 +8,8 @@ use std::process::Command;
 
 use kube::api::{Api, Patch, PatchParams};
 use mongobench::api::MongoBenchmark;
+use mongobench::contract::JobPlan;
 use mongobench::operator::testing::result;
-use mongobench::plan::JobPlan;
 use operator_common as common;
 use serde_json::json;
 
@@ -97,6 +97,7 @@ async fn kubectl_runs_the_binary_as_its_mongobench_plugin() {
 
     // Results as a runner writes them: `fast` does 30 % more finds per second than `slow`.
     let plan = JobPlan {
+        plan_version: mongobench::contract::PLAN_VERSION,
         benchmark: "study".into(),
         namespace: Some(env.namespace.clone()),
         uid: bench.metadata.uid.clone(),
@@ -105,7 +106,7 @@ async fn kubectl_runs_the_binary_as_its_mongobench_plugin() {
         targets: Vec::new(),
         completed_cells: Vec::new(),
         board: None,
-        spec: bench.spec.clone(),
+        run: mongobench::contract::RunDefinition::of(&bench.spec).unwrap(),
     };
     for (target, finds) in [("slow", 1000), ("fast", 1300)] {
         for rep in 1..=3 {

@@ -180,7 +180,7 @@ async fn deleting_a_benchmark_mid_run_leaves_no_object_behind() {
             let plan_cm = plan_cm.clone();
             async move {
                 let cm = cms.get(&plan_cm).await.ok()?;
-                let plan: mongobench::plan::JobPlan =
+                let plan: mongobench::contract::JobPlan =
                     serde_yaml::from_str(&cm.data?[mongobench::operator::render::names::PLAN_KEY])
                         .ok()?;
                 (plan.completed_cells == ["mongodb-8.0.c3.1k.r1"]).then_some(())

@@ -129,7 +129,7 @@ async fn assert_runner(
     bench: &str,
     target: &str,
     platform: &str,
-) -> mongobench::plan::JobPlan {
+) -> mongobench::contract::JobPlan {
     let job: Job = common::exists(env, &common::runner(bench, target, platform)).await;
     let v = value(&job);
     let pod = &v["spec"]["template"]["spec"];
@@ -233,7 +233,7 @@ async fn assert_runner(
     assert_eq!(rules[0]["verbs"], json!(["create"]));
     assert_eq!(rules[1]["verbs"], json!(["get", "patch"]));
     let allowed = rules[1]["resourceNames"].as_array().unwrap();
-    let first_cell = mongobench::plan::cell_id(target, platform, &plan.spec.dataset.sizes[0], 1);
+    let first_cell = mongobench::plan::cell_id(target, platform, &plan.run.sizes[0], 1);
     for name in [
         format!("{bench}-{first_cell}"),
         format!("{bench}-{platform}-activity"),

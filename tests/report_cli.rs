@@ -5,8 +5,8 @@ mod support;
 
 use std::process::Command;
 
+use mongobench::contract::JobPlan;
 use mongobench::operator::testing::result;
-use mongobench::plan::JobPlan;
 use operator_common as common;
 
 fn report(args: &[&str], kubeconfig: Option<&std::path::Path>) -> (i32, String, String) {
@@ -153,6 +153,7 @@ async fn results_in_the_cluster_render_with_the_specs_baseline() {
     let env = common::setup("report").await;
     let bench = common::apply(&env, &common::fast_slow_study("study", 2)).await;
     let plan = JobPlan {
+        plan_version: mongobench::contract::PLAN_VERSION,
         benchmark: "study".into(),
         namespace: Some(env.namespace.clone()),
         uid: bench.metadata.uid.clone(),
@@ -161,7 +162,7 @@ async fn results_in_the_cluster_render_with_the_specs_baseline() {
         targets: Vec::new(),
         completed_cells: Vec::new(),
         board: None,
-        spec: bench.spec.clone(),
+        run: mongobench::contract::RunDefinition::of(&bench.spec).unwrap(),
     };
     for r in results("study") {
         let id = mongobench::plan::cell_id(

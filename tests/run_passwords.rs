@@ -80,7 +80,7 @@ async fn connecting_with_an_unescaped_password_is_refused_quoting_none_of_it() {
     for password in HOSTILE_PASSWORDS {
         let uri = format!("mongodb://bench:{password}@127.0.0.1:9/db?w=1");
         let outcome = connect("ext", &uri, 1, Duration::from_millis(200)).await;
-        let message = outcome.err().expect("a refusal").to_string();
+        let message = outcome.expect_err("a refusal").to_string();
         assert_no_password("the refusal", &message, password);
         if needs_escaping(password) {
             assert!(
@@ -100,7 +100,7 @@ async fn what_the_driver_says_of_a_uri_with_an_escaped_password_quotes_none_of_i
             format!("mongodb://bench:{escaped}@127.0.0.1:9/?maxPoolSize=lots"),
         ] {
             let outcome = connect("ext", &uri, 1, Duration::from_millis(200)).await;
-            let message = outcome.err().expect("a refusal").to_string();
+            let message = outcome.expect_err("a refusal").to_string();
             assert!(message.contains("does not parse"), "{message}");
             assert_no_password("the refusal", &message, password);
         }

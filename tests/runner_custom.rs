@@ -235,6 +235,8 @@ phases:
     );
     CustomPlan {
         workload: Arc::new(parse_document(&text, "test").unwrap_or_else(|e| panic!("{e}"))),
+        text: text.as_str().into(),
+        origin: "test".into(),
         seed: 3,
         dataset_seed: 1,
         seed_batch_size: 100,
@@ -415,6 +417,8 @@ phases: [{name: m, operations: 10}]
 ";
     let custom = CustomPlan {
         workload: Arc::new(parse_document(text, "test").unwrap()),
+        text: text.into(),
+        origin: "test".into(),
         seed: 1,
         dataset_seed: 1,
         seed_batch_size: 100,

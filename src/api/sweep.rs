@@ -123,7 +123,8 @@ pub struct LatencyGoal {
 }
 
 /// A percentile a goal may bound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Percentile {
     P50,
     P95,
@@ -178,7 +179,8 @@ impl LatencyGoal {
 }
 
 /// A latency goal in the runner's terms.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Goal {
     pub percentile: Percentile,
     /// The bound, in microseconds.

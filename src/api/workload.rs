@@ -191,12 +191,50 @@ pub struct Workload {
 }
 
 /// How long a measured run (or a warm-up) lasts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "RunLengthDoc", try_from = "RunLengthDoc")]
 pub enum RunLength {
     /// Until this much time has passed.
     Duration(Duration),
     /// Until this many operations (over all workers) have completed.
     Operations(u64),
+}
+
+/// A [`RunLength`] in a plan file: `{ms: 30000}` or `{operations: 1000}`.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunLengthDoc {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    operations: Option<u64>,
+}
+
+impl From<RunLength> for RunLengthDoc {
+    fn from(length: RunLength) -> RunLengthDoc {
+        match length {
+            RunLength::Duration(d) => RunLengthDoc {
+                ms: Some(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+                operations: None,
+            },
+            RunLength::Operations(n) => RunLengthDoc {
+                ms: None,
+                operations: Some(n),
+            },
+        }
+    }
+}
+
+impl TryFrom<RunLengthDoc> for RunLength {
+    type Error = &'static str;
+
+    fn try_from(doc: RunLengthDoc) -> Result<RunLength, &'static str> {
+        match (doc.ms, doc.operations) {
+            (Some(ms), None) => Ok(RunLength::Duration(Duration::from_millis(ms))),
+            (None, Some(n)) => Ok(RunLength::Operations(n)),
+            _ => Err("a run length is one of ms or operations"),
+        }
+    }
 }
 
 impl Workload {

@@ -57,7 +57,7 @@ pub fn serve(listener: &TcpListener) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::canaries::probe_all;
+    use crate::runner::probe_all;
 
     #[tokio::test]
     async fn a_runner_gets_a_probe_from_a_served_canary_and_a_reason_from_an_absent_one() {

@@ -1,8 +1,8 @@
 //! Plan files (`mongobench run --plan FILE`): what the operator writes into a runner Job's
 //! ConfigMap, checked before anything runs. A plan of another `planVersion` (or without one),
 //! a manifest given in its place, a plan that is not YAML or not the shape of a plan, and a
-//! plan whose spec the API server would not have admitted are refused, naming the line and
-//! field.
+//! plan no operator writes (no target, a target twice, no size, zero workers, ...) are
+//! refused, naming the line and field.
 
 use std::path::Path;
 
@@ -11,14 +11,14 @@ use serde_yaml::Value;
 use super::input::{MAX_MANIFEST_BYTES, Problem, invalid, label, read_text};
 use super::validate::reader_problem;
 use super::yaml_lines::{LineIndex, first_control_character, scan_error};
-use crate::api::{self, KIND};
-use crate::plan::{JobPlan, PLAN_VERSION, PLAN_VERSION_KEY};
+use crate::api::KIND;
+use crate::contract::{JobPlan, PLAN_VERSION, PLAN_VERSION_KEY};
 
 /// What a plan is, quoted in refusals.
 fn expected() -> String {
     format!(
         "expected a plan as the operator writes it ({PLAN_VERSION_KEY}: {PLAN_VERSION}, \
-         benchmark, runId, platform, targets, spec)"
+         benchmark, runId, platform, targets, run)"
     )
 }
 
@@ -130,34 +130,15 @@ pub fn parse_plan(text: &str) -> Result<JobPlan, Vec<Problem>> {
         }
     }
     let plan: JobPlan = serde_yaml::from_str(text).map_err(|e| one(reader_problem(&e)))?;
-    let mut problems = Vec::new();
-    if plan.targets.is_empty() {
-        problems.push(Problem {
-            line: at("targets"),
-            path: "targets".into(),
-            message: "must list at least one target".into(),
-        });
-    }
-    for (i, target) in plan.targets.iter().enumerate() {
-        if plan.spec.target(&target.name).is_none() {
-            let path = format!("targets[{i}].name");
-            problems.push(Problem {
-                line: at(&path),
-                message: format!(
-                    "{:?} is not a target of spec.targets ({})",
-                    target.name,
-                    plan.spec.target_names().replace(',', ", ")
-                ),
-                path,
-            });
-        }
-    }
-    // The spec went through admission; a plan whose spec would not have is not the operator's.
-    problems.extend(api::validate(&plan.spec).into_iter().map(|v| Problem {
-        line: at(&v.path),
-        path: v.path,
-        message: v.message,
-    }));
+    let mut problems: Vec<Problem> = plan
+        .problems()
+        .into_iter()
+        .map(|(path, message)| Problem {
+            line: at(&path),
+            path,
+            message,
+        })
+        .collect();
     if problems.is_empty() {
         Ok(plan)
     } else {
@@ -181,35 +162,19 @@ fn describe(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::JobTarget;
 
     fn plan() -> JobPlan {
-        let doc: serde_json::Value = serde_yaml::from_str(
+        let spec: crate::api::MongoBenchmarkSpec = serde_yaml::from_str(
             "targets: [{name: t, external: {uriSecretRef: {name: s}}}]\n\
              platforms: [{name: local}]\n\
              dataset: {sizes: ['200']}\n\
              workload: {type: flights}\n",
         )
         .unwrap();
-        JobPlan {
-            benchmark: "b".into(),
-            namespace: Some("ns".into()),
-            uid: None,
-            run_id: "r".into(),
-            platform: "local".into(),
-            targets: vec![JobTarget {
-                name: "t".into(),
-                uri_env: "MONGOBENCH_TARGET_URI".into(),
-                initiate_members: Vec::new(),
-                server_canaries: Vec::new(),
-                replica_set_name: None,
-                cluster: None,
-                facts: None,
-            }],
-            completed_cells: Vec::new(),
-            board: None,
-            spec: serde_json::from_value(doc).unwrap(),
-        }
+        let mut plan = JobPlan::local(&spec, "b", "r", &["t".to_owned()]).unwrap();
+        plan.namespace = Some("ns".into());
+        plan.targets[0].uri_env = "MONGOBENCH_TARGET_URI".into();
+        plan
     }
 
     fn refusal(text: &str) -> Vec<String> {
@@ -220,10 +185,18 @@ mod tests {
             .collect()
     }
 
+    /// The line of `text` (from 1) that starts with `start` after its indentation.
+    fn line_of(text: &str, start: &str) -> usize {
+        1 + text
+            .lines()
+            .position(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no line starting {start:?} in\n{text}"))
+    }
+
     #[test]
     fn a_written_plan_reads_back_and_starts_with_its_version() {
         let text = plan().to_yaml();
-        assert!(text.starts_with("planVersion: 1\n"), "{text}");
+        assert!(text.starts_with("planVersion: 2\n"), "{text}");
         assert_eq!(parse_plan(&text).unwrap(), plan());
     }
 
@@ -231,49 +204,73 @@ mod tests {
     fn plans_of_other_versions_or_without_one_are_refused() {
         let text = plan().to_yaml();
         assert_eq!(
-            refusal(&text.replace("planVersion: 1", "planVersion: 2")),
+            refusal(&text.replace("planVersion: 2", "planVersion: 1")),
             [
-                "plan.yaml:1: planVersion: 2 is not a version this mongobench reads (1): run the \
+                "plan.yaml:1: planVersion: 1 is not a version this mongobench reads (2): run the \
                  runner with the image of the operator release that wrote the plan"
             ]
         );
-        let old = text.replace("planVersion: 1\n", "");
+        let old = text.replace("planVersion: 2\n", "");
         assert_eq!(
             refusal(&old),
             [
                 "plan.yaml:1: planVersion: required field is missing: not a plan, or one written \
-                 by a mongobench before plan versions; this mongobench reads planVersion 1"
+                 by a mongobench before plan versions; this mongobench reads planVersion 2"
             ]
         );
     }
 
     #[test]
-    fn a_spec_the_api_server_would_refuse_is_refused_with_its_line() {
-        let text = plan()
-            .to_yaml()
-            .replace("type: flights", "type: flights\n    workers: 0");
+    fn a_run_no_operator_writes_is_refused_with_its_line() {
+        let mut p = plan();
+        p.run.settings.workers = 0;
+        let text = p.to_yaml();
         let refused = refusal(&text);
-        assert_eq!(refused.len(), 1, "{refused:?}");
-        assert!(
-            refused[0].ends_with(": spec.workload.workers: must be at least 1, got 0"),
-            "{refused:?}"
+        let line = line_of(&text, "settings:") + 1;
+        assert_eq!(
+            refused,
+            [format!(
+                "plan.yaml:{line}: run.settings.workers: must be at least 1, got 0"
+            )]
         );
-        let line: usize = refused[0].split(':').nth(1).unwrap().parse().unwrap();
         assert_eq!(text.lines().nth(line - 1).unwrap().trim(), "workers: 0");
     }
 
     #[test]
-    fn targets_must_be_named_in_the_spec() {
+    fn targets_must_be_listed_once_and_initiated_sets_named() {
         let mut p = plan();
-        p.targets[0].name = "other".into();
+        p.targets.push(p.targets[0].clone());
+        p.targets[1].initiate_members = vec!["h:27017".into()];
+        let text = p.to_yaml();
+        // The second target's entry, past the first's two lines.
+        let second = line_of(&text, "- name: t") + 2;
+        assert!(
+            text.lines()
+                .nth(second - 1)
+                .unwrap()
+                .starts_with("- name: t")
+        );
         assert_eq!(
-            refusal(&p.to_yaml()),
-            ["plan.yaml:7: targets[0].name: \"other\" is not a target of spec.targets (t)"]
+            refusal(&text),
+            [
+                format!(
+                    "plan.yaml:{}: targets[1].name: \"t\" is given twice",
+                    second
+                ),
+                format!(
+                    "plan.yaml:{}: targets[1].replicaSetName: required with initiateMembers",
+                    second
+                )
+            ]
         );
         p.targets.clear();
+        let text = p.to_yaml();
         assert_eq!(
-            refusal(&p.to_yaml()),
-            ["plan.yaml:6: targets: must list at least one target"]
+            refusal(&text),
+            [format!(
+                "plan.yaml:{}: targets: must list at least one target",
+                line_of(&text, "targets:")
+            )]
         );
     }
 }

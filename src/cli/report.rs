@@ -13,13 +13,13 @@ use kube::api::{Api, ListParams};
 
 use super::validate::EXIT_INVALID;
 use crate::api::MongoBenchmark;
+use crate::contract::names::{BENCHMARK_LABEL, RESULT_KEY};
 use crate::plan::sanitize;
 use crate::report::{
     render_comparison, render_csv, render_history_csv, render_html, render_json, render_markdown,
     render_table, render_ycsb,
 };
 use crate::result::CellResult;
-use crate::runner::sink::{BENCHMARK_LABEL, RESULT_KEY};
 use crate::verdict::{CompareOptions, compare, compare_options};
 
 /// Output formats.

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::runner::cell::identity::{CUSTOM_WORKLOAD_FILE, Verification, verify_with};
+use crate::runner::{CUSTOM_WORKLOAD_FILE, Verification, verify_with};
 
 /// Arguments of `mongobench verify`.
 #[derive(Debug, clap::Args)]

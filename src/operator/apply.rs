@@ -22,6 +22,7 @@ use super::observe::facts;
 use super::render::{jobs, names, secrets, servers};
 use super::status::events::{EventSpec, Related};
 use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
+use crate::operator::error::SpecError;
 
 /// Field manager of every server-side apply the operator makes.
 pub const FIELD_MANAGER: &str = "mongobench";
@@ -86,12 +87,16 @@ fn find<'a, T>(
     items: &'a [T],
     name: &str,
     of: impl Fn(&T) -> &str,
-    what: &str,
+    what: &'static str,
 ) -> Result<&'a T, Error> {
-    items
-        .iter()
-        .find(|t| of(t) == name)
-        .ok_or_else(|| Error::Spec(format!("{what} {name:?} is not in the spec")))
+    items.iter().find(|t| of(t) == name).ok_or_else(|| {
+        SpecError::Unknown {
+            field: what,
+            name: name.to_owned(),
+            among: "the spec",
+        }
+        .into()
+    })
 }
 
 /// Carries out one action and returns the event that announces it.

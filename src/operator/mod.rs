@@ -51,5 +51,5 @@ pub mod testing;
 
 pub use apply::FIELD_MANAGER;
 pub use context::{DEFAULT_IMAGE, DEFAULT_STALL_DEADLINE, OperatorOptions};
-pub use error::Error;
+pub use error::{Error, SpecError};
 pub use run::{Operator, run};

@@ -190,7 +190,7 @@ async fn control_scope(client: &Client, ns: Option<&str>, ctx: Arc<Context>) {
     .for_each(|outcome| async move {
         match outcome {
             Ok((obj, _)) => tracing::debug!(benchmark = %obj, "reconciled"),
-            Err(e) => tracing::warn!(error = %e, "reconcile failed"),
+            Err(e) => tracing::warn!(error = %super::error::chain(&e), "reconcile failed"),
         }
     })
     .await;
@@ -286,7 +286,7 @@ async fn reconcile_pass(cached: Arc<MongoBenchmark>, ctx: Arc<Context>) -> Resul
 
 fn error_policy(bench: Arc<MongoBenchmark>, error: &Error, ctx: Arc<Context>) -> Action {
     ctx.metrics.failed(error.label());
-    tracing::warn!(benchmark = %bench.name_any(), error = %error, "reconcile failed");
+    tracing::warn!(benchmark = %bench.name_any(), error = %super::error::chain(error), "reconcile failed");
     match error {
         // A spec the API server accepted but the operator cannot use waits for a change.
         Error::Spec(_) => Action::requeue(Duration::from_secs(300)),

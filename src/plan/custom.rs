@@ -9,17 +9,23 @@ use crate::api::{CustomSource, MongoBenchmarkSpec, RunLength, parse_duration};
 use crate::workload::custom::{self, PhaseLength, Workload};
 
 /// The workers and rate of one phase.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PhaseLoad {
     pub workers: u32,
     /// Open loop at this total rate; `None` is a closed loop.
     pub target_ops_per_sec: Option<f64>,
 }
 
-/// A custom workload and the seeds of its traffic and documents.
-#[derive(Debug, Clone)]
+/// A custom workload and the seeds of its traffic and documents. In a plan file it is its
+/// document's text, parsed again when the plan is read.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "CustomPlanText", into = "CustomPlanText")]
 pub struct CustomPlan {
     pub workload: Arc<Workload>,
+    /// The document's text and where it came from (for errors).
+    pub text: Arc<str>,
+    pub origin: String,
     /// `spec.workload.seed`: the operation streams.
     pub seed: u64,
     /// `spec.dataset.datasetSeed`: the seeded documents.
@@ -27,6 +33,54 @@ pub struct CustomPlan {
     /// `spec.dataset.seedBatchSize` and `seedWorkers`.
     pub seed_batch_size: u32,
     pub seed_workers: u32,
+}
+
+impl PartialEq for CustomPlan {
+    /// Plans of the same document text and seeds are the same plan.
+    fn eq(&self, other: &CustomPlan) -> bool {
+        CustomPlanText::from(self.clone()) == CustomPlanText::from(other.clone())
+    }
+}
+
+/// A [`CustomPlan`] as a plan file holds it.
+#[derive(PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CustomPlanText {
+    document: String,
+    origin: String,
+    seed: u64,
+    dataset_seed: u64,
+    seed_batch_size: u32,
+    seed_workers: u32,
+}
+
+impl TryFrom<CustomPlanText> for CustomPlan {
+    type Error = CustomError;
+
+    fn try_from(t: CustomPlanText) -> Result<CustomPlan, CustomError> {
+        Ok(CustomPlan {
+            workload: Arc::new(parse_document(&t.document, &t.origin)?),
+            text: t.document.into(),
+            origin: t.origin,
+            seed: t.seed,
+            dataset_seed: t.dataset_seed,
+            seed_batch_size: t.seed_batch_size,
+            seed_workers: t.seed_workers,
+        })
+    }
+}
+
+impl From<CustomPlan> for CustomPlanText {
+    fn from(p: CustomPlan) -> CustomPlanText {
+        CustomPlanText {
+            document: p.text.to_string(),
+            origin: p.origin,
+            seed: p.seed,
+            dataset_seed: p.dataset_seed,
+            seed_batch_size: p.seed_batch_size,
+            seed_workers: p.seed_workers,
+        }
+    }
 }
 
 impl CustomPlan {
@@ -90,8 +144,12 @@ pub(super) fn workload_of(spec: &MongoBenchmarkSpec) -> Result<Workload, CustomE
 
 /// The plan of the spec's custom workload.
 pub(super) fn custom_plan(spec: &MongoBenchmarkSpec) -> Result<CustomPlan, CustomError> {
+    let source = spec.workload.custom.clone().unwrap_or_default();
+    let text = resolved_text(&source)?;
     Ok(CustomPlan {
-        workload: Arc::new(workload_of(spec)?),
+        workload: Arc::new(parse_document(text, &source.origin())?),
+        text: text.into(),
+        origin: source.origin(),
         seed: spec.workload.seed(),
         dataset_seed: spec.dataset.dataset_seed(),
         seed_batch_size: spec.dataset.seed_batch_size(),

@@ -4,14 +4,12 @@
 //!
 //! `cells.rs` expands the matrix, `workload.rs` holds the plan and settings types the runner
 //! executes, `convert.rs` derives them from the spec (`custom.rs` for a custom workload's
-//! document and phases), `job.rs` is the plan file the operator
-//! hands a runner Job. Depends only on `api/` and `workload/` (and `result/`'s types); both
-//! the operator and the runner build on it.
+//! document and phases). Depends only on `api/` and `workload/` (and `result/`'s types); the
+//! plan file a runner executes is `contract/`'s.
 
 mod cells;
 mod convert;
 pub mod custom;
-mod job;
 pub mod sharding;
 pub mod sweep;
 mod workload;
@@ -21,7 +19,4 @@ pub use cells::{
 };
 pub use convert::{CONNECT_TIMEOUT, PlanError, documents, run_settings, workload_plan};
 pub use custom::PhaseLoad;
-pub use job::{
-    JobPlan, JobTarget, LOCAL_PLATFORM, MemberFacts, PLAN_VERSION, PLAN_VERSION_KEY, ServerFacts,
-};
 pub use workload::{RunSettings, SettingsError, WarmupSettle, WorkloadPlan};

@@ -12,17 +12,20 @@ use crate::result::{MeasuredPhase, SweepStep};
 const MAX_RATE: u64 = 100_000_000;
 
 /// A sweep as the runner runs it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SweepPlan {
     pub steps: Steps,
     pub goal: Option<Goal>,
     /// Length of each step's measured phase.
+    #[serde(with = "crate::workload::millis", rename = "stepMs")]
     pub step: Duration,
 }
 
 /// Where the steps' loads come from. A step's level is its rate, or its workers for a ladder
 /// of workers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind", content = "of")]
 pub enum Steps {
     /// Every rate, ascending.
     Ladder(Vec<u64>),

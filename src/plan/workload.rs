@@ -12,7 +12,8 @@ use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::RawProperties;
 
 /// The workload of a run, in the generators' own terms.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
 pub enum WorkloadPlan {
     Flights(Box<Params>),
     Ycsb { raw: RawProperties, seed: u64 },
@@ -42,7 +43,8 @@ impl WorkloadPlan {
 }
 
 /// Settings of the warm-up and measured phases.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RunSettings {
     pub workers: u32,
     pub measured: RunLength,
@@ -54,6 +56,7 @@ pub struct RunSettings {
     /// `primary` (default), `primaryPreferred`, `secondary`, `secondaryPreferred`, `nearest`.
     pub read_preference: Option<String>,
     /// Longest wait for one database operation (`workload.operationTimeout`).
+    #[serde(with = "crate::workload::millis", rename = "operationTimeoutMs")]
     pub operation_timeout: Duration,
     /// A load sweep: `measured` is then each step's length and `target_ops_per_sec` the first
     /// step's rate (the warm-up's).
@@ -68,7 +71,8 @@ pub struct RunSettings {
 
 /// Rounds of `warmup`, each restored after, until the last one's drift is within
 /// `tolerance_percent` or `max_rounds` have run.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WarmupSettle {
     pub max_rounds: u32,
     pub tolerance_percent: f64,

@@ -1,83 +1,27 @@
-//! What a runner Job is doing right now, published for the operator: one ConfigMap per
-//! benchmark × platform (`<benchmark>-<platform>-activity`), rewritten whenever the runner
-//! starts seeding a size or a cell enters another phase. The operator names the cell in
-//! `status.progress` and in events from it. Publishing never fails the run: the newest
-//! activity is written by one background task, and a failed write is logged and superseded by
-//! the next.
-
-use std::collections::BTreeMap;
+//! Publishes what a runner Job is doing for the operator (`contract::activity`): the newest
+//! activity is written by one background task whenever the runner starts seeding a size or a
+//! cell enters another phase. Publishing never fails the run: a failed write is logged and
+//! superseded by the next.
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ObjectMeta, Patch, PatchParams};
 use tokio::sync::watch;
 
-use super::sink::{BENCHMARK_LABEL, FIELD_MANAGER, RUN_ID_LABEL, owner_reference};
-use crate::plan::{JobPlan, sanitize};
-
-/// Marks activity ConfigMaps (value [`ACTIVITY_COMPONENT`]); they carry no cell label.
-pub const COMPONENT_LABEL: &str = "app.kubernetes.io/component";
-pub const ACTIVITY_COMPONENT: &str = "activity";
-/// Label with the platform (sanitized) the activity is on.
-pub const PLATFORM_LABEL: &str = "mongobench.io/platform";
-
-/// The phase of a runner bringing a sharded cluster up, before its step
-/// (`bringing up the sharded cluster: adding shard b-t-p-shard-1`).
-pub const BRINGING_UP: &str = "bringing up the sharded cluster";
-
-/// One activity of a runner: seeding a target to a size, or a phase of a cell.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Activity {
-    pub target: String,
-    pub size: String,
-    /// The cell, for the phases of a cell (none while seeding).
-    pub cell: Option<String>,
-    /// `seeding`, or a cell's phase: `restoring`, `warmup`, `settling`, `measuring`,
-    /// `explaining`.
-    pub phase: String,
-}
-
-impl Activity {
-    fn into_data(self) -> BTreeMap<String, String> {
-        let mut data = BTreeMap::from([
-            ("target".to_owned(), self.target),
-            ("size".to_owned(), self.size),
-            ("phase".to_owned(), self.phase),
-        ]);
-        if let Some(cell) = self.cell {
-            data.insert("cell".to_owned(), cell);
-        }
-        data
-    }
-
-    /// The activity a ConfigMap's data holds, if complete.
-    pub fn from_data(data: &BTreeMap<String, String>) -> Option<Activity> {
-        Some(Activity {
-            target: data.get("target")?.clone(),
-            size: data.get("size")?.clone(),
-            cell: data.get("cell").cloned(),
-            phase: data.get("phase")?.clone(),
-        })
-    }
-}
-
-/// Name of the activity ConfigMap of `platform` in `benchmark`.
-pub fn configmap_name(benchmark: &str, platform: &str) -> String {
-    let name = sanitize(&format!("{benchmark}-{platform}-activity"));
-    name.chars().take(253).collect()
-}
+use super::sink::owner_reference;
+use crate::contract::names::{self, RUNNER_FIELD_MANAGER};
+use crate::contract::{Activity, JobPlan};
 
 /// The activity ConfigMap of a runner.
 pub fn activity_configmap(plan: &JobPlan, activity: Activity) -> ConfigMap {
     ConfigMap {
         metadata: ObjectMeta {
-            name: Some(configmap_name(&plan.benchmark, &plan.platform)),
+            name: Some(names::activity_name(&plan.benchmark, &plan.platform)),
             namespace: plan.namespace.clone(),
-            labels: Some(BTreeMap::from([
-                (BENCHMARK_LABEL.to_owned(), sanitize(&plan.benchmark)),
-                (RUN_ID_LABEL.to_owned(), sanitize(&plan.run_id)),
-                (PLATFORM_LABEL.to_owned(), sanitize(&plan.platform)),
-                (COMPONENT_LABEL.to_owned(), ACTIVITY_COMPONENT.to_owned()),
-            ])),
+            labels: Some(names::activity_labels(
+                &plan.benchmark,
+                &plan.run_id,
+                &plan.platform,
+            )),
             owner_references: owner_reference(plan).map(|o| vec![o]),
             ..ObjectMeta::default()
         },
@@ -99,13 +43,13 @@ impl Publisher {
         tokio::spawn(async move {
             let namespace = plan.namespace.clone().unwrap_or_else(|| "default".into());
             let api = Api::<ConfigMap>::namespaced(client, &namespace);
-            let name = configmap_name(&plan.benchmark, &plan.platform);
+            let name = names::activity_name(&plan.benchmark, &plan.platform);
             while changes.changed().await.is_ok() {
                 let Some(activity) = changes.borrow_and_update().clone() else {
                     continue;
                 };
                 let cm = activity_configmap(&plan, activity);
-                let params = PatchParams::apply(FIELD_MANAGER).force();
+                let params = PatchParams::apply(RUNNER_FIELD_MANAGER).force();
                 if let Err(e) = api.patch(&name, &params, &Patch::Apply(&cm)).await {
                     tracing::warn!(error = %e, configmap = %name, "publishing the runner's activity");
                 }
@@ -121,32 +65,5 @@ impl Publisher {
             *latest = Some(activity);
             changed
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_activity_round_trips_through_its_configmap_data() {
-        for cell in [None, Some("a.x86.1k.r2".to_owned())] {
-            let a = Activity {
-                target: "a".into(),
-                size: "1k".into(),
-                cell,
-                phase: "measuring".into(),
-            };
-            assert_eq!(Activity::from_data(&a.clone().into_data()), Some(a));
-        }
-        assert_eq!(Activity::from_data(&BTreeMap::new()), None);
-    }
-
-    #[test]
-    fn the_configmap_is_named_and_labelled_per_platform() {
-        assert_eq!(
-            configmap_name("Study", "c4a_axion"),
-            "study-c4a-axion-activity"
-        );
     }
 }

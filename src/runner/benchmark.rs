@@ -21,6 +21,7 @@ use super::cell::{CellProgress, run_cell_with};
 use super::crew::{Crew, Helpers};
 use super::dataset::{self, Seeded};
 use super::server::ConnectedTarget;
+use super::sink::SinkError;
 use super::slots::{self, PrecisionGoal, Standing};
 
 /// What one runner executes.
@@ -126,7 +127,7 @@ pub trait Events {
         &mut self,
         cell: &PlannedCell,
         result: &CellResult,
-    ) -> impl std::future::Future<Output = anyhow::Result<()>>;
+    ) -> impl std::future::Future<Output = Result<(), SinkError>>;
     /// A size stopped adding slots under the precision goal.
     fn precision(&mut self, size: &str, outcome: &PrecisionOutcome) {
         tracing::info!(size, "{outcome}");
@@ -168,7 +169,7 @@ pub async fn run(
     bench: &Benchmark,
     targets: &[Connected],
     events: &mut impl Events,
-) -> anyhow::Result<Vec<CellResult>> {
+) -> Result<Vec<CellResult>, SinkError> {
     run_with(bench, targets, events, None).await
 }
 
@@ -182,7 +183,7 @@ pub async fn run_with(
     targets: &[Connected],
     events: &mut impl Events,
     crew: Option<&Crew>,
-) -> anyhow::Result<Vec<CellResult>> {
+) -> Result<Vec<CellResult>, SinkError> {
     let results = run_all(bench, targets, events, crew).await;
     if let Some(crew) = crew
         && let Err(e) = crew.finish().await
@@ -197,7 +198,7 @@ async fn run_all(
     targets: &[Connected],
     events: &mut impl Events,
     crew: Option<&Crew>,
-) -> anyhow::Result<Vec<CellResult>> {
+) -> Result<Vec<CellResult>, SinkError> {
     let helpers = |i: usize| crew.map(|crew| Helpers { crew, target: i });
     let started = Instant::now();
     let baseline = if targets.iter().any(|t| t.target.name == bench.baseline) {

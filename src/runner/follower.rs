@@ -121,7 +121,7 @@ impl Follower<'_> {
                 let outcome = inputs
                     .phase("warmup", target, settings.warmup, start, &progress)
                     .await
-                    .map_err(|(phase, e)| format!("{phase}: {e}"))?;
+                    .map_err(|failure| failure.to_string())?;
                 state
                     .held
                     .insert(order.target, changes_of(&outcome.sources));

@@ -16,9 +16,26 @@ pub mod crew;
 pub mod dataset;
 pub mod deadline;
 pub mod follower;
+pub mod job;
+pub mod lines;
+pub mod local;
 pub mod outcome;
 pub mod send;
 pub mod server;
+pub mod setup;
 pub mod sink;
 pub mod slots;
 pub mod wire;
+
+// The runner's entry points, which the CLI uses (and nothing deeper: tools/module-graph).
+pub use benchmark::{Events, PrecisionOutcome};
+pub use canaries::probe_all;
+pub use cell::CellProgress;
+pub use cell::identity::{CUSTOM_WORKLOAD_FILE, Verification, verify_with};
+pub use crew::{COMPLETION_INDEX_ENV, ClientSlice, JOB_UID_ENV};
+pub use dataset::Seeded;
+pub use job::{JobEnvironment, JobError, JobOutcome, run_job};
+pub use lines::{cell_line, seeded_line};
+pub use local::{LocalError, LocalOptions, follow_local, run_local};
+pub use server::{check_uri, redact_uri};
+pub use sink::{SinkError, write_file};

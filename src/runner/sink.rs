@@ -9,22 +9,30 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{Api, ObjectMeta, Patch, PatchParams};
 
 use crate::api::{API_VERSION, KIND};
-use crate::plan::{JobPlan, sanitize};
+use crate::contract::JobPlan;
+use crate::contract::names::{self, RESULT_KEY, RUNNER_FIELD_MANAGER};
 use crate::result::CellResult;
 
-/// Key of the result document in a result ConfigMap.
-pub const RESULT_KEY: &str = "result.json";
-/// Labels of result ConfigMaps.
-pub const BENCHMARK_LABEL: &str = "mongobench.io/benchmark";
-pub const CELL_LABEL: &str = "mongobench.io/cell";
-pub const RUN_ID_LABEL: &str = "mongobench.io/run-id";
-/// Field manager of the runner's writes.
-pub const FIELD_MANAGER: &str = "mongobench-runner";
-
-/// Name of the result ConfigMap of `cell` in `benchmark`.
-pub fn configmap_name(benchmark: &str, cell: &str) -> String {
-    let name = sanitize(&format!("{benchmark}-{cell}"));
-    name.chars().take(253).collect()
+/// Why a result could not be kept.
+#[derive(Debug, thiserror::Error)]
+pub enum SinkError {
+    #[error("encoding the result of {cell}")]
+    Encode {
+        cell: String,
+        source: crate::result::ResultError,
+    },
+    #[error("writing result ConfigMap {namespace}/{name}")]
+    ConfigMap {
+        namespace: String,
+        name: String,
+        source: kube::Error,
+    },
+    #[error("{what} {}", path.display())]
+    File {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// The MongoBenchmark as the owner of what a runner writes (when the plan knows its uid).
@@ -46,23 +54,22 @@ pub fn result_configmap(
     plan: &JobPlan,
     cell: &str,
     result: &CellResult,
-) -> serde_json::Result<ConfigMap> {
+) -> Result<ConfigMap, SinkError> {
     let owner = owner_reference(plan);
     Ok(ConfigMap {
         metadata: ObjectMeta {
-            name: Some(configmap_name(&plan.benchmark, cell)),
+            name: Some(names::result_name(&plan.benchmark, cell)),
             namespace: plan.namespace.clone(),
-            labels: Some(BTreeMap::from([
-                (BENCHMARK_LABEL.to_owned(), sanitize(&plan.benchmark)),
-                (CELL_LABEL.to_owned(), cell.to_owned()),
-                (RUN_ID_LABEL.to_owned(), sanitize(&plan.run_id)),
-            ])),
+            labels: Some(names::result_labels(&plan.benchmark, &plan.run_id, cell)),
             owner_references: owner.map(|o| vec![o]),
             ..ObjectMeta::default()
         },
         data: Some(BTreeMap::from([(
             RESULT_KEY.to_owned(),
-            result.to_json().map_err(serde::ser::Error::custom)?,
+            result.to_json().map_err(|source| SinkError::Encode {
+                cell: cell.to_owned(),
+                source,
+            })?,
         )])),
         ..ConfigMap::default()
     })
@@ -74,12 +81,12 @@ pub async fn write_configmap(
     plan: &JobPlan,
     cell: &str,
     result: &CellResult,
-) -> anyhow::Result<()> {
+) -> Result<(), SinkError> {
     let namespace = plan.namespace.as_deref().unwrap_or("default");
     let cm = result_configmap(plan, cell, result)?;
     let name = cm.metadata.name.clone().unwrap_or_default();
     let api = Api::<ConfigMap>::namespaced(client.clone(), namespace);
-    let params = PatchParams::apply(FIELD_MANAGER).force();
+    let params = PatchParams::apply(RUNNER_FIELD_MANAGER).force();
     // A measured cell is worth waiting for: an API server that restarts (a control-plane
     // upgrade) is waited out rather than losing the cell; a refusal is not retried.
     let started = std::time::Instant::now();
@@ -92,7 +99,13 @@ pub async fn write_configmap(
                 tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(std::time::Duration::from_secs(8));
             }
-            Err(e) => anyhow::bail!("writing result ConfigMap {namespace}/{name}: {e}"),
+            Err(source) => {
+                return Err(SinkError::ConfigMap {
+                    namespace: namespace.to_owned(),
+                    name,
+                    source,
+                });
+            }
         }
     }
 }
@@ -105,14 +118,11 @@ pub async fn written_cells(client: &kube::Client, plan: &JobPlan) -> Vec<String>
     let api = Api::<ConfigMap>::namespaced(client.clone(), namespace);
     let mut out = Vec::new();
     for target in &plan.targets {
-        let Ok(cells) = crate::plan::cells_of(&plan.spec, &target.name, &plan.platform) else {
-            continue;
-        };
-        for cell in cells {
-            if plan.completed_cells.contains(&cell.id) {
+        for cell in plan.planned_cell_ids(&target.name) {
+            if plan.completed_cells.contains(&cell) {
                 continue;
             }
-            let name = configmap_name(&plan.benchmark, &cell.id);
+            let name = names::result_name(&plan.benchmark, &cell);
             let document = match api.get_opt(&name).await {
                 Ok(cm) => cm.and_then(|cm| cm.data?.remove(RESULT_KEY)),
                 Err(e) => {
@@ -128,7 +138,7 @@ pub async fn written_cells(client: &kube::Client, plan: &JobPlan) -> Vec<String>
                         && r.cell.run_id == plan.run_id
                 });
             if written {
-                out.push(cell.id);
+                out.push(cell);
             }
         }
     }
@@ -156,11 +166,22 @@ fn patience(e: &kube::Error) -> std::time::Duration {
 }
 
 /// Writes one cell's result as `DIR/<cell>.json`.
-pub fn write_file(dir: &Path, cell: &str, result: &CellResult) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
+pub fn write_file(dir: &Path, cell: &str, result: &CellResult) -> Result<PathBuf, SinkError> {
+    std::fs::create_dir_all(dir).map_err(|source| SinkError::File {
+        what: "creating",
+        path: dir.to_owned(),
+        source,
+    })?;
     let path = dir.join(format!("{cell}.json"));
-    std::fs::write(&path, result.to_json()?)
-        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    let text = result.to_json().map_err(|source| SinkError::Encode {
+        cell: cell.to_owned(),
+        source,
+    })?;
+    std::fs::write(&path, text).map_err(|source| SinkError::File {
+        what: "writing",
+        path: path.clone(),
+        source,
+    })?;
     Ok(path)
 }
 

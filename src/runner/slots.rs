@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use crate::api::MongoBenchmarkSpec;
 use crate::api::units::UnitsError;
+use crate::api::{MongoBenchmarkSpec, Precision};
 use crate::result::{CellResult, slot_pairs};
 use crate::verdict::stats::{Delta, MIN_REPETITIONS};
 use crate::workload::rng::{Stream, key};
@@ -46,14 +46,25 @@ impl PrecisionGoal {
     /// # Errors
     /// A `maxDuration` that does not parse.
     pub fn of(spec: &MongoBenchmarkSpec) -> Result<Option<PrecisionGoal>, UnitsError> {
-        let Some(p) = &spec.precision else {
-            return Ok(None);
-        };
-        Ok(Some(PrecisionGoal {
-            mde_percent: p.mde_percent,
-            max_repetitions: p.max_repetitions().max(spec.repetitions()),
-            max_duration: p.max_duration()?,
-        }))
+        spec.precision
+            .as_ref()
+            .map(|p| PrecisionGoal::of_precision(p, spec.repetitions()))
+            .transpose()
+    }
+
+    /// The goal `precision` sets for a run of `repetitions` planned repetitions.
+    ///
+    /// # Errors
+    /// A `maxDuration` that does not parse.
+    pub fn of_precision(
+        precision: &Precision,
+        repetitions: u32,
+    ) -> Result<PrecisionGoal, UnitsError> {
+        Ok(PrecisionGoal {
+            mde_percent: precision.mde_percent,
+            max_repetitions: precision.max_repetitions().max(repetitions),
+            max_duration: precision.max_duration()?,
+        })
     }
 }
 

@@ -12,6 +12,7 @@
 pub mod bson_writer;
 pub mod custom;
 pub mod flights;
+pub mod millis;
 pub mod plgm;
 pub mod rng;
 pub mod ycsb;

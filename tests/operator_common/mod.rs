@@ -14,10 +14,10 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
 use mongobench::api::{self, MongoBenchmark, MongoBenchmarkStatus};
+use mongobench::contract::JobPlan;
 use mongobench::operator::metrics::Metrics;
 use mongobench::operator::render::names;
 use mongobench::operator::{Operator, OperatorOptions};
-use mongobench::plan::JobPlan;
 use mongobench::result::CellResult;
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;

@@ -89,7 +89,7 @@ pub async fn run_benchmark(
             &mut self,
             _: &mongobench::plan::PlannedCell,
             _: &mongobench::result::CellResult,
-        ) -> anyhow::Result<()> {
+        ) -> Result<(), mongobench::runner::sink::SinkError> {
             Ok(())
         }
     }

@@ -2,28 +2,27 @@
 //! process or `--client-processes N`, with progress on the terminal and the results written to
 //! `--out`.
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::api::MongoBenchmarkSpec;
+use crate::api::{MongoBenchmark, MongoBenchmarkSpec};
 use crate::cli::input::invalid;
-use crate::plan::{LOCAL_PLATFORM, PlannedCell};
+use crate::contract::JobPlan;
+use crate::plan::PlannedCell;
 use crate::report::render_csv;
 use crate::result::{CellResult, CellStatus};
-use crate::runner::benchmark::{self, Connected, Events};
-use crate::runner::cell::CellProgress;
-use crate::runner::cell::identity::CUSTOM_WORKLOAD_FILE;
-use crate::runner::crew::{Board, ClientSlice, Crew};
-use crate::runner::dataset::Seeded;
-use crate::runner::sink;
+use crate::runner::{
+    CUSTOM_WORKLOAD_FILE, CellProgress, Events, LocalError, LocalOptions, PrecisionOutcome, Seeded,
+    SinkError, cell_line, follow_local, run_local as run_local_plan, seeded_line, write_file,
+};
 use crate::verdict::CompareOptions;
 
 use super::args::RunArgs;
-use super::follow::follow;
-use super::progress::{Display, Ticker, seeded_line, summary};
-use super::start::{benchmark, connect_all, new_run_id, parse_server_canaries, read_spec};
+use super::progress::{Display, Ticker};
+use super::start::{new_run_id, parse_server_canaries, read_spec};
 use super::targets::parse_targets;
 
 /// A local run's progress on the terminal and its result files.
@@ -50,18 +49,18 @@ impl Events for LocalEvents<'_> {
         self.ticker = Some(self.display.track(cell, progress));
     }
 
-    async fn finished(&mut self, cell: &PlannedCell, result: &CellResult) -> anyhow::Result<()> {
+    async fn finished(&mut self, cell: &PlannedCell, result: &CellResult) -> Result<(), SinkError> {
         if let Some(ticker) = self.ticker.take() {
             ticker.finish();
         }
-        self.display.line(&summary(cell, result));
+        self.display.line(&cell_line(cell, result));
         if let Some(dir) = self.out {
-            sink::write_file(dir, &cell.id, result)?;
+            write_file(dir, &cell.id, result)?;
         }
         Ok(())
     }
 
-    fn precision(&mut self, size: &str, outcome: &benchmark::PrecisionOutcome) {
+    fn precision(&mut self, size: &str, outcome: &PrecisionOutcome) {
         let line = format!("precision at {size}: {outcome}");
         self.display.line(&line);
         self.precision.push(line);
@@ -70,84 +69,43 @@ impl Events for LocalEvents<'_> {
 
 pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let file = args.file.as_ref().expect("clap requires -f without --plan");
-    let mut definition = read_spec(file)?;
-    let processes = args.client_processes;
-    let workers = definition.spec.workload.workers();
-    if processes > workers {
-        return Err(invalid(format!(
-            "--client-processes {processes}: more processes than the {workers} workers of \
-             spec.workload.workers; each process runs at least one worker"
-        )));
-    }
-    // The processes split the work as the pods of `client.pods` do, under the same rules.
-    definition.spec.client.get_or_insert_default().pods = Some(processes);
+    let definition = read_spec(file)?;
     let spec = &definition.spec;
-    let name = definition
-        .metadata
-        .name
-        .clone()
-        .unwrap_or_else(|| "local".to_owned());
     let targets = parse_targets(&args.targets)?;
-    let mut bench = benchmark(spec, &name, &new_run_id(), LOCAL_PLATFORM, &[])?;
-    bench.server_canaries = parse_server_canaries(&args.server_canaries, &targets)?;
-    let timeout = Duration::from_secs(args.connect_timeout);
+    let plan = local_plan(args, &definition, &targets)?;
+    let spawn = |index: u32, board: &Path| spawn_process(args, plan.run.client_pods, index, board);
+    let options = LocalOptions {
+        uris: &targets,
+        connect_timeout: Duration::from_secs(args.connect_timeout),
+        spawn: &spawn,
+    };
     if let Some(index) = args.client_index {
-        let slice = ClientSlice::new(index, processes).map_err(invalid)?;
-        let board = Board::Dir(args.board.clone().expect("clap requires --board"));
-        return follow(board, slice, &bench, targets, spec, timeout).await;
+        let board = args.board.as_deref().expect("clap requires --board");
+        return match follow_local(&plan, &options, index, board).await {
+            Ok(true) => Ok(ExitCode::SUCCESS),
+            Ok(false) => Err(anyhow::anyhow!(
+                "client process {index}: the board of the client processes is gone before the \
+                 run ended"
+            )),
+            Err(e) => Err(refusal(e)),
+        };
     }
-    let connected = connect_all(&targets, spec, timeout).await?;
     let mut events = LocalEvents {
-        display: Display::new(&bench.settings),
+        display: Display::new(&plan.run.settings),
         out: args.out.as_deref(),
         ticker: None,
         precision: Vec::new(),
     };
-    let results = if processes > 1 {
-        let board = std::env::temp_dir().join(format!("mongobench-board-{}", std::process::id()));
-        std::fs::create_dir_all(&board)
-            .with_context(|| format!("creating the processes' board {}", board.display()))?;
-        let mut children = spawn_processes(args, processes, &board)?;
-        let slice = ClientSlice::new(0, processes).map_err(invalid)?;
-        let crew = Crew::start(Board::Dir(board.clone()), slice)
-            .await
-            .map_err(|e| anyhow::anyhow!("starting the client processes: {e}"))?;
-        let results = benchmark::run_with(&bench, &connected, &mut events, Some(&crew)).await;
-        for (i, child) in children.iter_mut().enumerate() {
-            let status = child.wait().await.context("waiting for a client process")?;
-            if !status.success() {
-                eprintln!(
-                    "mongobench run: client process {} of {processes} ended with {status}",
-                    i + 1
-                );
-            }
-        }
-        let _ = std::fs::remove_dir_all(&board);
-        results?
-    } else {
-        benchmark::run(&bench, &connected, &mut events).await?
-    };
-
-    let mut report = final_report(&results, spec, &connected)?;
+    let results = run_local_plan(&plan, &options, &mut events)
+        .await
+        .map_err(refusal)?;
+    let mut report = final_report(&results, spec, &targets)?;
     for line in &events.precision {
         report.push_str(&format!("{line}\n"));
     }
     println!("{report}");
     if let Some(dir) = &args.out {
-        std::fs::write(dir.join("results.csv"), render_csv(&results))
-            .with_context(|| format!("writing {}/results.csv", dir.display()))?;
-        std::fs::write(dir.join("report.txt"), &report)
-            .with_context(|| format!("writing {}/report.txt", dir.display()))?;
-        // A custom result names its document by SHA-256 only: keep it for `verify`.
-        if let Some(text) = spec
-            .workload
-            .custom
-            .as_ref()
-            .and_then(|c| c.inline.as_ref())
-        {
-            let file = dir.join(CUSTOM_WORKLOAD_FILE);
-            std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
-        }
+        write_out(dir, &results, &report, spec)?;
     }
     for r in &results {
         match &r.status {
@@ -169,39 +127,95 @@ pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Starts processes 1..N of a local run: this program with the same arguments, each told its
-/// index and the board.
-fn spawn_processes(
+/// A local run's error: what concerns its input (the spec, the targets, a server that does not
+/// answer) is bad input (exit code 2), the rest a failure.
+fn refusal(e: LocalError) -> anyhow::Error {
+    match e {
+        LocalError::Setup(_) => invalid(e.to_string()),
+        other => anyhow::Error::new(other),
+    }
+}
+
+/// The plan of a local run: the spec's run on `--target`s, split into `--client-processes`,
+/// with the server canaries of `--server-canary`.
+fn local_plan(
+    args: &RunArgs,
+    definition: &MongoBenchmark,
+    targets: &[(String, String)],
+) -> anyhow::Result<JobPlan> {
+    let processes = args.client_processes;
+    let workers = definition.spec.workload.workers();
+    if processes > workers {
+        return Err(invalid(format!(
+            "--client-processes {processes}: more processes than the {workers} workers of \
+             spec.workload.workers; each process runs at least one worker"
+        )));
+    }
+    // The processes split the work as the pods of `client.pods` do, under the same rules.
+    let mut spec = definition.spec.clone();
+    spec.client.get_or_insert_default().pods = Some(processes);
+    let name = definition.metadata.name.as_deref().unwrap_or("local");
+    let names: Vec<String> = targets.iter().map(|(n, _)| n.clone()).collect();
+    let mut plan =
+        JobPlan::local(&spec, name, &new_run_id(), &names).map_err(|e| invalid(e.to_string()))?;
+    for (target, canaries) in parse_server_canaries(&args.server_canaries, targets)? {
+        if let Some(t) = plan.targets.iter_mut().find(|t| t.name == target) {
+            t.server_canaries = canaries;
+        }
+    }
+    Ok(plan)
+}
+
+/// `results.csv`, `report.txt` and a custom workload's document beside the results in `dir`.
+fn write_out(
+    dir: &Path,
+    results: &[CellResult],
+    report: &str,
+    spec: &MongoBenchmarkSpec,
+) -> anyhow::Result<()> {
+    std::fs::write(dir.join("results.csv"), render_csv(results))
+        .with_context(|| format!("writing {}/results.csv", dir.display()))?;
+    std::fs::write(dir.join("report.txt"), report)
+        .with_context(|| format!("writing {}/report.txt", dir.display()))?;
+    // A custom result names its document by SHA-256 only: keep it for `verify`.
+    if let Some(text) = spec
+        .workload
+        .custom
+        .as_ref()
+        .and_then(|c| c.inline.as_ref())
+    {
+        let file = dir.join(CUSTOM_WORKLOAD_FILE);
+        std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
+    }
+    Ok(())
+}
+
+/// Starts client process `index` of `processes`: this program with the same arguments, told
+/// its index and the board.
+fn spawn_process(
     args: &RunArgs,
     processes: u32,
-    board: &std::path::Path,
-) -> anyhow::Result<Vec<tokio::process::Child>> {
-    let program = std::env::current_exe().context("finding this program to start processes")?;
+    index: u32,
+    board: &Path,
+) -> std::io::Result<tokio::process::Child> {
     let file = args.file.as_ref().expect("a local run has -f");
-    (1..processes)
-        .map(|index| {
-            let mut command = tokio::process::Command::new(&program);
-            command
-                .arg("run")
-                .arg("-f")
-                .arg(file)
-                .args(args.targets.iter().flat_map(|t| ["--target", t.as_str()]))
-                .arg("--connect-timeout")
-                .arg(args.connect_timeout.to_string())
-                .arg("--client-processes")
-                .arg(processes.to_string())
-                .arg("--client-index")
-                .arg(index.to_string())
-                .arg("--board")
-                .arg(board)
-                .stdin(std::process::Stdio::null())
-                .stdout(std::process::Stdio::null())
-                .kill_on_drop(true);
-            command
-                .spawn()
-                .with_context(|| format!("starting client process {index} of {processes}"))
-        })
-        .collect()
+    tokio::process::Command::new(std::env::current_exe()?)
+        .arg("run")
+        .arg("-f")
+        .arg(file)
+        .args(args.targets.iter().flat_map(|t| ["--target", t.as_str()]))
+        .arg("--connect-timeout")
+        .arg(args.connect_timeout.to_string())
+        .arg("--client-processes")
+        .arg(processes.to_string())
+        .arg("--client-index")
+        .arg(index.to_string())
+        .arg("--board")
+        .arg(board)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
 }
 
 /// The table of every cell and, with two or more targets, the comparison with the baseline:
@@ -209,12 +223,12 @@ fn spawn_processes(
 fn final_report(
     results: &[CellResult],
     spec: &MongoBenchmarkSpec,
-    connected: &[Connected],
+    targets: &[(String, String)],
 ) -> anyhow::Result<String> {
-    let baseline = if connected.iter().any(|c| c.target.name == spec.baseline()) {
+    let baseline = if targets.iter().any(|(name, _)| name == spec.baseline()) {
         spec.baseline().to_owned()
     } else {
-        connected[0].target.name.clone()
+        targets[0].0.clone()
     };
     let options = CompareOptions {
         baseline,

@@ -7,13 +7,12 @@
 //! is written. A cell that cannot finish is reported as incomplete, never as a result; the
 //! exit code is then 1.
 //!
-//! `args.rs` holds the command line, `targets.rs` its `--target`s, `start.rs` what both kinds of
-//! run start from, `local.rs` and `job.rs` the two runs, `follow.rs` the processes that follow a
-//! coordinator and `progress.rs` what is shown. Uses the runner (`runner::benchmark` and below), `plan/`,
-//! `report/` and the CLI's own input readers.
+//! `args.rs` holds the command line, `targets.rs` its `--target`s, `start.rs` what a local run
+//! starts from, `local.rs` and `job.rs` the two runs (each reads its input, calls the runner's
+//! entry point and prints) and `progress.rs` what is shown. Uses the runner's entry points (what
+//! `runner/mod.rs` exports), `contract/`, `report/` and the CLI's own input readers.
 
 mod args;
-mod follow;
 mod job;
 mod local;
 mod progress;

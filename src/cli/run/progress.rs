@@ -6,50 +6,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::api::RunLength;
+use crate::contract::CellStep;
 use crate::plan::{PlannedCell, RunSettings};
-use crate::result::{CellResult, CellStatus};
-use crate::runner::cell::CellProgress;
-use crate::runner::dataset::Seeded;
-
-pub(super) fn seeded_line(target: &str, size: &str, seeded: &Seeded) -> String {
-    let rate = if seeded.inserted > 0 && seeded.insert_seconds > 0.0 {
-        format!(
-            " (inserted {} at {:.0} documents/s)",
-            seeded.inserted,
-            seeded.inserted as f64 / seeded.insert_seconds
-        )
-    } else {
-        String::new()
-    };
-    format!(
-        "{target}: {} {size} ({} documents) in {:.1} s{rate}, digest {} {}",
-        seeded.action,
-        seeded.documents,
-        seeded.seconds,
-        seeded.digest.method,
-        &seeded.digest.value[..seeded.digest.value.len().min(16)]
-    )
-}
-
-pub(super) fn summary(cell: &PlannedCell, result: &CellResult) -> String {
-    match (&result.status, &result.measured) {
-        (CellStatus::Complete, Some(m)) => {
-            let p99 = m.overall.latency_us.as_ref().map(|l| l.p99).unwrap_or(0);
-            let restore: f64 = result.dataset.restores.iter().map(|r| r.seconds).sum();
-            let invalid = if result.invalid_reasons.is_empty() {
-                String::new()
-            } else {
-                format!(", INVALID: {}", result.invalid_reasons.join("; "))
-            };
-            format!(
-                "{}: {:.0} ops/s, p99 {} µs, {} operations, restored in {restore:.1} s{invalid}",
-                cell.id, m.overall.ops_per_sec, p99, m.overall.completed
-            )
-        }
-        (CellStatus::Incomplete { reason }, _) => format!("{}: INCOMPLETE: {reason}", cell.id),
-        _ => format!("{}: no measurement", cell.id),
-    }
-}
+use crate::runner::CellProgress;
 
 /// Progress output: on a terminal, a progress bar per cell with its phase and live ops/s;
 /// plain log lines otherwise.
@@ -102,7 +61,7 @@ impl Display {
     /// Reports the phase, throughput and time left of a running cell until `finish`.
     pub(super) fn track(&self, cell: &PlannedCell, progress: &CellProgress) -> Ticker {
         let ops = progress.ops.clone();
-        let phase = progress.phase.clone();
+        let steps = progress.step.clone();
         let round = progress.warmup_round.clone();
         let id = cell.id.clone();
         let total = self.planned.zip(self.warmup).map(|(p, w)| p + w);
@@ -124,19 +83,16 @@ impl Display {
                 let now_ops = ops.completed.load(Ordering::Relaxed);
                 let rate = now_ops.saturating_sub(last_ops);
                 last_ops = now_ops;
-                let phase = match *phase.lock().expect("phase lock") {
-                    "" => "starting",
-                    p => p,
-                };
+                let step: CellStep = *steps.lock().expect("step lock");
                 let round = round.load(Ordering::Relaxed);
                 let elapsed = started.elapsed();
-                let new_round = phase == "warmup" && round != timed_round;
-                if matches!(phase, "warmup" | "measuring") && (timed.is_none() || new_round) {
+                let new_round = step == CellStep::Warmup && round != timed_round;
+                let timing = matches!(step, CellStep::Warmup | CellStep::Measuring);
+                if timing && (timed.is_none() || new_round) {
                     timed = Some(Instant::now());
                     timed_round = round;
                 }
-                let timing = matches!(phase, "warmup" | "measuring");
-                let phase = phase_text(phase, round);
+                let phase = phase_text(step, round);
                 // Time left is known only while the timed phases run.
                 let in_timed = timed.filter(|_| timing).map(|t| t.elapsed());
                 let left = total
@@ -168,10 +124,10 @@ impl Display {
 }
 
 /// `phase` as the progress shows it: a warm-up after the first says its round.
-fn phase_text(phase: &str, round: u32) -> String {
-    match (phase, round) {
-        ("warmup", 2..) => format!("warmup round {round}"),
-        _ => phase.to_owned(),
+fn phase_text(step: CellStep, round: u32) -> String {
+    match (step, round) {
+        (CellStep::Warmup, 2..) => format!("warmup round {round}"),
+        _ => step.to_string(),
     }
 }
 
@@ -195,10 +151,10 @@ mod tests {
 
     #[test]
     fn a_warmup_after_the_first_names_its_round() {
-        assert_eq!(phase_text("warmup", 0), "warmup");
-        assert_eq!(phase_text("warmup", 1), "warmup");
-        assert_eq!(phase_text("warmup", 3), "warmup round 3");
-        assert_eq!(phase_text("measuring", 3), "measuring");
+        assert_eq!(phase_text(CellStep::Warmup, 0), "warmup");
+        assert_eq!(phase_text(CellStep::Warmup, 1), "warmup");
+        assert_eq!(phase_text(CellStep::Warmup, 3), "warmup round 3");
+        assert_eq!(phase_text(CellStep::Measuring, 3), "measuring");
     }
 
     #[test]

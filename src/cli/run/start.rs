@@ -1,19 +1,13 @@
-//! What a local run and a Job's run start from: the one MongoBenchmark of a manifest, the
-//! `--target` arguments, the run derived once from the spec, and the targets connected.
+//! What a local run starts from: the one MongoBenchmark of a manifest and the `--server-canary`
+//! arguments (`targets.rs` reads the `--target`s).
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::api::{KIND, MongoBenchmark, MongoBenchmarkSpec, WorkloadSharding, WorkloadType};
+use crate::api::{KIND, MongoBenchmark};
 use crate::cli::input::{MAX_MANIFEST_BYTES, invalid, label, read_text};
 use crate::cli::validate::check_text;
-use crate::plan;
-use crate::runner::benchmark::{Benchmark, Connected};
-use crate::runner::send::ExecOptions;
-use crate::runner::server::{MONGOS, Sharding, connect_with, redact_uri};
-use crate::runner::slots::PrecisionGoal;
 
 /// Reads and validates the one MongoBenchmark in `file`.
 ///
@@ -74,80 +68,6 @@ pub(super) fn parse_server_canaries(
         out.entry(name.to_owned())
             .or_default()
             .push(address.to_owned());
-    }
-    Ok(out)
-}
-
-/// The run of `spec` on `platform`, everything derived from the spec once.
-pub(super) fn benchmark(
-    spec: &MongoBenchmarkSpec,
-    name: &str,
-    run_id: &str,
-    platform: &str,
-    completed: &[String],
-) -> anyhow::Result<Benchmark> {
-    let plan = plan::workload_plan(spec).map_err(|e| invalid(e.to_string()))?;
-    let settings = plan::run_settings(spec).map_err(|e| invalid(e.to_string()))?;
-    ExecOptions::from_settings(&settings).map_err(|e| invalid(e.to_string()))?;
-    let sizes = spec
-        .dataset
-        .parsed_sizes()
-        .map_err(|e| invalid(e.to_string()))?;
-    Ok(Benchmark {
-        name: name.to_owned(),
-        run_id: run_id.to_owned(),
-        platform: platform.to_owned(),
-        plan,
-        settings,
-        reuse_dataset: spec.dataset.reuse_dataset(),
-        sizes: spec.dataset.sizes.iter().cloned().zip(sizes).collect(),
-        repetitions: spec.repetitions(),
-        precision: PrecisionGoal::of(spec).map_err(|e| invalid(format!("spec.precision: {e}")))?,
-        canary_policy: spec.canary_policy(),
-        server_canaries: BTreeMap::new(),
-        baseline: spec.baseline().to_owned(),
-        completed: completed.iter().cloned().collect(),
-    })
-}
-
-pub(super) async fn connect_all(
-    targets: &[(String, String)],
-    spec: &MongoBenchmarkSpec,
-    timeout: Duration,
-) -> anyhow::Result<Vec<Connected>> {
-    // A custom workload's phases may run more workers than spec.workload.workers.
-    let workers = plan::run_settings(spec)
-        .map_or_else(|_| spec.workload.most_workers(), |s| s.most_workers());
-    // A custom workload's shard keys are in its document; the balancer policy defaults.
-    let sharding =
-        spec.workload.sharding.clone().or_else(|| {
-            (spec.workload.kind == WorkloadType::Custom).then(WorkloadSharding::default)
-        });
-    let mut out = Vec::new();
-    for (name, uri) in targets {
-        let mut target = connect_with(name, uri, workers, timeout, &spec.workload.wire_compressors)
-            .await
-            .map_err(|e| invalid(e.to_string()))?;
-        let mongos = target.server.topology == MONGOS;
-        if spec.target(name).is_some_and(|t| t.is_sharded()) && !mongos {
-            return Err(invalid(format!(
-                "target {name} is topology sharded, but {} reaches a {}, not a mongos",
-                redact_uri(uri),
-                target.server.topology
-            )));
-        }
-        if let (true, Some(workload)) = (mongos, &sharding) {
-            let topology = spec.target(name).and_then(|t| t.topology_text());
-            target.sharding = Some(std::sync::Arc::new(Sharding {
-                workload: workload.clone(),
-                topology: topology.unwrap_or_else(|| "sharded".to_owned()),
-            }));
-        }
-        tracing::info!(target = %name, version = %target.server.version, topology = %target.server.topology, "connected");
-        out.push(Connected {
-            target,
-            uri: uri.clone(),
-        });
     }
     Ok(out)
 }

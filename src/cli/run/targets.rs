@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::cli::input::{invalid, read_text};
-use crate::runner::server::{check_uri, redact_uri};
+use crate::runner::{check_uri, redact_uri};
 
 /// The largest file a URI is read from: a URI is a line, not a file's worth.
 const MAX_URI_FILE: u64 = 16 * 1024;

@@ -49,6 +49,7 @@ use crate::api::{
     StatusPhase,
 };
 use crate::operator::Error;
+use crate::operator::error::SpecError;
 use crate::operator::observe::{JobState, Observed, ObservedResult, Slot};
 use crate::operator::status::CellOutcome;
 use crate::plan::{self, PlannedCell};
@@ -116,7 +117,7 @@ pub fn decide(
     let now = settings.now;
     // With a precision goal, the runners' added slots are cells once they have a result.
     let cells = plan::cells_with_added(spec, |id| observed.results.contains_key(id))
-        .map_err(|e| Error::Spec(e.to_string()))?;
+        .map_err(SpecError::from)?;
     let suspended = spec.suspend();
     let delete_servers = spec.cleanup_policy() == CleanupPolicy::DeleteServers;
 

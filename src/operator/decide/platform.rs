@@ -5,6 +5,7 @@
 use super::placement::{self, MemberRequests};
 use crate::api::{MongoBenchmark, Platform, RunnerStatus};
 use crate::operator::Error;
+use crate::operator::error::SpecError;
 use crate::operator::observe::{Observed, PlatformNodes, RunnerKey, Slot};
 use crate::operator::render::names;
 use crate::plan::PlannedCell;
@@ -79,8 +80,10 @@ fn platform_plan(
         _ => match observed.nodes.get(name) {
             Some(PlatformNodes::Listed(nodes)) => {
                 let rs = spec.replica_set();
-                let requests = MemberRequests::of(&rs)
-                    .map_err(|e| Error::Spec(format!("spec.replicaSet.resources: {e}")))?;
+                let requests = MemberRequests::of(&rs).map_err(|error| SpecError::Field {
+                    field: "spec.replicaSet.resources",
+                    error,
+                })?;
                 // A sharded target is its config server set and every shard's set, each
                 // spread over the nodes like a replica set (its routers are not counted).
                 let (sets, members) = spec.targets.iter().filter(|t| t.is_provisioned()).fold(

@@ -9,10 +9,10 @@ use super::platform::{Unit, slot_key, who};
 use super::problems::{ServerIssue, refused_servers, unready_servers};
 use super::status::Step;
 use crate::api::{CleanupPolicy, MongoBenchmarkSpec};
+use crate::contract::{Activity, RunnerStep};
 use crate::operator::observe::{JobState, Observed};
 use crate::operator::status::CellOutcome;
 use crate::plan::PlannedCell;
-use crate::runner::activity::Activity;
 use crate::runner::slots;
 
 /// The pending cell (an index into `cells`) an activity is about, with its phase: the cell it
@@ -22,7 +22,7 @@ fn running_cell<'a, K: Ord>(
     cells: &[PlannedCell],
     pending: &[usize],
     order: impl Fn(&PlannedCell) -> K,
-) -> Option<(usize, &'a str)> {
+) -> Option<(usize, &'a RunnerStep)> {
     let i = match &activity.cell {
         Some(id) => pending.iter().copied().find(|&i| cells[i].id == *id)?,
         None => pending
@@ -31,7 +31,7 @@ fn running_cell<'a, K: Ord>(
             .filter(|&i| cells[i].target == activity.target && cells[i].size == activity.size)
             .min_by_key(|&i| order(&cells[i]))?,
     };
-    Some((i, activity.phase.as_str()))
+    Some((i, &activity.phase))
 }
 
 /// Where the active runners are and what they need, gathered runner by runner in plan order.

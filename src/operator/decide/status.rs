@@ -13,6 +13,7 @@ use crate::api::{
     CellCounts, MongoBenchmark, MongoBenchmarkSpec, MongoBenchmarkStatus, NodeInfo, RunnerStatus,
     StatusPhase, TargetStatus, condition_types as ct,
 };
+use crate::contract::RunnerStep;
 use crate::operator::observe::{JobState, Observed, Slot};
 use crate::operator::render::jobs;
 use crate::operator::status::{self, CellOutcome, condition};
@@ -217,7 +218,7 @@ pub(super) fn build_status(
             .jobs
             .iter()
             .any(|(k, state)| k.platform() == platform && *state == JobState::Active);
-        (active && a.phase.starts_with(crate::runner::activity::BRINGING_UP)).then_some(a)
+        (active && matches!(a.phase, RunnerStep::BringingUp(_))).then_some(a)
     }) {
         // A stall there shows where: the step the runner is on.
         c(

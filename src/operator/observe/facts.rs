@@ -9,9 +9,9 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::Api;
 
 use crate::api::{MongoBenchmark, Platform, Target};
+use crate::contract::{MemberFacts, ServerFacts};
 use crate::operator::Error;
 use crate::operator::render::names;
-use crate::plan::{MemberFacts, ServerFacts};
 
 /// Node labels the facts come from.
 pub const ZONE_LABEL: &str = "topology.kubernetes.io/zone";

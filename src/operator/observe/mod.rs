@@ -278,7 +278,7 @@ pub async fn observe(
             .data
             .as_ref()
             .and_then(|d| d.get(names::PLAN_KEY))
-            .and_then(|text| serde_yaml::from_str::<crate::plan::JobPlan>(text).ok());
+            .and_then(|text| serde_yaml::from_str::<crate::contract::JobPlan>(text).ok());
         if let Some(plan) = plan {
             observed.plans.insert(runner, plan.completed_cells);
         }

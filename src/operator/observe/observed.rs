@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use k8s_openapi::jiff::Timestamp;
 
 use super::nodes::PlatformNodes;
+use crate::contract::Activity;
 use crate::result::CellResult;
-use crate::runner::activity::Activity;
 
 /// One target on one platform: `(target name, platform name)` as the spec writes them.
 pub type Slot = (String, String);

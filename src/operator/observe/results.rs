@@ -6,24 +6,23 @@ use kube::ResourceExt;
 
 use super::observed::ObservedResult;
 use crate::api::MongoBenchmark;
+use crate::contract::Activity;
+use crate::contract::names::{ACTIVITY_COMPONENT, COMPONENT_LABEL, PLATFORM_LABEL};
 use crate::operator::render::names;
 use crate::result::CellResult;
-use crate::runner::activity::{self, Activity};
 
 /// The platform (spec name) and activity of an activity ConfigMap.
 pub(super) fn read_activity(bench: &MongoBenchmark, cm: &ConfigMap) -> Option<(String, Activity)> {
     let labels = cm.labels();
-    if labels.get(activity::COMPONENT_LABEL).map(String::as_str)
-        != Some(activity::ACTIVITY_COMPONENT)
-    {
+    if labels.get(COMPONENT_LABEL).map(String::as_str) != Some(ACTIVITY_COMPONENT) {
         return None;
     }
-    let platform = labels.get(activity::PLATFORM_LABEL)?;
+    let platform = labels.get(PLATFORM_LABEL)?;
     let name = bench
         .spec
         .platforms
         .iter()
-        .find(|p| crate::plan::sanitize(&p.name) == *platform)?
+        .find(|p| names::label_value(&p.name) == *platform)?
         .name
         .clone();
     Some((name, Activity::from_data(cm.data.as_ref()?)?))

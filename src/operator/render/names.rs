@@ -7,32 +7,22 @@
 
 use std::collections::BTreeMap;
 
-use sha2::{Digest, Sha256};
-
 use crate::plan::sanitize;
+
+// The names the runner shares (`contract::names`), here beside the operator's own.
+pub use crate::contract::names::{
+    BENCHMARK_LABEL, CELL_LABEL, COMPONENT_LABEL, PLAN_KEY, PLATFORM_LABEL, RESULT_KEY,
+    RUN_ID_LABEL, activity_name, label_value, result_name, results_selector, run_selector, shorten,
+};
 
 /// `app.kubernetes.io/name` of everything the operator creates.
 pub const APP_NAME: &str = "mongobench";
 /// `app.kubernetes.io/managed-by` of everything the operator creates.
 pub const MANAGED_BY: &str = "mongobench-operator";
-/// Label naming the benchmark (on children and on result ConfigMaps).
-pub const BENCHMARK_LABEL: &str = "mongobench.io/benchmark";
 /// Label naming the target of a server or runner.
 pub const TARGET_LABEL: &str = "mongobench.io/target";
-/// Label naming the platform of a server or runner.
-pub const PLATFORM_LABEL: &str = "mongobench.io/platform";
-/// Label naming the cell of a result ConfigMap.
-pub const CELL_LABEL: &str = "mongobench.io/cell";
-/// Label naming the run of a result ConfigMap or runner.
-pub const RUN_ID_LABEL: &str = "mongobench.io/run-id";
-/// `app.kubernetes.io/component` label key.
-pub const COMPONENT_LABEL: &str = "app.kubernetes.io/component";
 /// `app.kubernetes.io/instance` label key.
 pub const INSTANCE_LABEL: &str = "app.kubernetes.io/instance";
-/// Key of the result document in a result ConfigMap.
-pub const RESULT_KEY: &str = "result.json";
-/// Key of the plan in a plan ConfigMap.
-pub const PLAN_KEY: &str = "plan.yaml";
 /// Where the runner container finds its plan.
 pub const PLAN_DIR: &str = "/etc/mongobench";
 /// Port mongod listens on.
@@ -63,24 +53,6 @@ impl Component {
             Component::Runner => "runner",
         }
     }
-}
-
-/// A label value for `s`: itself when short enough, else cut with a hash suffix.
-pub fn label_value(s: &str) -> String {
-    shorten(s, 63)
-}
-
-fn short_hash(s: &str) -> String {
-    let digest = Sha256::digest(s.as_bytes());
-    hex::encode(&digest[..3])
-}
-
-fn shorten(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_owned();
-    }
-    let keep = s[..max - 7].trim_end_matches(['-', '.']);
-    format!("{keep}-{}", short_hash(s))
 }
 
 /// A DNS-1035 label from `parts` joined by `-`: lower case, dots replaced, starting with a
@@ -198,13 +170,6 @@ pub fn admin_secret(benchmark: &str) -> String {
     dns_label(&[benchmark, "admin"], JOB_NAME_MAX)
 }
 
-/// Name of the result ConfigMap of a cell, as the runner writes it: `<benchmark>-<cell id>`,
-/// sanitized, at most 253 characters.
-pub fn result_name(benchmark: &str, cell_id: &str) -> String {
-    let s = sanitize(&format!("{benchmark}-{cell_id}"));
-    shorten(s.trim_matches(['-', '.']), 253)
-}
-
 /// DNS name of member `ordinal` of a provisioned replica set (`host:port`).
 pub fn member_address(server: &str, namespace: &str, ordinal: u32) -> String {
     format!("{}:{MONGOD_PORT}", member_host(server, namespace, ordinal))
@@ -293,21 +258,6 @@ pub fn children_selector(benchmark: &str) -> String {
     )
 }
 
-/// Selector of the result ConfigMaps of one run of `benchmark`.
-pub fn results_selector(benchmark: &str, run_id: &str) -> String {
-    format!("{},{CELL_LABEL}", run_selector(benchmark, run_id))
-}
-
-/// Selector of what the runners of one run of `benchmark` write: result and activity
-/// ConfigMaps.
-pub fn run_selector(benchmark: &str, run_id: &str) -> String {
-    format!(
-        "{BENCHMARK_LABEL}={},{RUN_ID_LABEL}={}",
-        label_value(benchmark),
-        label_value(run_id)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,7 +293,7 @@ mod tests {
         assert_eq!(name.len(), 52);
         // 45 characters kept, then '-' and 6 hex digits of sha256 of the full label.
         let full = format!("{long}-psmdb-8-0-x86");
-        let digest = Sha256::digest(full.as_bytes());
+        let digest = <sha2::Sha256 as sha2::Digest>::digest(full.as_bytes());
         assert_eq!(
             name,
             format!("{}-{}", &long[..45], hex::encode(&digest[..3]))

@@ -61,7 +61,7 @@ pub fn generated(bench: &MongoBenchmark) -> Result<[Secret; 2], Error> {
 
 fn random_bytes(n: usize) -> Result<Vec<u8>, Error> {
     let mut buf = vec![0u8; n];
-    getrandom::fill(&mut buf).map_err(|e| Error::Random(e.to_string()))?;
+    getrandom::fill(&mut buf).map_err(Error::Random)?;
     Ok(buf)
 }
 

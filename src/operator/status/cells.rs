@@ -4,6 +4,7 @@
 use crate::api::{
     CellPhase, CellShards, CellStatus, CellSweep, OperationLatency, Regime, ResultRef, SweepPoint,
 };
+use crate::contract::RunnerStep;
 use crate::operator::render::names::RESULT_KEY;
 use crate::plan::PlannedCell;
 use crate::result::CellResult;
@@ -17,7 +18,7 @@ pub enum CellOutcome<'a> {
     /// `measuring`, ...) when the runner said so.
     Running {
         /// What the runner is doing, e.g. `seeding to 1k`, `measuring`.
-        activity: Option<&'a str>,
+        activity: Option<&'a RunnerStep>,
     },
     /// A complete result (valid or not).
     Completed {
@@ -71,7 +72,7 @@ pub fn cell_status(cell: &PlannedCell, outcome: CellOutcome<'_>) -> CellStatus {
         CellOutcome::Pending => status.phase = CellPhase::Pending,
         CellOutcome::Running { activity } => {
             status.phase = CellPhase::Running;
-            status.activity = activity.map(str::to_owned);
+            status.activity = activity.map(ToString::to_string);
         }
         CellOutcome::Failed {
             message,

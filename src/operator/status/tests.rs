@@ -5,6 +5,7 @@ use super::*;
 use crate::api::{
     CellPhase, CellStatus, DatasetSize, MongoBenchmarkSpec, OperationLatency, ResultRef, Verdict,
 };
+use crate::contract::{CellStep, RunnerStep};
 use crate::operator::testing::result;
 use crate::plan::PlannedCell;
 use crate::result::CellResult;
@@ -90,7 +91,7 @@ fn failed_and_pending_cells_have_no_figures() {
     let s = cell_status(
         &cell("a", "1k", 2),
         CellOutcome::Running {
-            activity: Some("measuring"),
+            activity: Some(&RunnerStep::Cell(CellStep::Measuring)),
         },
     );
     assert_eq!(s.activity.as_deref(), Some("measuring"));

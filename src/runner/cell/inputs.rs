@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::api::RunLength;
+use crate::contract::CellStep;
 use crate::plan::{RunSettings, WorkloadPlan};
 use crate::runner::crew::ClientSlice;
 use crate::runner::send::{
@@ -17,13 +18,14 @@ use crate::workload::custom;
 use crate::workload::flights::{self, Params};
 use crate::workload::ycsb::{self, SharedState};
 
+use super::failure::CellFailure;
 use super::identity::measured_properties;
 
 /// What a caller watches while a cell runs.
 #[derive(Debug, Default)]
 pub struct CellProgress {
-    /// `warmup`, `restoring`, `settling`, `measuring`, `explaining`.
-    pub phase: Arc<std::sync::Mutex<&'static str>>,
+    /// The step the cell is in.
+    pub step: Arc<std::sync::Mutex<CellStep>>,
     pub ops: Arc<Progress>,
     /// The warm-up round running or last run, from 1 (`workload.warmupUntilSettled` runs
     /// several); 0 before the warm-up.
@@ -31,8 +33,8 @@ pub struct CellProgress {
 }
 
 impl CellProgress {
-    pub(super) fn set(&self, phase: &'static str) {
-        *self.phase.lock().expect("progress lock") = phase;
+    pub(super) fn set(&self, step: CellStep) {
+        *self.step.lock().expect("progress lock") = step;
     }
 }
 
@@ -175,19 +177,19 @@ impl<'a> CellInputs<'a> {
         length: RunLength,
         start_at: Option<Instant>,
         progress: &CellProgress,
-    ) -> Result<PhaseOutcome, (&'static str, String)> {
+    ) -> Result<PhaseOutcome, CellFailure> {
         let warmup = name == "warmup";
         let settings = if warmup {
             self.settings.for_warmup()
         } else {
             self.settings.clone()
         };
-        let exec =
-            ExecOptions::from_settings(&settings).map_err(|e| ("settings", e.to_string()))?;
+        let exec = ExecOptions::from_settings(&settings)
+            .map_err(|e| CellFailure::at("settings", e.to_string()))?;
         let shared = SharedState::new(self.records);
         let (src, think) = self
             .sources(&shared, length, warmup)
-            .map_err(|e| (name, e))?;
+            .map_err(|e| CellFailure::at(name, e))?;
         let workers = settings.workers.max(1);
         let config = PhaseConfig {
             stop: stop(length),

@@ -55,7 +55,7 @@ pub(crate) async fn measure(
             progress,
         )
         .await
-        .map_err(|(_, e)| e)?;
+        .map_err(|f| f.detail)?;
     let cpu = cpu.finish().map_err(|e| e.to_string())?;
     let loop_mode = if inputs.settings.target_ops_per_sec.is_some() {
         LoopMode::Open

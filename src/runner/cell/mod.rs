@@ -3,11 +3,13 @@
 //! settling to the restore after it, `sweep.rs` runs a load sweep's steps (a measured phase
 //! each) and picks the knee, `inputs.rs` builds each phase's workers, `measure.rs` runs this
 //! process's measured phase and judges the result, `identity.rs` names (and checks) the
-//! traffic, `partial.rs` merges the shares of several client processes.
+//! traffic, `partial.rs` merges the shares of several client processes, `failure.rs` says why
+//! a cell stopped.
 //!
 //! Uses `dataset/`, `send/`, `server/`, `crew/` and the runner's `deadline.rs`; used by
 //! `benchmark.rs` and `follower.rs`.
 
+mod failure;
 pub mod identity;
 mod inputs;
 mod measure;
@@ -16,6 +18,7 @@ mod phase;
 mod run;
 mod sweep;
 
+pub use failure::CellFailure;
 pub use inputs::CellProgress;
 pub(crate) use inputs::{CellInputs, changes_of};
 pub use measure::ERROR_BUDGET;

@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use crate::api::RunLength;
+use crate::contract::CellStep;
 use crate::measure::server::CollStatsSizes;
 use crate::plan::custom::CustomPlan;
 use crate::plan::sharding::{
@@ -21,6 +22,7 @@ use crate::runner::server::{
     self, ConnectedTarget, Members, SETTLE_TIMEOUT, coll_stats, settle, sharding,
 };
 
+use super::failure::CellFailure;
 use super::inputs::{CellInputs, CellProgress};
 use super::measure::measure;
 use super::partial;
@@ -80,25 +82,25 @@ impl CellRun<'_> {
         members: &Members,
         result: &mut CellResult,
         seeded: &mut Seeded,
-    ) -> Result<(), (&'static str, String)> {
+    ) -> Result<(), CellFailure> {
         let (target, plan, progress) = (self.target, self.plan, self.progress);
         let settings = inputs.settings;
         let limit = settings.operation_timeout;
         let records = seeded.documents;
         let (database, collection) =
-            dataset::namespace(plan).map_err(|e| ("settings", e.to_string()))?;
-        progress.set("settling");
+            dataset::namespace(plan).map_err(|e| CellFailure::at("settings", e.to_string()))?;
+        progress.set(CellStep::Settling);
         let settled = bounded(
             SETTLE_TIMEOUT + limit,
             "waiting for the replica set to settle",
             settle(&target.client, SETTLE_TIMEOUT),
         )
         .await
-        .map_err(|e| ("settling", e))?;
+        .map_err(|e| CellFailure::at("settling", e))?;
         result.settle_seconds = Some(settled.seconds);
         result.invalid_reasons.extend(settled.timed_out);
 
-        progress.set("measuring");
+        progress.set(CellStep::Measuring);
         let measuring = "measured phase";
         let shard_check = match plan {
             WorkloadPlan::Custom(custom) => ShardCheck::of_custom(target, custom),
@@ -109,20 +111,20 @@ impl CellRun<'_> {
                 check
                     .read(target, limit)
                     .await
-                    .map_err(|e| (measuring, e))?,
+                    .map_err(|e| CellFailure::at(measuring, e))?,
             ),
             None => None,
         };
         let before = bounded(limit, "serverStatus", members.server_status())
             .await
-            .map_err(|e| (measuring, e))?;
+            .map_err(|e| CellFailure::at(measuring, e))?;
         let issued = self
             .order(records, |at| Task::Measure {
                 start_at_ms: at,
                 step,
             })
             .await
-            .map_err(|e| (measuring, e))?;
+            .map_err(|e| CellFailure::at(measuring, e))?;
         result.started_at = Some(
             k8s_openapi::jiff::Timestamp::now()
                 .strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -130,21 +132,20 @@ impl CellRun<'_> {
         );
         let own = measure(inputs, target, issued.as_ref(), progress)
             .await
-            .map_err(|e| (measuring, e))?;
+            .map_err(|e| CellFailure::at(measuring, e))?;
         let mut parts = vec![own.partial];
         let replies = self
             .replies(issued.as_ref(), settings.measured, own.wall)
             .await
-            .map_err(|e| (measuring, e))?;
+            .map_err(|e| CellFailure::at(measuring, e))?;
         for reply in replies {
-            parts.push(
-                serde_json::from_value(reply)
-                    .map_err(|e| (measuring, format!("a client process's result: {e}")))?,
-            );
+            parts.push(serde_json::from_value(reply).map_err(|e| {
+                CellFailure::at(measuring, format!("a client process's result: {e}"))
+            })?);
         }
         let slice = self.slice();
         let merged = partial::merge(&plan.name(), settings.workers.max(1), slice.count, parts)
-            .map_err(|e| (measuring, e))?;
+            .map_err(|e| CellFailure::at(measuring, e))?;
         let operations = merged.measured.overall.completed;
         let wall = merged.measured.duration();
         result.measured = Some(merged.measured);
@@ -157,20 +158,20 @@ impl CellRun<'_> {
         result.worker_operations = merged.worker_operations;
         result.fingerprint = merged.fingerprint;
         if let Some(fatal) = merged.fatal {
-            return Err((measuring, fatal));
+            return Err(CellFailure::at(measuring, fatal));
         }
         let after = bounded(limit, "serverStatus", members.server_status())
             .await
-            .map_err(|e| (measuring, e))?;
+            .map_err(|e| CellFailure::at(measuring, e))?;
         let mut stats = members
             .stats(&before, &after, &result.nodes, wall, operations)
-            .map_err(|e| (measuring, e.to_string()))?;
+            .map_err(|e| CellFailure::at(measuring, e.to_string()))?;
         stats.primary = settled.state.as_ref().and_then(|s| s.primary.clone());
         result.server_stats = Some(stats);
         let replica_state = server::replication::state(&target.client);
         let replica_after = bounded(limit, "replSetGetStatus", replica_state)
             .await
-            .map_err(|e| (measuring, e))?;
+            .map_err(|e| CellFailure::at(measuring, e))?;
         if let (Some(before), Some(after)) = (&settled.state, &replica_after) {
             result.invalid_reasons.extend(before.changes(after));
         }
@@ -178,7 +179,7 @@ impl CellRun<'_> {
             let after = check
                 .read(target, limit)
                 .await
-                .map_err(|e| (measuring, e))?;
+                .map_err(|e| CellFailure::at(measuring, e))?;
             let record = check.judge(before, after);
             // A migration during the phase is interference, as an election is; a skew is how
             // this key spreads this data, kept as a flag.
@@ -196,13 +197,13 @@ impl CellRun<'_> {
         let whole = deadline::whole_collection(limit);
         result.dataset.coll_stats = bounded(whole, "collStats", sizes)
             .await
-            .map_err(|e| ("collecting statistics", e))?;
+            .map_err(|e| CellFailure::at("collecting statistics", e))?;
 
-        progress.set("restoring");
+        progress.set(CellStep::Restoring);
         let record = self
             .restore(seeded, &own.changes, "measured")
             .await
-            .map_err(|e| ("restoring after the measured phase", e))?;
+            .map_err(|e| CellFailure::at("restoring after the measured phase", e))?;
         result.dataset.restores.push(record);
 
         Ok(())

@@ -6,6 +6,7 @@
 //! partial result that passes as valid.
 
 use crate::api::RunLength;
+use crate::contract::CellStep;
 use crate::measure;
 use crate::plan::{RunSettings, WorkloadPlan};
 use crate::result::{self, CellId, CellResult, CellStatus, WarmupRounds, add_series};
@@ -16,6 +17,7 @@ use crate::runner::server::{ConnectedTarget, Members, explain_all, flights_sampl
 use crate::workload::flights::Params;
 use crate::workload::ycsb::SharedState;
 
+use super::failure::CellFailure;
 use super::identity::identity;
 use super::inputs::{CellInputs, CellProgress, changes_of};
 use super::measure::validity_gates;
@@ -66,24 +68,20 @@ pub async fn run_cell_with(
         progress,
         crew,
     };
-    if let Err((phase, error)) = cell.fill(&mut result, seeded).await {
+    if let Err(failure) = cell.fill(&mut result, seeded).await {
         result.status = CellStatus::Incomplete {
-            reason: format!("target {}: {phase}: {error}", target.name),
+            reason: format!("target {}: {failure}", target.name),
         };
     }
     result
 }
 
 impl CellRun<'_> {
-    async fn fill(
-        &self,
-        result: &mut CellResult,
-        seeded: &mut Seeded,
-    ) -> Result<(), (&'static str, String)> {
+    async fn fill(&self, result: &mut CellResult, seeded: &mut Seeded) -> Result<(), CellFailure> {
         let (target, plan, settings, progress) =
             (self.target, self.plan, self.settings, self.progress);
         let (database, collection) =
-            dataset::namespace(plan).map_err(|e| ("settings", e.to_string()))?;
+            dataset::namespace(plan).map_err(|e| CellFailure::at("settings", e.to_string()))?;
         result.dataset.namespace = Some(format!("{database}.{collection}"));
 
         let prepare = "preparing";
@@ -95,10 +93,10 @@ impl CellRun<'_> {
             Members::of(target, self.uri),
         )
         .await
-        .map_err(|e| (prepare, e))?;
+        .map_err(|e| CellFailure::at(prepare, e))?;
         result.nodes = bounded(limit, "hostInfo", members.nodes())
             .await
-            .map_err(|e| (prepare, e))?;
+            .map_err(|e| CellFailure::at(prepare, e))?;
 
         let inputs = CellInputs::new(plan, settings, records, self.slice());
         // Warm-up: its own streams and insert lane; nothing is recorded, and what it changed is
@@ -117,7 +115,7 @@ impl CellRun<'_> {
             Some(sweep) => super::sweep::run(self, sweep, &members, result, seeded).await?,
         }
 
-        progress.set("explaining");
+        progress.set(CellStep::Explaining);
         let samples: Vec<(String, mongodb::bson::Document)> = match plan {
             WorkloadPlan::Flights(params) => {
                 let params = Params {
@@ -130,7 +128,9 @@ impl CellRun<'_> {
                     .collect()
             }
             WorkloadPlan::Custom(custom) => {
-                let counts = custom.counts(records).map_err(|e| ("explaining", e))?;
+                let counts = custom
+                    .counts(records)
+                    .map_err(|e| CellFailure::at("explaining", e))?;
                 custom.workload.explain_samples(custom.seed, &counts)
             }
             WorkloadPlan::Ycsb { .. } => {
@@ -140,7 +140,7 @@ impl CellRun<'_> {
                         RunLength::Operations(200),
                         false,
                     )
-                    .map_err(|e| ("explaining", e))?;
+                    .map_err(|e| CellFailure::at("explaining", e))?;
                 let mut steps = Vec::new();
                 while let Some(step) = src[0].next_step() {
                     steps.push(step);
@@ -171,7 +171,7 @@ impl CellRun<'_> {
         records: u64,
         result: &mut CellResult,
         seeded: &mut Seeded,
-    ) -> Result<(), (&'static str, String)> {
+    ) -> Result<(), CellFailure> {
         let (target, settings, progress) = (self.target, self.settings, self.progress);
         let mut rounds = 0;
         loop {
@@ -179,11 +179,11 @@ impl CellRun<'_> {
             progress
                 .warmup_round
                 .store(rounds, std::sync::atomic::Ordering::Relaxed);
-            progress.set("warmup");
+            progress.set(CellStep::Warmup);
             let issued = self
                 .order(records, |at| Task::Warmup { start_at_ms: at })
                 .await
-                .map_err(|e| ("warmup", e))?;
+                .map_err(|e| CellFailure::at("warmup", e))?;
             let outcome = inputs
                 .phase(
                     "warmup",
@@ -194,27 +194,28 @@ impl CellRun<'_> {
                 )
                 .await?;
             if let Some(fatal) = outcome.fatal {
-                return Err(("warmup", fatal));
+                return Err(CellFailure::at("warmup", fatal));
             }
             let mut series = outcome.recorder.overall().per_second().to_vec();
             let replies = self
                 .replies(issued.as_ref(), settings.warmup, outcome.wall)
                 .await
-                .map_err(|e| ("warmup", e))?;
+                .map_err(|e| CellFailure::at("warmup", e))?;
             for reply in replies {
-                let theirs: Vec<u64> = serde_json::from_value(reply)
-                    .map_err(|e| ("warmup", format!("a client process's warm-up: {e}")))?;
+                let theirs: Vec<u64> = serde_json::from_value(reply).map_err(|e| {
+                    CellFailure::at("warmup", format!("a client process's warm-up: {e}"))
+                })?;
                 add_series(&mut series, &theirs);
             }
             if let RunLength::Duration(d) = settings.warmup {
                 series.truncate(d.as_secs() as usize);
             }
             result.warmup_per_second = series;
-            progress.set("restoring");
+            progress.set(CellStep::Restoring);
             let record = self
                 .restore(seeded, &changes_of(&outcome.sources), "warmup")
                 .await
-                .map_err(|e| ("restoring after the warm-up", e))?;
+                .map_err(|e| CellFailure::at("restoring after the warm-up", e))?;
             result.dataset.restores.push(record);
             let Some(settle) = settings.warmup_settle else {
                 return Ok(());

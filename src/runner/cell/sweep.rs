@@ -9,6 +9,7 @@ use crate::result::{CellResult, SweepRecord, SweepStep};
 use crate::runner::dataset::Seeded;
 use crate::runner::server::Members;
 
+use super::failure::CellFailure;
 use super::inputs::CellInputs;
 use super::measure::ERROR_BUDGET;
 use super::phase::CellRun;
@@ -20,7 +21,7 @@ pub(super) async fn run(
     members: &Members,
     result: &mut CellResult,
     seeded: &mut Seeded,
-) -> Result<(), (&'static str, String)> {
+) -> Result<(), CellFailure> {
     let base = result.clone();
     let mut ran = Vec::new();
     let mut steps = Vec::new();
@@ -38,10 +39,10 @@ pub(super) async fn run(
             *result = assemble(&base, sweep, kept, steps, knee(&ran));
             return Err(e);
         }
-        let measured = step
-            .measured
-            .as_ref()
-            .ok_or(("measured phase", "a step measured nothing".to_owned()))?;
+        let measured = step.measured.as_ref().ok_or(CellFailure::at(
+            "measured phase",
+            "a step measured nothing".to_owned(),
+        ))?;
         let load = (
             settings.workers,
             settings.target_ops_per_sec.map(|r| r as u64),
@@ -61,7 +62,10 @@ pub(super) async fn run(
         kept.push(step);
     }
     if kept.is_empty() {
-        return Err(("sweep", "the sweep has no step to run".to_owned()));
+        return Err(CellFailure::at(
+            "sweep",
+            "the sweep has no step to run".to_owned(),
+        ));
     }
     *result = assemble(&base, sweep, kept, steps, knee(&ran));
     Ok(())

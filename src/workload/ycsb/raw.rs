@@ -23,7 +23,8 @@ pub const CORE_WORKLOAD_CLASS: &str = "site.ycsb.workloads.CoreWorkload";
 pub const DEFAULT_MONGODB_URL: &str = "mongodb://localhost:27017/ycsb?w=1";
 
 /// A layered property bag: later files override earlier ones, overrides win over every file.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RawProperties {
     values: BTreeMap<String, String>,
     name: Option<String>,

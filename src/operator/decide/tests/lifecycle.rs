@@ -95,11 +95,11 @@ fn a_sharded_target_waits_for_every_member_and_router() {
     let phase = "bringing up the sharded cluster: adding shard bench-a-p-shard-1";
     o.activities.insert(
         "p".into(),
-        crate::runner::activity::Activity {
+        crate::contract::Activity {
             target: "a".into(),
             size: "1k".into(),
             cell: None,
-            phase: phase.into(),
+            phase: phase.parse().unwrap(),
         },
     );
     let d = decide(&b, &o, &settings(0)).unwrap();

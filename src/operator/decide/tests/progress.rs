@@ -2,7 +2,7 @@
 //! slots a precision goal adds; the advice on settings that add noise.
 
 use super::*;
-use crate::runner::activity::Activity;
+use crate::contract::Activity;
 
 #[test]
 fn the_cell_a_runner_names_runs_with_its_activity_in_progress() {
@@ -46,7 +46,7 @@ repetitions: 2
         target: target.into(),
         size: size.into(),
         cell: None,
-        phase: "seeding".into(),
+        phase: "seeding".parse().unwrap(),
     };
     o.activities.insert("local".into(), seeding("b", "1k"));
     let d = decide(&b, &o, &settings(0)).unwrap();
@@ -64,7 +64,7 @@ repetitions: 2
         "local".into(),
         Activity {
             cell: Some("a.local.1k.r2".into()),
-            phase: "measuring".into(),
+            phase: "measuring".parse().unwrap(),
             ..seeding("a", "1k")
         },
     );

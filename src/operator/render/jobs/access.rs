@@ -7,9 +7,9 @@ use kube::ResourceExt;
 
 use crate::api::MongoBenchmark;
 use crate::operator::Error;
+use crate::operator::error::SpecError;
 use crate::operator::render::meta::child_meta as meta;
 use crate::operator::render::names::{self, Component};
-use crate::runner::{activity, sink};
 
 /// The ServiceAccount, Role and RoleBinding the runners of a benchmark use.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,17 +28,16 @@ pub struct RunnerAccess {
 fn runner_configmaps(bench: &MongoBenchmark) -> Result<Vec<String>, Error> {
     let bench_name = bench.name_any();
     // Every cell a runner may write, the slots a precision goal may add included.
-    let cells = crate::plan::cells_with_added(&bench.spec, |_| true)
-        .map_err(|e| Error::Spec(e.to_string()))?;
+    let cells = crate::plan::cells_with_added(&bench.spec, |_| true).map_err(SpecError::from)?;
     let mut names: Vec<String> = cells
         .iter()
-        .map(|c| sink::configmap_name(&bench_name, &c.id))
+        .map(|c| names::result_name(&bench_name, &c.id))
         .chain(
             bench
                 .spec
                 .platforms
                 .iter()
-                .map(|p| activity::configmap_name(&bench_name, &p.name)),
+                .map(|p| names::activity_name(&bench_name, &p.name)),
         )
         .collect();
     if bench.spec.client_pods() > 1 {

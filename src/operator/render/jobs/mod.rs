@@ -23,8 +23,9 @@ use super::pod::{RunAs, container_security, pod_security, secret_env};
 use super::secrets;
 use super::servers;
 use crate::api::{MongoBenchmark, Platform, Target};
+use crate::contract::{JobPlan, JobTarget, RunDefinition, ServerFacts};
 use crate::operator::Error;
-use crate::plan::{JobPlan, JobTarget, ServerFacts};
+use crate::operator::error::SpecError;
 
 mod access;
 mod sizing;
@@ -84,7 +85,8 @@ pub fn job_plan(
     platform: &Platform,
     completed_cells: Vec<String>,
     facts: &BTreeMap<String, ServerFacts>,
-) -> JobPlan {
+) -> Result<JobPlan, Error> {
+    let run = RunDefinition::of(&bench.spec).map_err(SpecError::from)?;
     let bench_name = bench.name_any();
     let namespace = bench.namespace().unwrap_or_default();
     let targets: Vec<JobTarget> = targets
@@ -112,6 +114,7 @@ pub fn job_plan(
             JobTarget {
                 name: target.name.clone(),
                 uri_env: target_uri_env(i),
+                sharded: target.topology_text(),
                 initiate_members,
                 server_canaries,
                 replica_set_name,
@@ -126,7 +129,8 @@ pub fn job_plan(
         .collect();
     let board = (bench.spec.client_pods() > 1)
         .then(|| names::runner_board_name(&bench_name, &platform.name, &target_names));
-    JobPlan {
+    Ok(JobPlan {
+        plan_version: crate::contract::PLAN_VERSION,
         benchmark: bench_name,
         namespace: Some(namespace),
         uid: bench.metadata.uid.clone(),
@@ -135,8 +139,8 @@ pub fn job_plan(
         targets,
         completed_cells,
         board,
-        spec: bench.spec.clone(),
-    }
+        run,
+    })
 }
 
 /// The image runner pods (and the members' canary sidecars) run: `spec.client.image`, else
@@ -169,12 +173,9 @@ pub fn runner_objects(
         .namespace()
         .ok_or_else(|| Error::Incomplete(bench_name.clone()))?;
     if targets.is_empty() {
-        return Err(Error::Spec(format!(
-            "a runner on platform {} without targets",
-            platform.name
-        )));
+        return Err(SpecError::RunnerWithoutTargets(platform.name.clone()).into());
     }
-    let plan = job_plan(bench, targets, platform, completed_cells, facts);
+    let plan = job_plan(bench, targets, platform, completed_cells, facts)?;
     let target_names: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
     let mut labels = names::runner_labels(&bench_name, &platform.name, &target_names);
     labels.insert(names::RUN_ID_LABEL.into(), names::label_value(&plan.run_id));
@@ -190,11 +191,14 @@ pub fn runner_objects(
     let client = bench.spec.client.clone().unwrap_or_default();
     let (node_selector, tolerations) = match &client.platform {
         Some(name) => {
-            let p = bench.spec.platform(name).ok_or_else(|| {
-                Error::Spec(format!(
-                    "spec.client.platform {name:?} is not one of spec.platforms"
-                ))
-            })?;
+            let p = bench
+                .spec
+                .platform(name)
+                .ok_or_else(|| SpecError::Unknown {
+                    field: "spec.client.platform",
+                    name: name.clone(),
+                    among: "spec.platforms",
+                })?;
             (p.effective_node_selector(), p.effective_tolerations())
         }
         None => (client.node_selector.clone(), client.tolerations.clone()),
@@ -358,3 +362,5 @@ fn spread(job_name: &str) -> Affinity {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_names;

@@ -8,6 +8,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use crate::api::{MongoBenchmark, MongoBenchmarkSpec, Platform, RunLength, Target};
 use crate::operator::Error;
+use crate::operator::error::SpecError;
 use crate::plan::WorkloadPlan;
 
 /// Client CPU microseconds per operation a runner needs at most (BENCHMARKS.md measures about
@@ -98,8 +99,8 @@ pub fn active_deadline_seconds(
     platform: &Platform,
 ) -> Result<u64, Error> {
     let spec = &bench.spec;
-    let plan = crate::plan::workload_plan(spec).map_err(|e| Error::Spec(e.to_string()))?;
-    let settings = crate::plan::run_settings(spec).map_err(|e| Error::Spec(e.to_string()))?;
+    let plan = crate::plan::workload_plan(spec).map_err(SpecError::from)?;
+    let settings = crate::plan::run_settings(spec).map_err(SpecError::from)?;
     let phase = |l: RunLength| match l {
         RunLength::Duration(d) => d.as_secs_f64(),
         RunLength::Operations(n) => n as f64 / OPS_FLOOR,
@@ -124,7 +125,7 @@ pub fn active_deadline_seconds(
         };
         total += INITIATE_SECONDS * f64::from(sets);
         let cells = crate::plan::possible_cells_of(spec, &target.name, &platform.name)
-            .map_err(|e| Error::Spec(e.to_string()))?;
+            .map_err(SpecError::from)?;
         let mut seeded = std::collections::BTreeSet::new();
         for cell in &cells {
             if seeded.insert(cell.size.clone()) {

@@ -130,7 +130,7 @@ fn provisioned_target_job_gets_the_replica_set_uri_and_the_client_pool() {
         Some("study-psmdb-8-0-axion")
     );
     assert_eq!(plan.completed_cells, ["psmdb-8.0.axion.1m.r1"]);
-    assert_eq!(plan.spec, b.spec);
+    assert_eq!(plan.run, RunDefinition::of(&b.spec).unwrap());
 }
 
 #[test]

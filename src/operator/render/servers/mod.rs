@@ -34,6 +34,7 @@ use super::pod::{RunAs, container_security, pod_security, secret_env};
 use super::secrets;
 use crate::api::{AntiAffinity, Distribution, MongoBenchmark, Platform, Target};
 use crate::operator::Error;
+use crate::operator::error::SpecError;
 
 /// The three objects of one replica set.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,7 +107,10 @@ fn set_args(
         .spec
         .replica_set()
         .wired_tiger_cache_size_gb()
-        .map_err(|e| Error::Spec(format!("spec.replicaSet.resources: {e}")))?;
+        .map_err(|error| SpecError::Field {
+            field: "spec.replicaSet.resources",
+            error,
+        })?;
     if let Some(gb) = cache {
         args.push("--wiredTigerCacheSizeGB".to_owned());
         args.push(format!("{gb}"));
@@ -303,18 +307,13 @@ pub fn server_objects(
 /// # Errors
 /// [`Error::Spec`] for an external target or one without a distribution.
 pub(crate) fn image_of(target: &Target) -> Result<(&str, Distribution), Error> {
-    let image = target.image.as_deref().ok_or_else(|| {
-        Error::Spec(format!(
-            "spec.targets[{}]: an external target gets no servers",
-            target.name
-        ))
-    })?;
-    let distribution = target.distribution.ok_or_else(|| {
-        Error::Spec(format!(
-            "spec.targets[{}].distribution is required with image",
-            target.name
-        ))
-    })?;
+    let image = target
+        .image
+        .as_deref()
+        .ok_or_else(|| Error::from(SpecError::ExternalHasNoServers(target.name.clone())))?;
+    let distribution = target
+        .distribution
+        .ok_or_else(|| Error::from(SpecError::NoDistribution(target.name.clone())))?;
     Ok((image, distribution))
 }
 
@@ -344,9 +343,10 @@ pub(crate) fn replica_set_objects(
     let (image, distribution) = image_of(target)?;
     let rs = bench.spec.replica_set();
     let auth = rs.auth();
-    let storage = rs.storage_size.as_ref().ok_or_else(|| {
-        Error::Spec("spec.replicaSet.storageSize is required when a target has an image".into())
-    })?;
+    let storage = rs
+        .storage_size
+        .as_ref()
+        .ok_or_else(|| Error::from(SpecError::NoStorageSize))?;
     let name = set.name.clone();
     let labels = set.labels.clone();
     let metadata = child_meta(bench, &name, &labels)?;

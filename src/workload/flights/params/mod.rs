@@ -17,7 +17,8 @@ pub const MAX_SEED_BATCH_SIZE: u32 = super::seeding::MAX_SEED_BATCH_DOCUMENTS;
 pub const MAX_LIMIT: u32 = 1_000_000;
 
 /// The find split (§5.2), percentages in draw order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FindSplit {
     /// F1: `{flight_id: F}` with projection and `findLimit`.
     pub by_flight_id: u32,
@@ -38,7 +39,8 @@ impl Default for FindSplit {
 }
 
 /// The update or delete split (§5.3, §5.4), percentages in draw order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WriteSplit {
     /// U1 / D1: one document by `flight_id`.
     pub one_by_flight_id: u32,
@@ -59,7 +61,8 @@ impl Default for WriteSplit {
 }
 
 /// The aggregate split (§5.6), percentages in draw order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AggregateSplit {
     /// A1: per-aircraft summary over a window of `aggWindow` flight ids.
     pub aircraft_window: u32,
@@ -77,7 +80,8 @@ impl Default for AggregateSplit {
 }
 
 /// When the §4 indexes are built during seeding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum IndexBuild {
     /// Load, then build the indexes (dense indexes; the default).
     #[default]
@@ -87,7 +91,8 @@ pub enum IndexBuild {
 }
 
 /// Which §4 index set the collection carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum IndexSet {
     /// plgm main's six secondary indexes (7 entries with `_id_`).
     #[default]
@@ -110,7 +115,8 @@ impl IndexSet {
 /// `writeConcern`, `wireCompressors`), which the runner applies to every workload. `Default`
 /// gives the spec's defaults; the dataset size (`documents` or `data_bytes`) has no default and
 /// must be set before [`Params::validate`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Params {
     /// `workload`: the version string; only `flights/v1`.
     pub workload: String,
@@ -121,10 +127,12 @@ pub struct Params {
     /// `thinkJitterMs`: plus U\[0, jitter\] from the jitter stream.
     pub think_jitter_ms: u64,
     /// `duration`: measured window when `operations` is unset.
+    #[serde(with = "crate::workload::millis", rename = "durationMs")]
     pub duration: Duration,
     /// `operations`: total measured operations; makes the run op-count bound.
     pub operations: Option<u64>,
     /// `warmup`: warm-up length when `warmup_operations` is unset.
+    #[serde(with = "crate::workload::millis", rename = "warmupMs")]
     pub warmup: Duration,
     /// `warmupOperations`: total warm-up operations.
     pub warmup_operations: Option<u64>,
