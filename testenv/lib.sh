@@ -23,6 +23,7 @@ APISERVER_PORT=${MONGOBENCH_APISERVER_PORT:-6443}
 FERRETDB_PORT=${MONGOBENCH_FERRETDB_PORT:-27018}
 FERRETDB_SQLITE_PORT=${MONGOBENCH_FERRETDB_SQLITE_PORT:-27019}
 SECANTUS_PORT=${MONGOBENCH_SECANTUS_PORT:-27020}
+SECANTUS2_PORT=${MONGOBENCH_SECANTUS2_PORT:-27021}
 POSTGRES_PORT=${MONGOBENCH_POSTGRES_PORT:-25432}
 
 # Debian's PostgreSQL 15 server (package postgresql-15), the `mongo` server's storage.
@@ -80,7 +81,7 @@ exe_of() {
   case $1 in
     postgres) echo "$PG_BIN/postgres" ;;
     ferretdb-sqlite) echo "$BIN/ferretdb" ;;
-    secantus) echo "$BIN/secantusd-rs" ;;
+    secantus | secantus2) echo "$BIN/secantusd-rs" ;;
     *) echo "$BIN/$1" ;;
   esac
 }

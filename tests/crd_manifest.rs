@@ -82,7 +82,7 @@ fn printer_columns() {
             })
             .collect();
     let expected = [
-        ("StatusPhase", ".status.phase", 0),
+        ("Phase", ".status.phase", 0),
         ("Progress", ".status.progress", 0),
         ("Baseline", ".status.baseline", 0),
         ("Headline", ".status.headline", 0),

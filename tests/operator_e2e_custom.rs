@@ -148,7 +148,7 @@ async fn the_imported_plgm_files_run_inline_to_a_verdict() {
     let (env, _running) = both_servers("e2e-plgm", "").await;
     let dir = std::env::temp_dir().join(format!("mongobench-e2e-plgm-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let text = std::fs::read_to_string(support::imported_plgm(&dir, "3s")).unwrap();
+    let text = std::fs::read_to_string(support::imported_plgm(&dir, "duration: 3s")).unwrap();
     let bench = "plgm";
     common::apply(
         &env,

@@ -45,12 +45,12 @@ pub use sharding::{
     ShardedCollection, Shards, Topology, WorkloadSharding,
 };
 pub use spec::{
-    CanaryPolicy, CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism,
+    CanaryPolicy, CleanupPolicy, Client, MongoBenchmark, MongoBenchmarkSpec, Parallelism, Placement,
 };
 pub use status::{
     CellCounts, CellPhase, CellShards, CellStatus, CellSweep, Comparison, MongoBenchmarkStatus,
-    NodeInfo, OperationLatency, Regime, ResultRef, RunnerStatus, StatusPhase, SweepPoint,
-    TargetStatus, Verdict, condition_types,
+    NodeInfo, OperationLatency, Regime, ResultRef, RunnerStatus, SimultaneousStatus, StatusPhase,
+    SweepPoint, TargetStatus, Verdict, condition_types,
 };
 pub use sweep::{FindMax, LatencyGoal, Percentile, Sweep};
 pub use targets::{Arch, Distribution, ExternalTarget, Platform, SecretKeyRef, Target};

@@ -74,7 +74,7 @@ macro_rules! immutable_message {
            settings) measured on platforms (node pools) at dataset sizes under one workload, \
            repeated, and compared against a baseline target.",
     printcolumn(
-        name = "StatusPhase",
+        name = "Phase",
         type_ = "string",
         json_path = ".status.phase",
         description = "Where the experiment is"
@@ -188,6 +188,20 @@ macro_rules! immutable_message {
     .message(immutable_message!("baseline")))]
 #[x_kube(validation = Rule::new(immutable_optional!("parallelism"))
     .message(immutable_message!("parallelism")))]
+#[x_kube(validation = Rule::new(
+    "!has(self.parallelism) || self.parallelism != 'Simultaneous' || !has(self.client) || !has(self.client.pods) || self.client.pods == 1")
+    .message("spec.client.pods: Simultaneous cells are measured from one client pod; set pods to 1 or parallelism to PerPlatform")
+    .field_path(".client.pods"))]
+#[x_kube(validation = Rule::new(
+    "!has(self.parallelism) || self.parallelism != 'Simultaneous' || (!has(self.workload.sweep) && !has(self.workload.operations))")
+    .message("spec.workload: Simultaneous cells share one measured window of time; set duration, not operations or sweep")
+    .field_path(".workload"))]
+#[x_kube(validation = Rule::new(
+    "!has(self.placement) || self.placement != 'SharedNodes' || self.targets.all(t, !has(t.topology) || t.topology != 'sharded')")
+    .message("spec.placement: SharedNodes places replica sets' members side by side; a sharded target's sets and routers have no such place, so use OwnNodes")
+    .field_path(".placement"))]
+#[x_kube(validation = Rule::new(immutable_optional!("placement"))
+    .message(immutable_message!("placement")))]
 pub struct MongoBenchmarkSpec {
     /// The MongoDB deployments to compare (1 to 10). A target with `image` is provisioned by
     /// the operator on every platform; a target with `external` is an existing deployment that
@@ -246,11 +260,25 @@ pub struct MongoBenchmarkSpec {
     pub baseline: Option<String>,
 
     /// How cells are scheduled: `PerPlatform` (default) runs platforms at the same time and the
-    /// targets of one platform one after another on the same nodes; `Sequential` runs one
-    /// target on one platform at a time. Immutable.
+    /// targets of one platform one after another on the same nodes; `Simultaneous` runs
+    /// platforms at the same time and every target's cell of a slot at the same time too, each
+    /// warmed up, restored and checked on its own, then measured over one common window of
+    /// time, so that what the machines do in that window weighs on every target alike (needs a
+    /// time-bounded measured phase and one client pod); `Sequential` runs one target on one
+    /// platform at a time. Immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "PerPlatform"))]
     pub parallelism: Option<Parallelism>,
+
+    /// Where provisioned targets' members run relative to each other: `OwnNodes` (default)
+    /// gives every target nodes of its own; `SharedNodes` puts member i of every target on
+    /// node i of the platform (member i of the baseline's set decides), so targets measured at
+    /// the same time share their nodes' disturbances; give members Guaranteed whole CPUs and
+    /// nodes a static CPU manager so each gets cores of its own (docs/operator.md,
+    /// "Placement"). Immutable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "OwnNodes"))]
+    pub placement: Option<Placement>,
 
     /// What happens to provisioned servers and their volumes: `DeleteServers` (default)
     /// deletes them once their cells are done; `Retain` keeps them for inspection. Results are
@@ -305,6 +333,11 @@ impl MongoBenchmarkSpec {
     /// Effective `parallelism` (default `PerPlatform`).
     pub fn parallelism(&self) -> Parallelism {
         self.parallelism.unwrap_or_default()
+    }
+
+    /// Effective `placement` (default `OwnNodes`).
+    pub fn placement(&self) -> Placement {
+        self.placement.unwrap_or_default()
     }
 
     /// Effective `cleanupPolicy` (default `DeleteServers`).
@@ -414,6 +447,20 @@ pub enum Parallelism {
     PerPlatform,
     /// One target on one platform at a time.
     Sequential,
+    /// Platforms at the same time; within a platform, every target's cell of a slot at the
+    /// same time, measured over one common window.
+    Simultaneous,
+}
+
+/// Where provisioned targets' members run relative to each other.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[schemars(transform = crate::api::drop_description)]
+pub enum Placement {
+    /// Every target on nodes of its own.
+    #[default]
+    OwnNodes,
+    /// Member i of every target on the same node.
+    SharedNodes,
 }
 
 /// What a deviating noise canary does to its cell.

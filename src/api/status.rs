@@ -494,6 +494,32 @@ pub struct Comparison {
     /// Why the verdict is Inconclusive or NotComparable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Cells measured at the same time as the baseline's (`parallelism: Simultaneous`): how
+    /// far that cancelled the noise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simultaneous: Option<SimultaneousStatus>,
+}
+
+/// What a comparison of cells measured at the same time says beside its verdict.
+#[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct SimultaneousStatus {
+    /// Slots in which both targets were measured at the same time.
+    pub slots: u32,
+    /// Median correlation of the targets' per-second throughput (near 1: what disturbed one
+    /// disturbed the other).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation: Option<f64>,
+    /// How much the per-second ratio moved across the window, in percent (mean over slots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_trend_percent: Option<f64>,
+    /// Where the targets traded sides: how much faster the first side made the target on it,
+    /// in percent, removed from the throughput change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_effect_percent: Option<f64>,
+    /// What to know: no crossover and why, a low correlation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Outcome of a comparison.

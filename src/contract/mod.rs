@@ -6,13 +6,15 @@
 //! it, and nothing here does I/O.
 
 pub mod activity;
+pub mod cpus;
 pub mod names;
 pub mod plan;
 pub mod step;
 
 pub use activity::{ACTIVITY_VERSION, Activity};
+pub use cpus::{CpuSet, parse_sides};
 pub use plan::{
     JobPlan, JobTarget, LOCAL_PLATFORM, MemberFacts, PLAN_VERSION, PLAN_VERSION_KEY, RunDefinition,
-    ServerFacts, Timeouts,
+    Schedule, ServerFacts, Timeouts,
 };
 pub use step::{CellStep, RunnerStep};

@@ -78,6 +78,25 @@ pub struct RunDefinition {
     pub sharding: Option<WorkloadSharding>,
     /// Limits of the runner's own steps.
     pub timeouts: Timeouts,
+    /// How a slot's cells run: one after another, or at the same time.
+    #[serde(default)]
+    pub schedule: Schedule,
+    /// With [`Schedule::Simultaneous`] on one machine: the CPU set of each side, one per
+    /// target, which the targets trade slot by slot (`mongobench run --cpu-sets`); empty
+    /// where the targets cannot trade places.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sides: Vec<super::cpus::CpuSet>,
+}
+
+/// How the cells of a slot run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Schedule {
+    /// One after another, in an order drawn from the seed.
+    #[default]
+    InTurn,
+    /// At the same time, measured over one common window (`parallelism: Simultaneous`).
+    Simultaneous,
 }
 
 /// How long the runner's steps outside the cells may take, in seconds.
@@ -122,6 +141,11 @@ impl RunDefinition {
             wire_compressors: spec.workload.wire_compressors.clone(),
             sharding,
             timeouts: Timeouts::default(),
+            schedule: match spec.parallelism() {
+                crate::api::Parallelism::Simultaneous => Schedule::Simultaneous,
+                _ => Schedule::InTurn,
+            },
+            sides: Vec::new(),
         })
     }
 }

@@ -27,7 +27,7 @@ pub struct ErrorLabels {
 /// Labels of the phase gauge.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct PhaseLabels {
-    /// StatusPhase name.
+    /// Phase name.
     pub phase: String,
 }
 

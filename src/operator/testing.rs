@@ -112,6 +112,7 @@ pub fn result(
         client_path: Some(crate::result::ClientPath::OwnConnections),
         mongobench_version: None,
         slot: None,
+        simultaneous: None,
         canary: None,
         server_canaries: Vec::new(),
         sweep: None,

@@ -2,6 +2,7 @@
 //! headline last.
 
 use super::layout::fixed_width;
+use crate::verdict::simultaneous::SimultaneousDiagnostics;
 use crate::verdict::stats::Delta;
 use crate::verdict::{Comparison, headline};
 
@@ -93,11 +94,13 @@ pub fn render_comparison(comparison: &Comparison) -> String {
             if let Some(reason) = &r.reason {
                 out.push_str(&format!("  {}: {}\n", r.target, reason));
             }
-            if let Some(n) = r.throughput_delta.and_then(|d| d.pairs) {
-                out.push_str(&format!(
+            match (&r.simultaneous, r.throughput_delta.and_then(|d| d.pairs)) {
+                (Some(s), _) => out.push_str(&simultaneous_lines(&r.target, s)),
+                (None, Some(n)) => out.push_str(&format!(
                     "  {}: paired with the baseline by slot over {n} slots\n",
                     r.target
-                ));
+                )),
+                (None, None) => {}
             }
             for why in &r.excluded {
                 out.push_str(&format!("  {} left out, {why}\n", r.target));
@@ -112,6 +115,35 @@ pub fn render_comparison(comparison: &Comparison) -> String {
     }
     if let Some(line) = headline(comparison) {
         out.push_str(&format!("\n{line}\n"));
+    }
+    out
+}
+
+/// What a simultaneous comparison says beside its figures: how it was measured, how far the
+/// targets' disturbances were shared, the side's effect it removed, and its notes.
+pub fn simultaneous_lines(target: &str, s: &SimultaneousDiagnostics) -> String {
+    let mut parts = vec![format!(
+        "measured at the same time as the baseline in {} slots, each over their common seconds",
+        s.slots
+    )];
+    if let Some(r) = s.correlation {
+        parts.push(format!("per-second series correlation r {r:.2}"));
+    }
+    if let Some(t) = s.ratio_trend_percent {
+        parts.push(format!("ratio moved {t:+.1}% across the window"));
+    }
+    if let Some(side) = s.side_effect_percent {
+        let interval = s
+            .side_effect_ci95_percent
+            .map(|(lo, hi)| format!(" [{lo:+.1}%, {hi:+.1}%]"))
+            .unwrap_or_default();
+        parts.push(format!(
+            "the first side's effect {side:+.1}%{interval}, removed by the crossover"
+        ));
+    }
+    let mut out = format!("  {target}: {}\n", parts.join("; "));
+    for note in &s.notes {
+        out.push_str(&format!("  {target}: {note}\n"));
     }
     out
 }

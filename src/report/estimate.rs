@@ -29,7 +29,7 @@ pub struct Estimate {
     /// Slots the goal needs; `None` when more than [`MAX_SLOTS`] would.
     pub slots_needed: Option<usize>,
     /// Mean seconds one slot of the group took (every target's warm-up, settle, measured
-    /// phase and restores).
+    /// phase and restores; the longest target's when they ran at the same time).
     pub seconds_per_slot: f64,
 }
 
@@ -73,19 +73,26 @@ pub fn estimate(
                 })
                 .collect()
         };
-        let slot_seconds: f64 = g
+        let per_target = g.rows.iter().filter_map(|r| {
+            let cells = in_group(&r.target);
+            let valid: Vec<f64> = cells
+                .iter()
+                .filter(|c| c.is_valid())
+                .map(|c| cell_seconds(c))
+                .collect();
+            (!valid.is_empty()).then(|| valid.iter().sum::<f64>() / valid.len() as f64)
+        });
+        // Cells measured at the same time take the longest one's time, not the sum.
+        let together = g
             .rows
             .iter()
-            .filter_map(|r| {
-                let cells = in_group(&r.target);
-                let valid: Vec<f64> = cells
-                    .iter()
-                    .filter(|c| c.is_valid())
-                    .map(|c| cell_seconds(c))
-                    .collect();
-                (!valid.is_empty()).then(|| valid.iter().sum::<f64>() / valid.len() as f64)
-            })
-            .sum();
+            .flat_map(|r| in_group(&r.target))
+            .any(|c| c.simultaneous.is_some());
+        let slot_seconds: f64 = if together {
+            per_target.fold(0.0, f64::max)
+        } else {
+            per_target.sum()
+        };
         let base = in_group(&options.baseline);
         for row in &g.rows {
             if matches!(

@@ -57,6 +57,21 @@ impl fmt::Display for CellId {
     }
 }
 
+/// A cell measured at the same time as the others of its slot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Simultaneous {
+    /// When every cell of the slot began its measured phase (Unix milliseconds, the runner's
+    /// clock): their per-second series are aligned from it.
+    pub window_start_unix_ms: u64,
+    /// The side the target ran on in this slot (0, 1, …), where the targets trade places.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<u32>,
+    /// That side's CPUs (`0-1,4`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_cpus: Option<String>,
+}
+
 /// Where a cell ran among the interleaved targets of its run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::cell::{CellId, CellStatus, Slot};
+use super::cell::{CellId, CellStatus, Simultaneous, Slot};
 use super::client::{ClientPath, ClientPod, TargetCounts};
 use super::dataset::DatasetInfo;
 use super::identity::WorkloadIdentity;
@@ -98,6 +98,10 @@ pub struct CellResult {
     /// "Paired slots"). Absent when its target ran alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot: Option<Slot>,
+    /// A cell of a simultaneous slot (`parallelism: Simultaneous`): when the common measured
+    /// window began and, where the targets trade places, the side it ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simultaneous: Option<Simultaneous>,
     /// The noise canary taken just before the cell (docs/results.md, "Noise canaries").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub canary: Option<crate::measure::canary::CanaryRecord>,
@@ -154,6 +158,7 @@ impl CellResult {
             client_path: None,
             mongobench_version: None,
             slot: None,
+            simultaneous: None,
             canary: None,
             server_canaries: Vec::new(),
             sweep: None,

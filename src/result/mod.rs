@@ -29,7 +29,7 @@ mod server;
 mod sharding;
 mod sweep;
 
-pub use cell::{CellId, CellStatus, Slot};
+pub use cell::{CellId, CellStatus, Simultaneous, Slot};
 pub use client::{ClientPath, ClientPod, TargetCounts};
 pub use dataset::{DatasetDigest, DatasetInfo, RestoreRecord};
 pub use document::{CellResult, SCHEMA_VERSION, WarmupRounds};

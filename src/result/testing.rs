@@ -177,6 +177,7 @@ pub(crate) fn with_measured(
         mongobench_version: None,
         cell,
         slot: None,
+        simultaneous: None,
         canary: None,
         server_canaries: Vec::new(),
         sweep: None,

@@ -145,7 +145,7 @@ impl Follower<'_> {
                     start: Some(instant_of(start_at_ms)),
                     start_at_ms,
                 };
-                let measured = measure(&inputs, target, Some(&issued), &progress).await?;
+                let measured = measure(&inputs, target, Some(&issued), None, &progress).await?;
                 state.held.insert(order.target, measured.changes);
                 serde_json::to_value(&measured.partial).map_err(|e| e.to_string())
             }

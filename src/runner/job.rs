@@ -193,8 +193,8 @@ struct JobEvents<'a> {
     plan: &'a JobPlan,
     incomplete: Vec<String>,
     activity: Publisher,
-    /// Follows the steps of the running cell.
-    steps: Option<tokio::task::JoinHandle<()>>,
+    /// Follows the steps of the running cell (the first of a simultaneous slot's), by id.
+    steps: Option<(String, tokio::task::JoinHandle<()>)>,
 }
 
 impl Events for JobEvents<'_> {
@@ -214,10 +214,13 @@ impl Events for JobEvents<'_> {
 
     fn started(&mut self, cell: &PlannedCell, progress: &CellProgress) {
         tracing::info!(cell = %cell.id, "running");
+        if self.steps.is_some() {
+            return;
+        }
         let step = progress.step.clone();
         let publisher = self.activity.clone();
         let (target, size, id) = (cell.target.clone(), cell.size.clone(), cell.id.clone());
-        self.steps = Some(tokio::spawn(async move {
+        let follow = tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_millis(250));
             loop {
                 tick.tick().await;
@@ -229,12 +232,15 @@ impl Events for JobEvents<'_> {
                     phase: RunnerStep::Cell(now),
                 });
             }
-        }));
+        });
+        self.steps = Some((cell.id.clone(), follow));
     }
 
     async fn finished(&mut self, cell: &PlannedCell, result: &CellResult) -> Result<(), SinkError> {
-        if let Some(steps) = self.steps.take() {
-            steps.abort();
+        if self.steps.as_ref().is_some_and(|(id, _)| *id == cell.id)
+            && let Some((_, follow)) = self.steps.take()
+        {
+            follow.abort();
         }
         tracing::info!("{}", lines::cell_line(cell, result));
         let mut result = result.clone();

@@ -57,6 +57,7 @@ pub async fn run_local(
 ) -> Result<Vec<CellResult>, LocalError> {
     let bench = setup::benchmark(plan)?;
     let connected = setup::connect_all(plan, options.uris, options.connect_timeout).await?;
+    setup::check_sides(plan, options.uris)?;
     let processes = plan.run.client_pods;
     if processes <= 1 {
         return Ok(benchmark::run(&bench, &connected, events).await?);

@@ -15,6 +15,7 @@ pub mod cell;
 pub mod crew;
 pub mod dataset;
 pub mod deadline;
+pub mod definition;
 pub mod follower;
 pub mod job;
 pub mod lines;
@@ -24,6 +25,7 @@ pub mod send;
 pub mod server;
 pub mod setup;
 pub mod sink;
+pub mod slot;
 pub mod slots;
 pub mod wire;
 

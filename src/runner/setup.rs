@@ -10,7 +10,7 @@ use crate::plan::SettingsError;
 
 use super::benchmark::{Benchmark, Connected};
 use super::send::ExecOptions;
-use super::server::{ConnectError, MONGOS, Sharding, connect_with, redact_uri};
+use super::server::{ConnectError, MONGOS, Sharding, connect_with, process_of_uri, redact_uri};
 use super::slots::PrecisionGoal;
 
 /// Why a plan cannot run, before anything is sent.
@@ -27,6 +27,8 @@ pub enum SetupError {
     Precision(crate::api::UnitsError),
     #[error("{0}")]
     Connect(#[from] ConnectError),
+    #[error("target {target}: --cpu-sets: {why}")]
+    Side { target: String, why: String },
     #[error("target {target} is topology sharded, but {uri} reaches a {topology}, not a mongos")]
     NotMongos {
         target: String,
@@ -84,7 +86,27 @@ pub fn benchmark(plan: &JobPlan) -> Result<Benchmark, SetupError> {
             .iter()
             .cloned()
             .collect::<BTreeSet<_>>(),
+        schedule: run.schedule,
+        sides: run.sides.clone(),
     })
+}
+
+/// Checks that every target of a plan with sides is a server of this machine whose process
+/// this one may pin to a side.
+///
+/// # Errors
+/// [`SetupError::Side`] naming the target and why.
+pub fn check_sides(plan: &JobPlan, uris: &[(String, String)]) -> Result<(), SetupError> {
+    if plan.run.sides.is_empty() {
+        return Ok(());
+    }
+    for (name, uri) in uris {
+        process_of_uri(uri).map_err(|why| SetupError::Side {
+            target: name.clone(),
+            why,
+        })?;
+    }
+    Ok(())
 }
 
 /// Connects to each target of `plan` at its URI in `uris` (name, URI), refusing a sharded

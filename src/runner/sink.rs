@@ -27,6 +27,8 @@ pub enum SinkError {
         name: String,
         source: kube::Error,
     },
+    #[error("starting the runtimes of the sides: {0}")]
+    Runtime(String),
     #[error("{what} {}", path.display())]
     File {
         what: &'static str,

@@ -219,6 +219,9 @@ fn row(
         }
         Delta::between(&b.summary(f)?, &mine?).ok()
     };
+    let simultaneous = baseline
+        .filter(|_| !is_baseline)
+        .and_then(|b| super::simultaneous::compare_throughput(&b.cells, &t.cells));
     let repetitions = t.valid().count();
     let (verdict, reason) = match baseline {
         _ if is_baseline => match t.identity() {
@@ -238,7 +241,10 @@ fn row(
         target: t.target.clone(),
         repetitions,
         excluded: t.excluded(),
-        throughput_delta: delta(ops, ops_per_sec),
+        throughput_delta: match &simultaneous {
+            Some((together, _)) => together.as_ref().ok().copied(),
+            None => delta(ops, ops_per_sec),
+        },
         p99_delta: delta(p99_us, p99),
         cpu_delta: delta(cpu, cpu_per_op),
         ops_per_sec: ops,
@@ -249,6 +255,7 @@ fn row(
         cost_per_million_ops,
         verdict,
         reason,
+        simultaneous: simultaneous.map(|(_, diagnostics)| diagnostics),
     }
 }
 

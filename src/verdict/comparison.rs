@@ -86,6 +86,11 @@ pub struct ComparisonRow {
     pub verdict: Verdict,
     /// Why the verdict is `inconclusive` or `not comparable`.
     pub reason: Option<String>,
+    /// Cells measured at the same time as the baseline's (`parallelism: Simultaneous`): the
+    /// throughput difference is then over their common windows (with the side's effect
+    /// removed where they traded sides), and this says how far that cancelled the noise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simultaneous: Option<super::simultaneous::SimultaneousDiagnostics>,
 }
 
 /// All targets of one (workload, platform, size).

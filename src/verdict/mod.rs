@@ -10,6 +10,7 @@
 mod compare;
 mod comparison;
 mod headline;
+pub mod simultaneous;
 pub mod stats;
 
 pub use compare::compare;

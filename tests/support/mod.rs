@@ -430,8 +430,9 @@ pub fn restart_apiserver(down: Duration) {
 }
 
 /// `mongobench import plgm` of the fixture in plgm's format (tests/fixtures/plgm/, shaped like
-/// plgm's default flights files), its 10-minute phase cut to `duration`.
-pub fn imported_plgm(dir: &Path, duration: &str) -> PathBuf {
+/// plgm's default flights files), its 10-minute phase bounded by `length` instead, a YAML
+/// line: `operations: 300` sends the same operations however fast the server is.
+pub fn imported_plgm(dir: &Path, length: &str) -> PathBuf {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/plgm");
     let out = dir.join("plgm.yaml");
     let run = Command::new(env!("CARGO_BIN_EXE_mongobench"))
@@ -457,10 +458,7 @@ pub fn imported_plgm(dir: &Path, duration: &str) -> PathBuf {
     assert!(text.contains(phase), "{text}");
     std::fs::write(
         &out,
-        text.replace(
-            phase,
-            &format!("phases:\n- name: plgm\n  duration: {duration}\n"),
-        ),
+        text.replace(phase, &format!("phases:\n- name: plgm\n  {length}\n")),
     )
     .unwrap();
     out

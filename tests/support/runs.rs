@@ -125,6 +125,8 @@ pub fn benchmark(
         // The first target.
         baseline: String::new(),
         completed: Default::default(),
+        schedule: Default::default(),
+        sides: Vec::new(),
     }
 }
 
@@ -165,4 +167,20 @@ pub fn assert_valid(r: &mongobench::result::CellResult) {
         r.status,
         r.invalid_reasons
     );
+}
+
+/// The result documents (`*.json`) of a run's output directory, in cell order.
+pub fn read_results(dir: &std::path::Path) -> Vec<mongobench::result::CellResult> {
+    let mut out: Vec<mongobench::result::CellResult> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            mongobench::result::CellResult::from_json(&text)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        })
+        .collect();
+    out.sort_by_key(|r| r.cell.to_string());
+    out
 }

@@ -101,7 +101,7 @@ pub fn validate_update(old: &MongoBenchmarkSpec, new: &MongoBenchmarkSpec) -> Ve
 }
 
 /// Spec fields that may not change after creation.
-pub const IMMUTABLE_FIELDS: [&str; 11] = [
+pub const IMMUTABLE_FIELDS: [&str; 12] = [
     "targets",
     "platforms",
     "replicaSet",
@@ -113,6 +113,7 @@ pub const IMMUTABLE_FIELDS: [&str; 11] = [
     "canaryPolicy",
     "baseline",
     "parallelism",
+    "placement",
 ];
 
 /// The CRD's schema, generated once: building the CRD costs far more than a check.

@@ -16,6 +16,8 @@ pub(super) fn check_rules(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
     check_baseline(spec, out);
     check_precision(spec, out);
     check_client(spec, out);
+    check_simultaneous(spec, out);
+    check_placement(spec, out);
     check_replica_set(spec, out);
     check_dataset_sizes(&spec.dataset.sizes, out);
     check_workload(&spec.workload, out);
@@ -139,6 +141,47 @@ fn check_precision(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
         out.push(Violation::new(
             "spec.precision.maxDuration",
             "must be longer than 0",
+        ));
+    }
+}
+
+/// `placement: SharedNodes` puts replica-set members side by side; sharded targets have none.
+fn check_placement(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    if spec.placement() == crate::api::Placement::SharedNodes
+        && let Some(t) = spec.targets.iter().find(|t| t.is_sharded())
+    {
+        out.push(Violation::new(
+            "spec.placement",
+            format!(
+                "SharedNodes places replica sets' members side by side; target {:?} is sharded, \
+                 whose sets and routers have no such place, so use OwnNodes",
+                t.name
+            ),
+        ));
+    }
+}
+
+/// `parallelism: Simultaneous` measures every target over one window of time from one client.
+fn check_simultaneous(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
+    if spec.parallelism() != crate::api::Parallelism::Simultaneous {
+        return;
+    }
+    if spec.client_pods() != 1 {
+        out.push(Violation::new(
+            "spec.client.pods",
+            format!(
+                "{} pods: Simultaneous cells are measured from one client pod; set pods to 1 or \
+                 parallelism to PerPlatform",
+                spec.client_pods()
+            ),
+        ));
+    }
+    let w = &spec.workload;
+    if w.sweep.is_some() || w.operations.is_some() {
+        out.push(Violation::new(
+            "spec.workload",
+            "Simultaneous cells share one measured window of time; set duration, not operations \
+             or sweep",
         ));
     }
 }

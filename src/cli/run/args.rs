@@ -33,6 +33,11 @@ pub struct RunArgs {
         conflicts_with = "plan"
     )]
     pub server_canaries: Vec<String>,
+    /// With `parallelism: Simultaneous` in the spec, the CPUs of each side, one list per target
+    /// apart by '/' (`0/1`, `0-1/2-3`): each target's server (on this machine) and the client
+    /// workers that load it run on one side's CPUs, and the targets trade sides slot by slot.
+    #[arg(long, value_name = "CPUS/CPUS", conflicts_with = "plan")]
+    pub cpu_sets: Option<String>,
     /// Write each cell's result as JSON, plus results.csv and report.txt, into this directory.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

@@ -10,7 +10,7 @@ use anyhow::Context;
 
 use crate::api::{MongoBenchmark, MongoBenchmarkSpec};
 use crate::cli::input::invalid;
-use crate::contract::JobPlan;
+use crate::contract::{CpuSet, JobPlan, Schedule, parse_sides};
 use crate::plan::PlannedCell;
 use crate::report::render_csv;
 use crate::result::{CellResult, CellStatus};
@@ -29,7 +29,8 @@ use super::targets::parse_targets;
 struct LocalEvents<'a> {
     display: Display,
     out: Option<&'a std::path::Path>,
-    ticker: Option<Ticker>,
+    /// The running cells' progress (several in a simultaneous slot), by cell id.
+    tickers: std::collections::BTreeMap<String, Ticker>,
     /// Where each size stopped under the precision goal, for the report.
     precision: Vec<String>,
 }
@@ -46,11 +47,12 @@ impl Events for LocalEvents<'_> {
     }
 
     fn started(&mut self, cell: &PlannedCell, progress: &CellProgress) {
-        self.ticker = Some(self.display.track(cell, progress));
+        let ticker = self.display.track(cell, progress);
+        self.tickers.insert(cell.id.clone(), ticker);
     }
 
     async fn finished(&mut self, cell: &PlannedCell, result: &CellResult) -> Result<(), SinkError> {
-        if let Some(ticker) = self.ticker.take() {
+        if let Some(ticker) = self.tickers.remove(&cell.id) {
             ticker.finish();
         }
         self.display.line(&cell_line(cell, result));
@@ -93,7 +95,7 @@ pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let mut events = LocalEvents {
         display: Display::new(&plan.run.settings),
         out: args.out.as_deref(),
-        ticker: None,
+        tickers: Default::default(),
         precision: Vec::new(),
     };
     let results = run_local_plan(&plan, &options, &mut events)
@@ -163,7 +165,34 @@ fn local_plan(
             t.server_canaries = canaries;
         }
     }
+    if plan.run.schedule == Schedule::Simultaneous && processes > 1 {
+        return Err(invalid(format!(
+            "--client-processes {processes}: Simultaneous cells (spec.parallelism) are measured \
+             from one process"
+        )));
+    }
+    if let Some(text) = &args.cpu_sets {
+        plan.run.sides = cpu_sets(text, &plan, targets.len())?;
+    }
     Ok(plan)
+}
+
+/// The sides of `--cpu-sets`: one per target, for a simultaneous run.
+fn cpu_sets(text: &str, plan: &JobPlan, targets: usize) -> anyhow::Result<Vec<CpuSet>> {
+    let bad = |why: String| invalid(format!("--cpu-sets {text:?}: {why}"));
+    if plan.run.schedule != Schedule::Simultaneous {
+        return Err(bad(
+            "sides apply to Simultaneous cells: set spec.parallelism to Simultaneous".into(),
+        ));
+    }
+    let sides = parse_sides(text).map_err(bad)?;
+    if sides.len() != targets {
+        return Err(bad(format!(
+            "{} sides for {targets} targets: give one CPU list per --target",
+            sides.len()
+        )));
+    }
+    Ok(sides)
 }
 
 /// `results.csv`, `report.txt` and a custom workload's document beside the results in `dir`.

@@ -16,6 +16,8 @@ pub(super) struct Display {
     terminal: bool,
     planned: Option<Duration>,
     warmup: Option<Duration>,
+    /// The bars of the cells running now (several in a simultaneous slot), drawn together.
+    bars: indicatif::MultiProgress,
 }
 
 /// The bar of a cell of `total_secs` seconds (warm-up and measurement), or a spinner when the
@@ -51,11 +53,17 @@ impl Display {
             // A sweep's steps are as many as its search takes: no time left is promised.
             planned: seconds(settings.measured).filter(|_| settings.sweep.is_none()),
             warmup: seconds(settings.warmup),
+            bars: indicatif::MultiProgress::new(),
         }
     }
 
     pub(super) fn line(&self, text: &str) {
-        eprintln!("{text}");
+        if self.terminal {
+            // Above the running cells' bars, which stay below.
+            let _ = self.bars.println(text);
+        } else {
+            eprintln!("{text}");
+        }
     }
 
     /// Reports the phase, throughput and time left of a running cell until `finish`.
@@ -67,7 +75,7 @@ impl Display {
         let total = self.planned.zip(self.warmup).map(|(p, w)| p + w);
         let bar = self
             .terminal
-            .then(|| cell_bar(&id, total.map(|t| t.as_secs())));
+            .then(|| self.bars.add(cell_bar(&id, total.map(|t| t.as_secs()))));
         let bar_task = bar.clone();
         let handle = tokio::spawn(async move {
             let started = Instant::now();

@@ -254,7 +254,7 @@ pub fn decide(
 fn active_runners(parallelism: Parallelism, units: &[Unit], unfinished: &[usize]) -> Vec<usize> {
     match parallelism {
         Parallelism::Sequential => unfinished.first().copied().into_iter().collect(),
-        Parallelism::PerPlatform => {
+        Parallelism::PerPlatform | Parallelism::Simultaneous => {
             let mut seen: Vec<&str> = Vec::new();
             unfinished
                 .iter()

@@ -132,6 +132,31 @@ pub fn fit(
     }
 }
 
+/// How many of `replica_sets` replica sets the `nodes` hold at once when they share their
+/// nodes (`placement: SharedNodes`): member i of every set on one node, so `t` sets fit when
+/// `members` nodes each take `t` members.
+pub fn fit_shared(
+    nodes: &[NodeCapacity],
+    replica_sets: u32,
+    members: u32,
+    requests: &MemberRequests,
+) -> Fit {
+    let usable: Vec<&NodeCapacity> = nodes.iter().filter(|n| n.ready && n.schedulable).collect();
+    let counts: Vec<u32> = usable
+        .iter()
+        .map(|n| members_on(n, requests, replica_sets))
+        .collect();
+    let holds = (0..=replica_sets)
+        .rev()
+        .find(|&t| counts.iter().filter(|&&c| c >= t).count() >= members as usize)
+        .unwrap_or(0);
+    Fit {
+        holds,
+        wanted: replica_sets,
+        nodes: usable.len(),
+    }
+}
+
 /// `platform n2-icelake holds 2 of 3 replica sets at once (3 ready nodes; 3 members each
 /// requesting cpu 3, memory 12Gi)`.
 pub fn describe(platform: &str, fit: &Fit, members: u32, requests: &MemberRequests) -> String {
@@ -194,6 +219,22 @@ mod tests {
         // Fewer nodes than members: not even one replica set.
         assert_eq!(fit(&pool(2), 2, 3, &none).holds, 0);
         assert!(fit(&pool(1), 2, 1, &none).fits());
+    }
+
+    #[test]
+    fn shared_nodes_need_members_nodes_that_each_take_a_member_of_every_set() {
+        let half = requests("1500m", "6Gi");
+        // 3 nodes of 4 CPUs take 2 members of 1.5 CPUs each: two sets share them.
+        assert_eq!(fit_shared(&pool(3), 2, 3, &half).holds, 2);
+        assert_eq!(fit_shared(&pool(3), 3, 3, &half).holds, 2);
+        // Six nodes of room for one member each hold one shared set: no node takes two.
+        let one = requests("3", "12Gi");
+        assert_eq!(fit_shared(&pool(6), 2, 3, &one).holds, 1);
+        assert!(fit(&pool(6), 2, 3, &one).fits());
+        assert_eq!(
+            fit_shared(&pool(2), 2, 3, &MemberRequests::default()).holds,
+            0
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! follow, in plan order; and `status.runners`, which says which and why.
 
 use super::placement::{self, MemberRequests};
-use crate::api::{MongoBenchmark, Platform, RunnerStatus};
+use crate::api::{MongoBenchmark, Placement, Platform, RunnerStatus};
 use crate::operator::Error;
 use crate::operator::error::SpecError;
 use crate::operator::observe::{Observed, PlatformNodes, RunnerKey, Slot};
@@ -101,7 +101,12 @@ fn platform_plan(
                         }
                     },
                 );
-                let fit = placement::fit(nodes, sets, members, &requests);
+                let fit = match spec.placement() {
+                    Placement::OwnNodes => placement::fit(nodes, sets, members, &requests),
+                    Placement::SharedNodes => {
+                        placement::fit_shared(nodes, sets, members, &requests)
+                    }
+                };
                 let said = placement::describe(name, &fit, members, &requests);
                 Some(if fit.fits() {
                     PlatformPlan::new(true, r::FITS, said)

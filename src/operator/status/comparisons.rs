@@ -2,7 +2,9 @@
 //! rows as [`Comparison`] entries, the Precision condition's verdict and the headline line.
 
 use super::cells::round3;
-use crate::api::{CellPhase, CellStatus, Comparison, MongoBenchmarkSpec, Verdict};
+use crate::api::{
+    CellPhase, CellStatus, Comparison, MongoBenchmarkSpec, SimultaneousStatus, Verdict,
+};
 use crate::result::CellResult;
 use crate::verdict;
 
@@ -64,6 +66,13 @@ pub fn comparisons(comparison: Option<&verdict::Comparison>) -> Vec<Comparison> 
                 cost_per_million_ops: row.cost_per_million_ops.map(round3),
                 verdict: Some(verdict),
                 reason: row.reason.clone(),
+                simultaneous: row.simultaneous.as_ref().map(|s| SimultaneousStatus {
+                    slots: s.slots as u32,
+                    correlation: s.correlation.map(round3),
+                    ratio_trend_percent: s.ratio_trend_percent.map(round3),
+                    side_effect_percent: s.side_effect_percent.map(round3),
+                    notes: s.notes.clone(),
+                }),
             });
         }
     }

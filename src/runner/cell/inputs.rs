@@ -22,7 +22,7 @@ use super::failure::CellFailure;
 use super::identity::measured_properties;
 
 /// What a caller watches while a cell runs.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct CellProgress {
     /// The step the cell is in.
     pub step: Arc<std::sync::Mutex<CellStep>>,

@@ -25,16 +25,17 @@ pub(crate) struct Measured {
     pub wall: Duration,
 }
 
-/// Runs this process's workers of the measured phase (from the common start time of `issued`)
-/// and returns its share of the figures.
+/// Runs this process's workers of the measured phase (from the common start time of `issued`,
+/// or of a simultaneous slot's cells, `common`) and returns its share of the figures.
 pub(crate) async fn measure(
     inputs: &CellInputs<'_>,
     target: &ConnectedTarget,
     issued: Option<&Issued>,
+    common: Option<std::time::Instant>,
     progress: &CellProgress,
 ) -> Result<Measured, String> {
     // Waiting for the common start is not part of the CPU measured.
-    if let Some(start) = issued.and_then(|i| i.start) {
+    if let Some(start) = issued.and_then(|i| i.start).or(common) {
         tokio::time::sleep_until(start.into()).await;
     }
     let skew = issued.map_or(0.0, |i| skew_ms(i.start_at_ms));

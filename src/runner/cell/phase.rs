@@ -25,6 +25,7 @@ use crate::runner::server::{
 use super::failure::CellFailure;
 use super::inputs::{CellInputs, CellProgress};
 use super::measure::measure;
+use super::meeting::Meeting;
 use super::partial;
 
 /// What one cell runs with.
@@ -35,6 +36,8 @@ pub(super) struct CellRun<'a> {
     pub settings: &'a RunSettings,
     pub progress: &'a CellProgress,
     pub crew: Option<Helpers<'a>>,
+    /// The meeting of a simultaneous slot's cells before their measured phases.
+    pub meeting: Option<&'a Meeting>,
 }
 
 impl CellRun<'_> {
@@ -130,7 +133,8 @@ impl CellRun<'_> {
                 .strftime("%Y-%m-%dT%H:%M:%SZ")
                 .to_string(),
         );
-        let own = measure(inputs, target, issued.as_ref(), progress)
+        let common = self.meet().await?;
+        let own = measure(inputs, target, issued.as_ref(), common, progress)
             .await
             .map_err(|e| CellFailure::at(measuring, e))?;
         let mut parts = vec![own.partial];
@@ -209,6 +213,21 @@ impl CellRun<'_> {
         Ok(())
     }
 
+    /// In a simultaneous slot, waits for the other cells; the common start of the measured
+    /// phases.
+    async fn meet(&self) -> Result<Option<std::time::Instant>, CellFailure> {
+        let Some(meeting) = self.meeting else {
+            return Ok(None);
+        };
+        self.progress.set(CellStep::Waiting);
+        let start = meeting
+            .meet()
+            .await
+            .map_err(|e| CellFailure::at(MEETING_STEP, e.to_string()))?;
+        self.progress.set(CellStep::Measuring);
+        Ok(Some(start.at))
+    }
+
     /// Undoes this process's `changes`, then has every other process undo its own, one after
     /// another (a restore deletes and inserts documents again, and the workers of two processes
     /// may have changed the same one), and checks the collection against the seeded digest.
@@ -253,6 +272,10 @@ impl CellRun<'_> {
         })
     }
 }
+
+/// The step of a cell that stopped because another cell of its simultaneous slot did: its
+/// collection is still in its seeded state.
+pub const MEETING_STEP: &str = "waiting for the simultaneous cells";
 
 /// The `collStats` sizes of what `plan` seeded: its collection, or all of a custom workload's.
 async fn dataset_sizes(

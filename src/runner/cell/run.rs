@@ -21,6 +21,7 @@ use super::failure::CellFailure;
 use super::identity::identity;
 use super::inputs::{CellInputs, CellProgress, changes_of};
 use super::measure::validity_gates;
+use super::meeting::Meeting;
 use super::phase::CellRun;
 
 /// Runs one cell on `target`, whose collection is in the seeded state `seeded`; leaves it in
@@ -50,33 +51,68 @@ pub async fn run_cell_with(
     progress: &CellProgress,
     crew: Option<Helpers<'_>>,
 ) -> CellResult {
-    let mut result = CellResult::empty(cell, CellStatus::Complete);
-    result.mongobench_version = Some(env!("CARGO_PKG_VERSION").to_owned());
-    result.server = result::ServerInfo {
-        version: Some(target.server.version.clone()),
-        topology: Some(target.server.topology.clone()),
-        ..Default::default()
-    };
-    result.dataset.seeded_documents = seeded.documents;
-    result.dataset.digest = Some(seeded.digest.clone());
-    result.identity = identity(plan, settings, seeded.documents);
-    let cell = CellRun {
+    let run = CellRun {
         target,
         uri,
         plan,
         settings,
         progress,
         crew,
+        meeting: None,
     };
-    if let Err(failure) = cell.fill(&mut result, seeded).await {
-        result.status = CellStatus::Incomplete {
-            reason: format!("target {}: {failure}", target.name),
-        };
-    }
+    run.run(cell, seeded).await
+}
+
+/// [`run_cell`] as one of the cells of a simultaneous slot: it meets the others at `meeting`
+/// before its measured phase, which starts when they all do.
+#[allow(clippy::too_many_arguments)]
+pub async fn run_cell_together(
+    target: &ConnectedTarget,
+    uri: &str,
+    plan: &WorkloadPlan,
+    settings: &RunSettings,
+    cell: CellId,
+    seeded: &mut Seeded,
+    progress: &CellProgress,
+    meeting: &Meeting,
+) -> CellResult {
+    let run = CellRun {
+        target,
+        uri,
+        plan,
+        settings,
+        progress,
+        crew: None,
+        meeting: Some(meeting),
+    };
+    let result = run.run(cell, seeded).await;
+    // A cell that stopped before the meeting lets the others go (after it, this does nothing).
+    meeting.leave();
     result
 }
 
 impl CellRun<'_> {
+    /// The cell's result: complete, or incomplete with the step it stopped at.
+    async fn run(&self, cell: CellId, seeded: &mut Seeded) -> CellResult {
+        let (target, plan, settings) = (self.target, self.plan, self.settings);
+        let mut result = CellResult::empty(cell, CellStatus::Complete);
+        result.mongobench_version = Some(env!("CARGO_PKG_VERSION").to_owned());
+        result.server = result::ServerInfo {
+            version: Some(target.server.version.clone()),
+            topology: Some(target.server.topology.clone()),
+            ..Default::default()
+        };
+        result.dataset.seeded_documents = seeded.documents;
+        result.dataset.digest = Some(seeded.digest.clone());
+        result.identity = identity(plan, settings, seeded.documents);
+        if let Err(failure) = self.fill(&mut result, seeded).await {
+            result.status = CellStatus::Incomplete {
+                reason: format!("target {}: {failure}", target.name),
+            };
+        }
+        result
+    }
+
     async fn fill(&self, result: &mut CellResult, seeded: &mut Seeded) -> Result<(), CellFailure> {
         let (target, plan, settings, progress) =
             (self.target, self.plan, self.settings, self.progress);

@@ -80,7 +80,7 @@ pub struct ConnectedTarget {
 pub struct Sharding {
     /// `spec.workload.sharding`.
     pub workload: crate::api::WorkloadSharding,
-    /// The cluster's shape for results (`ConnectedTarget::topology_text`, or `sharded` for a target
+    /// The cluster's shape for results (`Target::topology_text`, or `sharded` for a target
     /// the spec does not describe).
     pub topology: String,
 }

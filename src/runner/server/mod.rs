@@ -10,6 +10,7 @@
 
 mod connect;
 mod explain;
+mod local_process;
 pub mod replication;
 pub mod rs_init;
 pub mod sharding;
@@ -21,6 +22,7 @@ pub use connect::{
     connect, connect_with, journal_option, server_info,
 };
 pub use explain::{explain_all, flights_samples, ycsb_samples};
+pub use local_process::process_of_uri;
 pub use replication::{ReplicaState, SETTLE_TIMEOUT, Settled, settle};
 pub use stats::{Members, StatsError, coll_stats};
 pub use uri::{UriProblem, check_uri, redact_uri};

@@ -12,12 +12,14 @@
 //!
 //! Pure arithmetic on numbers: it depends on nothing else in the crate. `student_t` is the
 //! distribution, `summary` one figure over repetitions, `delta` the difference of two
-//! targets and its test.
+//! targets and its test, `crossover` that difference where the targets traded sides.
 
+mod crossover;
 mod delta;
 mod student_t;
 mod summary;
 
+pub use crossover::{SideEffect, crossover};
 pub use delta::{ALPHA, Delta, MIN_REPETITIONS, POWER, holm, pairs_for_mde};
 pub use student_t::{t_cdf, t_critical_95, t_quantile};
 pub use summary::{RESOLUTION, StatsError, Summary};

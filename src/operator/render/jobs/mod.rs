@@ -364,3 +364,5 @@ fn spread(job_name: &str) -> Affinity {
 mod tests;
 #[cfg(test)]
 mod tests_names;
+#[cfg(test)]
+mod tests_simultaneous;

@@ -87,7 +87,8 @@ fn client_cpu_us_per_op(spec: &MongoBenchmarkSpec) -> f64 {
 /// Seconds the runner of `targets` on `platform` may run in all, retries included (the Job's
 /// `activeDeadlineSeconds`), so that a hung runner ends and its cells fail instead of the
 /// benchmark waiting for ever: twice an estimate that is generous on purpose, over every cell
-/// it may run (up to `precision.maxRepetitions`). Per target,
+/// it may run (up to `precision.maxRepetitions`); under `parallelism: Simultaneous` a slot's
+/// cells count once, since they run at the same time. Per target,
 /// [`INITIATE_SECONDS`] and seeding each size at [`SEED_FLOOR`] documents per second; per
 /// cell, its warm-up (every round of a warm-up until settled) and measured phase (an operation-bounded phase at [`OPS_FLOOR`]
 /// operations per second; a load sweep's every possible step, each with
@@ -115,7 +116,9 @@ pub fn active_deadline_seconds(
     let rounds = settings.warmup_settle.map_or(1, |s| s.max_rounds);
     let per_cell = f64::from(rounds) * phase(settings.warmup) + measured + CELL_OVERHEAD_SECONDS;
     let mut total = 0.0;
-    for target in targets {
+    // Simultaneous cells of a slot take one cell's time together.
+    let together = spec.parallelism() == crate::api::Parallelism::Simultaneous;
+    for (i, target) in targets.iter().enumerate() {
         // A sharded cluster: its config set and every shard's set are initiated and each
         // shard added, one after another, every step bounded as a replica set's is.
         let sets = if target.is_sharded() && target.is_provisioned() {
@@ -131,7 +134,9 @@ pub fn active_deadline_seconds(
             if seeded.insert(cell.size.clone()) {
                 total += crate::plan::documents(&plan, cell.dataset) as f64 / SEED_FLOOR;
             }
-            total += per_cell;
+            if i == 0 || !together {
+                total += per_cell;
+            }
         }
     }
     Ok((2.0 * total).ceil() as u64)

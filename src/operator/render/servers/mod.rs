@@ -15,10 +15,10 @@ use k8s_openapi::api::apps::v1::{
 };
 use k8s_openapi::api::core::v1::{
     Affinity, Container, ContainerPort, EmptyDirVolumeSource, EnvVar, KeyToPath,
-    PersistentVolumeClaim, PersistentVolumeClaimSpec, PodAffinityTerm, PodAntiAffinity, PodSpec,
-    PodTemplateSpec, Probe, ResourceRequirements, SecretVolumeSource, Service, ServicePort,
-    ServiceSpec, TCPSocketAction, Volume, VolumeMount, VolumeResourceRequirements,
-    WeightedPodAffinityTerm,
+    PersistentVolumeClaim, PersistentVolumeClaimSpec, PodAffinity, PodAffinityTerm,
+    PodAntiAffinity, PodSpec, PodTemplateSpec, Probe, ResourceRequirements, SecretVolumeSource,
+    Service, ServicePort, ServiceSpec, TCPSocketAction, Volume, VolumeMount,
+    VolumeResourceRequirements, WeightedPodAffinityTerm,
 };
 use k8s_openapi::api::networking::v1::{
     NetworkPolicy, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort,
@@ -32,7 +32,9 @@ use super::meta::{child_meta, non_empty};
 use super::names::{self, Component, MONGOD_PORT};
 use super::pod::{RunAs, container_security, pod_security, secret_env};
 use super::secrets;
-use crate::api::{AntiAffinity, Distribution, MongoBenchmark, Platform, Target};
+use crate::api::{
+    AntiAffinity, Distribution, MongoBenchmark, MongoBenchmarkSpec, Placement, Platform, Target,
+};
 use crate::operator::Error;
 use crate::operator::error::SpecError;
 
@@ -280,6 +282,50 @@ pub(crate) fn anti_affinity(kind: AntiAffinity, selector: &LabelSelector) -> Pod
     }
 }
 
+/// Label the StatefulSet controller puts on each member pod: its ordinal.
+const POD_INDEX_LABEL: &str = "apps.kubernetes.io/pod-index";
+
+/// Under `placement: SharedNodes`, member i of every provisioned target but the anchor (the
+/// baseline if provisioned, else the first provisioned target) must run on the node of the
+/// anchor's member i: the scheduler adds the pod's own ordinal to the selector
+/// (`matchLabelKeys`). `None` for the anchor and under `OwnNodes`.
+fn shared_nodes(
+    bench: &MongoBenchmark,
+    target: &Target,
+    platform: &Platform,
+) -> Option<PodAffinity> {
+    if bench.spec.placement() != Placement::SharedNodes {
+        return None;
+    }
+    let anchor = shared_nodes_anchor(&bench.spec)?;
+    if anchor.name == target.name {
+        return None;
+    }
+    let anchor_labels = names::slot_labels(
+        &bench.name_any(),
+        Component::Server,
+        &anchor.name,
+        &platform.name,
+    );
+    Some(PodAffinity {
+        required_during_scheduling_ignored_during_execution: Some(vec![PodAffinityTerm {
+            label_selector: Some(match_labels(&anchor_labels)),
+            match_label_keys: Some(vec![POD_INDEX_LABEL.to_owned()]),
+            topology_key: "kubernetes.io/hostname".to_owned(),
+            ..PodAffinityTerm::default()
+        }]),
+        ..PodAffinity::default()
+    })
+}
+
+/// The target whose members the others follow onto their nodes under `SharedNodes`.
+pub(crate) fn shared_nodes_anchor(spec: &MongoBenchmarkSpec) -> Option<&Target> {
+    let provisioned = |t: &&Target| t.is_provisioned();
+    spec.target(spec.baseline())
+        .filter(provisioned)
+        .or_else(|| spec.targets.iter().find(provisioned))
+}
+
 /// Builds the replica set of `target` on `platform`.
 ///
 /// # Errors
@@ -405,6 +451,7 @@ pub(crate) fn replica_set_objects(
     let pod_spec = PodSpec {
         affinity: Some(Affinity {
             pod_anti_affinity: Some(anti_affinity(rs.anti_affinity(), &selector)),
+            pod_affinity: shared_nodes(bench, target, platform),
             ..Affinity::default()
         }),
         containers: std::iter::once(container).chain(canary).collect(),
@@ -516,5 +563,7 @@ pub mod sharded;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_placement;
 #[cfg(test)]
 mod tests_sharded;

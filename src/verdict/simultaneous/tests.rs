@@ -1,0 +1,126 @@
+use super::*;
+use crate::result::Simultaneous;
+use crate::result::testing::slotted_result;
+
+/// A cell of `target` in simultaneous slot `slot` measured for `seconds` whole seconds with
+/// the per-second completions `series` (one more, partial, second after them), on `side`.
+fn cell(target: &str, slot: u32, series: &[u64], side: Option<u32>) -> CellResult {
+    let mut r = slotted_result(target, slot, 1.0);
+    let m = r.measured.as_mut().unwrap();
+    m.duration_us = series.len() as u64 * 1_000_000 + 2_000;
+    m.overall.per_second = series.to_vec();
+    m.overall.per_second.push(3);
+    r.simultaneous = Some(Simultaneous {
+        window_start_unix_ms: 1_700_000_000_000 + u64::from(slot) * 60_000,
+        side,
+        side_cpus: side.map(|s| s.to_string()),
+    });
+    r
+}
+
+fn refs(cells: &[CellResult]) -> Vec<&CellResult> {
+    cells.iter().collect()
+}
+
+#[test]
+fn each_slot_is_the_ratio_over_the_common_seconds_and_shared_noise_cancels() {
+    // The machine's speed moves a lot from slot to slot and second to second; the candidate
+    // is 5 % faster in every second of it.
+    let speeds = [
+        [1000, 800, 1200, 900],
+        [600, 700, 660, 620],
+        [1500, 1400, 1460, 1600],
+    ];
+    let base: Vec<CellResult> = speeds
+        .iter()
+        .enumerate()
+        .map(|(k, s)| cell("a", k as u32 + 1, s, None))
+        .collect();
+    let cand: Vec<CellResult> = speeds
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let faster: Vec<u64> = s.iter().map(|v| v * 105 / 100).collect();
+            cell("b", k as u32 + 1, &faster, None)
+        })
+        .collect();
+    let (delta, d) = compare_throughput(&refs(&base), &refs(&cand)).unwrap();
+    let delta = delta.unwrap();
+    assert!((delta.percent - 5.0).abs() < 1e-9, "{delta:?}");
+    assert_eq!(delta.pairs, Some(3));
+    assert_eq!(d.slots, 3);
+    assert!((d.correlation.unwrap() - 1.0).abs() < 1e-12);
+    assert!(d.ratio_trend_percent.unwrap().abs() < 1e-9);
+    assert_eq!(d.side_effect_percent, None);
+    assert_eq!(
+        d.notes,
+        [
+            "the targets kept their places (different nodes, or no --cpu-sets): no crossover, so a \
+          difference of places is not told apart from one of targets"
+        ]
+    );
+}
+
+#[test]
+fn traded_sides_are_estimated_and_removed_and_uncorrelated_series_are_named() {
+    // Side 0 makes its target 10 % faster; the candidate is 2 % faster; the seconds of the two
+    // targets move independently (one rises while the other falls).
+    let up = [1000, 1100, 1000, 1100];
+    let down = [1100, 1000, 1100, 1000];
+    let mut base = Vec::new();
+    let mut cand = Vec::new();
+    for (k, cand_side) in [0, 1, 1, 0].into_iter().enumerate() {
+        let slot = k as u32 + 1;
+        let speed = |side: u32, factor: f64, s: &[u64]| -> Vec<u64> {
+            let f = if side == 0 { 1.10 } else { 1.0 } * factor;
+            s.iter().map(|&v| (v as f64 * f).round() as u64).collect()
+        };
+        base.push(cell(
+            "a",
+            slot,
+            &speed(1 - cand_side, 1.0, &up),
+            Some(1 - cand_side),
+        ));
+        cand.push(cell(
+            "b",
+            slot,
+            &speed(cand_side, 1.02, &down),
+            Some(cand_side),
+        ));
+    }
+    let (delta, d) = compare_throughput(&refs(&base), &refs(&cand)).unwrap();
+    let delta = delta.unwrap();
+    assert!((delta.percent - 2.0).abs() < 0.05, "{delta:?}");
+    assert!(
+        (d.side_effect_percent.unwrap() - 10.0).abs() < 0.05,
+        "{d:?}"
+    );
+    assert_eq!(delta.df, Some(2.0));
+    assert!(d.correlation.unwrap() < LOW_CORRELATION, "{d:?}");
+    assert_eq!(d.notes.len(), 1);
+    assert!(d.notes[0].starts_with("the per-second series correlate little (median r -1.00)"));
+}
+
+#[test]
+fn cells_in_turn_or_fewer_than_two_slots_are_left_to_the_usual_comparison() {
+    let base = [slotted_result("a", 1, 100.0), slotted_result("a", 2, 100.0)];
+    let cand = [slotted_result("b", 1, 110.0), slotted_result("b", 2, 110.0)];
+    assert!(compare_throughput(&refs(&base), &refs(&cand)).is_none());
+    let one = [cell("a", 1, &[10, 10], None)];
+    let other = [cell("b", 1, &[11, 11], None)];
+    assert!(compare_throughput(&refs(&one), &refs(&other)).is_none());
+}
+
+#[test]
+fn a_ratio_that_drifts_within_the_window_shows_its_trend() {
+    // The candidate loses 1 % of its ratio each second: 8.6 % from the first to the tenth.
+    let a = [1000u64; 10];
+    let b: Vec<u64> = (0..10)
+        .map(|t| (1000.0 * 0.99_f64.powi(t)).round() as u64)
+        .collect();
+    let trend = ratio_trend((&a, &b)).unwrap();
+    let expected = (0.99_f64.ln() * 9.0).exp_m1() * 100.0;
+    assert!((trend - expected).abs() < 0.05, "{trend} vs {expected}");
+    assert_eq!(median(vec![3.0, 1.0, 2.0, 10.0]), Some(2.5));
+    assert_eq!(correlation((&[1, 2], &[2, 4])), None);
+}

@@ -1,0 +1,164 @@
+//! Simultaneous cells (`parallelism: Simultaneous`) through `mongobench run` on two SecantusDB
+//! servers of the test's own: an A/A comparison measured at the same time on traded sides of
+//! CPUs is not called different, and a target made 20 % slower is called slower (the short
+//! form of `cargo bench --bench resolving_power -- --simultaneous`, BENCHMARKS.md).
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use mongobench::result::CellResult;
+use mongobench::verdict::{CompareOptions, Verdict, compare};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mongobench-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A spec of two external targets, YCSB C on 300 records, 4 slots of 3-second cells measured
+/// at the same time.
+fn spec(dir: &Path) -> PathBuf {
+    let file = dir.join("simultaneous.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: mongobench.io/v1alpha1
+kind: MongoBenchmark
+metadata: {name: simultaneous}
+spec:
+  targets:
+    - {name: a, external: {uriSecretRef: {name: a}}}
+    - {name: b, external: {uriSecretRef: {name: b}}}
+  platforms: [{name: local}]
+  dataset: {sizes: ['300']}
+  workload: {type: ycsb, ycsb: {workload: c}, workers: 2, duration: 3s, warmup: 1s}
+  repetitions: 4
+  parallelism: Simultaneous
+",
+    )
+    .unwrap();
+    file
+}
+
+/// Runs the spec against `a` and `b` into `out`; the results and the comparison's verdict of b.
+fn run(dir: &Path, a: &str, b: &str, extra: &[&str], round: u32) -> (Vec<CellResult>, Verdict) {
+    let out = dir.join(format!("out-{round}"));
+    let spec = spec(dir);
+    let mut args = vec![
+        "run",
+        "-f",
+        spec.to_str().unwrap(),
+        "--target",
+        a,
+        "--target",
+        b,
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = support::mongobench(&args);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let results = support::runs::read_results(&out);
+    assert_eq!(results.len(), 8, "{stdout}");
+    let comparison = compare(
+        &results,
+        &CompareOptions {
+            baseline: "a".into(),
+            ..CompareOptions::default()
+        },
+    )
+    .unwrap();
+    let row = comparison.groups[0]
+        .rows
+        .iter()
+        .find(|r| r.target == "b")
+        .unwrap();
+    eprintln!(
+        "round {round}: {} {:?}, MDE {:?}, {:?}",
+        row.verdict.text(),
+        row.throughput_delta.map(|d| d.percent),
+        row.throughput_delta.and_then(|d| d.mde_percent),
+        row.simultaneous
+    );
+    assert!(row.simultaneous.is_some(), "{stdout}");
+    (results, row.verdict)
+}
+
+#[test]
+fn an_a_a_comparison_measured_at_the_same_time_on_traded_sides_is_not_called_different() {
+    let a = support::private_secantus("simultaneous-aa-a");
+    let b = support::private_secantus("simultaneous-aa-b");
+    let dir = scratch("simultaneous-aa");
+    let (a_target, b_target) = (format!("a={}", a.uri), format!("b={}", b.uri));
+    // At α = 5 % an A/A run is called different 5 % of the time by construction: a second
+    // such call within three rounds fails (0.7 % of the time), two clean rounds pass.
+    let (mut clean, mut different) = (0, 0);
+    for round in 1..=3 {
+        let (results, verdict) = run(&dir, &a_target, &b_target, &["--cpu-sets", "0/1"], round);
+        if round == 1 {
+            check_slots(&results);
+        }
+        match verdict {
+            Verdict::NoSignificantDifference => clean += 1,
+            _ => different += 1,
+        }
+        if clean == 2 {
+            break;
+        }
+    }
+    assert!(
+        different <= 1,
+        "{different} of 3 A/A rounds called different"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every slot's two cells began their measured windows at one instant, on two sides, and each
+/// target held both sides over the run.
+fn check_slots(results: &[CellResult]) {
+    for slot in 1..=4 {
+        let cells: Vec<&CellResult> = results
+            .iter()
+            .filter(|r| r.slot.is_some_and(|s| s.number == slot))
+            .collect();
+        assert_eq!(cells.len(), 2);
+        let s: Vec<_> = cells
+            .iter()
+            .map(|c| c.simultaneous.clone().unwrap())
+            .collect();
+        assert_eq!(s[0].window_start_unix_ms, s[1].window_start_unix_ms);
+        let mut sides = [s[0].side.unwrap(), s[1].side.unwrap()];
+        sides.sort_unstable();
+        assert_eq!(sides, [0, 1]);
+    }
+    for target in ["a", "b"] {
+        let mut sides: Vec<u32> = results
+            .iter()
+            .filter(|r| r.cell.target == target)
+            .map(|r| r.simultaneous.as_ref().unwrap().side.unwrap())
+            .collect();
+        sides.sort_unstable();
+        sides.dedup();
+        assert_eq!(sides, [0, 1], "{target} held one side only");
+    }
+}
+
+#[test]
+fn a_target_twenty_percent_slower_measured_at_the_same_time_is_called_slower() {
+    let a = support::private_secantus("simultaneous-slower-a");
+    let b = support::private_secantus("simultaneous-slower-b");
+    // Both behind a proxy, so both pay its forwarding; b's holds each reply 20 % longer than
+    // the server took to send it.
+    let a_proxy = support::proxy::ProportionalProxy::start(&a.uri, 0.0);
+    let b_proxy = support::proxy::ProportionalProxy::start(&b.uri, 0.2);
+    let dir = scratch("simultaneous-slower");
+    let (_, verdict) = run(
+        &dir,
+        &format!("a={}", a_proxy.uri),
+        &format!("b={}", b_proxy.uri),
+        &[],
+        1,
+    );
+    assert_eq!(verdict, Verdict::Slower);
+    let _ = std::fs::remove_dir_all(&dir);
+}
