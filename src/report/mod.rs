@@ -33,7 +33,7 @@ mod table;
 mod ycsb_text;
 
 pub use comparison::render_comparison;
-pub use csv::{CSV_COLUMNS, OVERALL, render_csv};
+pub use csv::{CSV_COLUMNS, OVERALL, render_csv, unneutralise};
 pub use error::ReportError;
 pub use estimate::{Estimate, MAX_SLOTS, estimate, render_estimate};
 pub use history::{HISTORY_COLUMNS, render_history_csv};

@@ -8,11 +8,11 @@
 //! is written. A cell that cannot finish is reported as incomplete, never as a result; the
 //! exit code is then 1.
 //!
-//! `args.rs` holds the command line, `quick.rs` the manifest a run without one stands for,
-//! `start.rs` what a local run starts from, `local.rs` and `job.rs` the two runs (each reads
-//! its input, calls the runner's entry point and prints) and `progress.rs` what is shown. Uses
-//! the runner's entry points (what `runner/mod.rs` exports), `contract/`, `report/` and the
-//! CLI's own input readers.
+//! `args.rs` holds the command line, `targets.rs` its `--target`s, `quick.rs` the manifest a
+//! run without one stands for, `start.rs` what a local run starts from, `local.rs` and `job.rs`
+//! the two runs (each reads its input, calls the runner's entry point and prints) and
+//! `progress.rs` what is shown. Uses the runner's entry points (what `runner/mod.rs` exports),
+//! `contract/`, `report/` and the CLI's own input readers.
 
 mod args;
 mod job;
@@ -20,13 +20,15 @@ mod local;
 mod progress;
 mod quick;
 mod start;
+mod targets;
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 
 pub use args::{QuickArgs, RunArgs};
-pub use start::{parse_targets, read_spec};
+pub use start::read_spec;
+pub use targets::parse_targets;
 
 /// Runs the subcommand; exit 0 when every cell is complete, 1 when any is not; bad input is an
 /// [`Invalid`](crate::cli::input::Invalid) error (exit code 2).
