@@ -133,7 +133,7 @@ impl Gate {
         ];
         for (flag, percent, metric) in rules {
             let Some(value) = percent else { continue };
-            if !(value >= 0.0) {
+            if value.is_nan() || value < 0.0 {
                 return Err(GateError::BadPercent { flag, value });
             }
             if !doc.metrics.contains(&metric) {
