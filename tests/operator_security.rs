@@ -2,9 +2,10 @@
 //! pods pass the `restricted` Pod Security level of the real API server, for both image
 //! families; a StatefulSet or runner Job whose pods admission refuses
 //! (here a ResourceQuota, with the real quota admission and controller-manager) ends
-//! `Stalled` naming the object; and no password (an external target's, or the generated admin
-//! password) appears in status, events, ConfigMaps, Jobs, pods, runner logs or the operator's
-//! logs after runs that fail on purpose.
+//! `Stalled` naming the object; and no password (an external target's, holding `?`, `@`, `/`,
+//! `%`, `:` or non-ASCII characters, escaped or not, or the generated admin password) appears
+//! in status, events, ConfigMaps, Jobs, pods, runner logs or the operator's logs after runs
+//! that fail on purpose.
 mod operator_common;
 mod support;
 
@@ -26,6 +27,7 @@ use mongobench::operator::render::{jobs, servers};
 use operator_common as common;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use support::passwords::{HOSTILE_PASSWORDS, assert_no_password, needs_escaping, percent_encoded};
 
 /// Labels the test namespace to enforce the `restricted` Pod Security level.
 async fn enforce_restricted(env: &support::KubeEnv) {
@@ -426,24 +428,59 @@ where
     serde_json::to_string(&all.items).unwrap()
 }
 
+/// The external benchmarks of the leak test: (benchmark, Secret, URI, what its cell's failure
+/// says, the password in the URI).
+fn leaking_uris(server_uri: &str) -> Vec<(String, String, String, &'static str, &'static str)> {
+    let login = |password: &str| {
+        server_uri.replacen("mongodb://", &format!("mongodb://bench:{password}@"), 1)
+    };
+    let all = HOSTILE_PASSWORDS[6];
+    let escaped = login(&percent_encoded(all));
+    let mut out = vec![
+        // FerretDB offers no SCRAM: the runner fails to authenticate.
+        (
+            "leak-auth".into(),
+            "auth-uri".into(),
+            escaped.clone(),
+            "target ext",
+            all,
+        ),
+        // The driver refuses the option: the runner fails to parse the URI.
+        (
+            "leak-parse".into(),
+            "parse-uri".into(),
+            format!("{escaped}?maxPoolSize=lots"),
+            "does not parse",
+            all,
+        ),
+    ];
+    // Unescaped: the runner refuses the URI naming the password; the non-ASCII one is valid
+    // as written and fails to authenticate.
+    for (i, password) in HOSTILE_PASSWORDS.into_iter().enumerate() {
+        let says = if needs_escaping(password) {
+            "does not parse: the password holds a"
+        } else {
+            "target ext"
+        };
+        out.push((
+            format!("leak-raw-{i}"),
+            format!("raw-uri-{i}"),
+            login(password),
+            says,
+            password,
+        ));
+    }
+    out
+}
+
 #[tokio::test]
 async fn no_password_appears_in_status_events_configmaps_pods_or_logs() {
     let log = operator_log();
     let env = common::setup("sec-leak").await;
     let server = support::private_mongo("sec-leak");
-    let planted = "Planted-Ext-Pw-4711";
-    let with_password =
-        server
-            .uri
-            .replacen("mongodb://", &format!("mongodb://bench:{planted}@"), 1);
-    assert_ne!(with_password, server.uri);
+    let leaking = leaking_uris(&server.uri);
     let secrets: Api<Secret> = Api::namespaced(env.client.clone(), &env.namespace);
-    for (name, uri) in [
-        // FerretDB offers no SCRAM: the runner fails to authenticate.
-        ("auth-uri", with_password.clone()),
-        // The driver refuses the option: the runner fails to parse the URI.
-        ("parse-uri", format!("{with_password}?maxPoolSize=lots")),
-    ] {
+    for (_, name, uri, _, _) in &leaking {
         let s: Secret = serde_json::from_value(json!({
             "metadata": {"name": name}, "stringData": {"uri": uri}
         }))
@@ -465,8 +502,9 @@ async fn no_password_appears_in_status_events_configmaps_pods_or_logs() {
     )
     .await;
     let _operator = common::start(&env, common::options(&env.namespace));
-    common::apply(&env, &external("leak-auth", "auth-uri")).await;
-    common::apply(&env, &external("leak-parse", "parse-uri")).await;
+    for (benchmark, secret, _, _, _) in &leaking {
+        common::apply(&env, &external(benchmark, secret)).await;
+    }
     // A provisioned target whose runner no node takes: its Job and plan exist, with the
     // generated credentials referenced.
     let mut spec = both_families();
@@ -480,10 +518,7 @@ async fn no_password_appears_in_status_events_configmaps_pods_or_logs() {
     )
     .await;
 
-    for (name, says) in [
-        ("leak-auth", "target ext"),
-        ("leak-parse", "does not parse"),
-    ] {
+    for (name, _, _, says, password) in &leaking {
         let status = common::status_until(&env, name, Duration::from_secs(180), "Failed", |s| {
             s.phase == Some(StatusPhase::Failed)
         })
@@ -491,7 +526,7 @@ async fn no_password_appears_in_status_events_configmaps_pods_or_logs() {
         let message = &status.cells[0].message;
         assert!(
             message.as_deref().is_some_and(|m| m.contains(says)),
-            "{name}: the failure path was not taken: {status:#?}"
+            "{name} ({password}): the failure path was not taken: {status:#?}"
         );
     }
     let job: Job = common::exists(&env, &common::runner("gen", "mongo-8.0", "c3")).await;
@@ -551,8 +586,8 @@ async fn no_password_appears_in_status_events_configmaps_pods_or_logs() {
         }
     }
     assert!(
-        runner_logs >= 4,
-        "the runners of both failing benchmarks left their logs"
+        runner_logs >= 2 * leaking.len(),
+        "the runners of every failing benchmark left their logs"
     );
     assert!(
         seen[6].1.contains("acting"),
@@ -560,14 +595,15 @@ async fn no_password_appears_in_status_events_configmaps_pods_or_logs() {
         seen[6].1
     );
     for (what, text) in &seen {
-        for password in [planted, generated.as_str()] {
-            assert!(
-                !text.contains(password),
-                "a password appears in {what}: {}",
-                text.lines()
-                    .find(|l| l.contains(password))
-                    .unwrap_or_default()
-            );
+        assert!(
+            !text.contains(generated.as_str()),
+            "the generated password appears in {what}: {}",
+            text.lines()
+                .find(|l| l.contains(generated.as_str()))
+                .unwrap_or_default()
+        );
+        for password in HOSTILE_PASSWORDS {
+            assert_no_password(what, text, password);
         }
     }
     common::delete_volumes(&env, &pvs).await;

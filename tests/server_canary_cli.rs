@@ -9,7 +9,6 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use mongobench::measure::server::CpuSource;
-use mongobench::result::CellResult;
 
 /// The canary process, killed when dropped.
 struct Canary(Child);
@@ -91,12 +90,7 @@ fn a_local_run_probes_the_server_nodes_it_is_told_of_before_every_cell() {
 
     let (code, _, err) = run(&format!("a={address}"));
     assert_eq!(code, 0, "{err}");
-    let results: Vec<CellResult> = std::fs::read_dir(&out)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
-        .map(|e| CellResult::from_json(&std::fs::read_to_string(e.path()).unwrap()).unwrap())
-        .collect();
+    let results = support::runs::results_in(&out);
     assert_eq!(results.len(), 2, "one result per cell");
     for r in &results {
         assert_eq!(r.server_canaries.len(), 1, "{:?}", r.server_canaries);

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::input::{MAX_MANIFEST_BYTES, MAX_RESULT_BYTES, Problem, invalid, read_text};
-use crate::report::CSV_COLUMNS;
+use crate::report::{CSV_COLUMNS, unneutralise};
 use crate::result::{CellId, CellResult};
 
 /// The CSV `mongobench run --out` writes beside the documents.
@@ -195,9 +195,9 @@ fn csv_records(text: &str) -> Vec<(usize, Vec<String>)> {
             }
             ('"', true) => quoted = false,
             ('"', false) if field.is_empty() => quoted = true,
-            (',', false) => fields.push(std::mem::take(&mut field)),
+            (',', false) => fields.push(cell(&mut field)),
             ('\n', false) => {
-                fields.push(std::mem::take(&mut field));
+                fields.push(cell(&mut field));
                 if fields.len() > 1 || !fields[0].is_empty() {
                     records.push((start, std::mem::take(&mut fields)));
                 }
@@ -215,10 +215,19 @@ fn csv_records(text: &str) -> Vec<(usize, Vec<String>)> {
         }
     }
     if !field.is_empty() || !fields.is_empty() {
-        fields.push(field);
+        fields.push(cell(&mut field));
         records.push((start, fields));
     }
     records
+}
+
+/// The field of a cell read into `field`, its formula neutralisation undone.
+fn cell(field: &mut String) -> String {
+    let text = std::mem::take(field);
+    match unneutralise(&text) {
+        kept if kept.len() == text.len() => text,
+        undone => undone.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -243,7 +252,7 @@ mod tests {
     fn the_csv_of_rendered_results_lists_their_cells() {
         let result = crate::operator::testing::result(
             "b",
-            "t",
+            "-t",
             "local",
             "1k",
             2,
@@ -257,7 +266,7 @@ mod tests {
         let row = &records[1].1;
         assert_eq!(
             (row[3].as_str(), row[5].as_str(), row[6].as_str()),
-            ("t", "1k", "2")
+            ("-t", "1k", "2")
         );
     }
 }

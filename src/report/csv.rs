@@ -1,7 +1,9 @@
 //! CSV: a header and one row per cell × operation label (`OVERALL` first), for spreadsheets.
 //!
 //! Latencies in µs, rates in operations per second, numbers in their shortest round-trip
-//! form, unknown values empty. An incomplete cell keeps its rows, with `status` =
+//! form, unknown values empty. A text field a spreadsheet would run as a formula (one starting
+//! with `=`, `+`, `-`, `@`, a tab or a carriage return: a server's error message, a name) is
+//! written with a leading `'` ([`neutralise`]); numbers stay numbers. An incomplete cell keeps its rows, with `status` =
 //! `incomplete` and the reason; a cell with no measurements at all has one row with empty
 //! figures.
 
@@ -201,13 +203,55 @@ pub(super) fn push_row(out: &mut String, fields: impl IntoIterator<Item = String
     out.push('\n');
 }
 
-/// RFC 4180 quoting: fields holding a comma, quote or line break are quoted, quotes doubled.
+/// RFC 4180 quoting: fields holding a comma, quote or line break are quoted, quotes doubled;
+/// formulas neutralised first.
 fn escape(field: &str) -> String {
+    let field = neutralise(field);
     if field.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {
-        field.to_string()
+        field.into_owned()
     }
+}
+
+/// What a spreadsheet takes a cell starting with as a formula (OWASP, "CSV Injection").
+const FORMULA_START: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// `field` as a spreadsheet shows it as text: a formula's start gets a leading `'`, as does a
+/// field that is `'`s before one, so that [`unneutralise`] gives back exactly what was written.
+/// A number (`-3`, `+1.5e3`) is left as it is.
+pub fn neutralise(field: &str) -> std::borrow::Cow<'_, str> {
+    let quoted = field.trim_start_matches('\'');
+    let formula =
+        quoted.starts_with(FORMULA_START) && (quoted.len() < field.len() || !is_number(field));
+    if formula {
+        format!("'{field}").into()
+    } else {
+        field.into()
+    }
+}
+
+/// The field [`neutralise`] wrote as `cell`.
+pub fn unneutralise(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.trim_start_matches('\'').starts_with(FORMULA_START) => rest,
+        _ => cell,
+    }
+}
+
+/// A decimal number as this CSV writes them, optionally signed, with an optional exponent.
+fn is_number(text: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let (mantissa, exponent) = match unsigned.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e.strip_prefix(['+', '-']).unwrap_or(e))),
+        None => (unsigned, None),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    (digits(whole) || digits(fraction))
+        && (whole.is_empty() || digits(whole))
+        && (fraction.is_empty() || digits(fraction))
+        && exponent.is_none_or(digits)
 }
 
 #[cfg(test)]
@@ -267,6 +311,48 @@ study,r1,flights/v1,psmdb-8.0,n2,1M,2,complete,,,insert,1,1,0.5,0,50,50,50,50,50
 study,r1,flights/v1,mongo-9.0,n2,1M,1,incomplete,\"target mongo-9.0, phase seed: connection refused, \"\"retry\"\"\",,,,,,,,,,,,,,,,,,,,,,,,fp-0,,,,
 ";
         assert_eq!(render_csv(&[r, incomplete]), expected);
+    }
+
+    #[test]
+    fn formulas_are_neutralised_numbers_kept_and_both_read_back() {
+        for (field, written) in [
+            (
+                "=HYPERLINK(\"http://x\")",
+                "\"'=HYPERLINK(\"\"http://x\"\")\"",
+            ),
+            ("+cmd", "'+cmd"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\tx"),
+            ("\r=x", "\"'\r=x\""),
+            ("'=x", "''=x"),
+            ("'x", "'x"),
+            ("-inf", "'-inf"),
+            ("-", "'-"),
+            ("-3", "-3"),
+            ("+1.5e3", "+1.5e3"),
+            ("-.5", "-.5"),
+            ("0.25", "0.25"),
+            ("plain", "plain"),
+        ] {
+            assert_eq!(escape(field), written, "{field:?}");
+            assert_eq!(unneutralise(&neutralise(field)), field, "{field:?}");
+        }
+        let mut r = result_from(
+            cell("=2+5", "n2", "1M", 1),
+            Duration::from_secs(1),
+            &[],
+            None,
+        );
+        r.status = CellStatus::Incomplete {
+            reason: "@cmd|' /C calc'!A0".into(),
+        };
+        let text = render_csv(&[r]);
+        let row = text.lines().nth(1).unwrap();
+        assert!(
+            row.starts_with("study,r1,flights/v1,'=2+5,n2,1M,1,incomplete,'@cmd|' /C calc'!A0,"),
+            "{row}"
+        );
     }
 
     #[test]

@@ -206,6 +206,21 @@ mod tests {
     }
 
     #[test]
+    fn names_and_images_that_read_as_formulas_are_neutralised() {
+        let mut results = study();
+        for r in &mut results {
+            r.cell.target = format!("={}", r.cell.target);
+            r.server.image = Some("@evil".into());
+        }
+        let text = render_history_csv(&results).unwrap();
+        let row: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
+        assert!(row[4].starts_with("'="), "{row:?}");
+        assert_eq!(row[12], "'@evil", "{row:?}");
+        // Figures are numbers still.
+        assert!(row[8].parse::<f64>().is_ok(), "{row:?}");
+    }
+
+    #[test]
     fn a_run_without_start_times_and_a_malformed_time_are_refused_by_name() {
         let mut results = study();
         for r in &mut results {

@@ -42,7 +42,7 @@ pub use comparison_json::{
     COMPARISON_KIND, COMPARISON_VERSION, ComparisonDocument, GroupDocument, IntervalDocument,
     MetricDocument, RowDocument, render_comparison_json,
 };
-pub use csv::{CSV_COLUMNS, OVERALL, render_csv};
+pub use csv::{CSV_COLUMNS, OVERALL, render_csv, unneutralise};
 pub use error::ReportError;
 pub use estimate::{Estimate, MAX_SLOTS, estimate, render_estimate};
 pub use gate::{Failure, Gate, GateCase, GateError, verdict_line};

@@ -41,4 +41,5 @@ pub use dataset::Seeded;
 pub use job::{JobEnvironment, JobError, JobOutcome, run_job};
 pub use lines::{cell_line, seeded_line};
 pub use local::{LocalError, LocalOptions, follow_local, run_local};
+pub use server::{check_uri, redact_uri};
 pub use sink::{SinkError, write_file};

@@ -15,6 +15,7 @@ use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use kube::api::{Api, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
+pub mod passwords;
 mod private;
 pub mod proxy;
 pub mod runs;

@@ -150,7 +150,7 @@ pub fn private_mongo_sqlite(test: &str) -> PrivateMongo {
 }
 
 /// [`private_mongo_sqlite`] with SCRAM authentication on and `user` (password `password`)
-/// created in the admin database; its `uri` logs in as that user.
+/// created in the admin database; its `uri` logs in as that user (both percent-encoded).
 pub fn private_mongo_sqlite_with_user(test: &str, user: &str, password: &str) -> PrivateMongo {
     let mut server = start_private_with(
         "mongo-sqlite",
@@ -160,6 +160,10 @@ pub fn private_mongo_sqlite_with_user(test: &str, user: &str, password: &str) ->
             format!("--setup-user={user}"),
             format!("--setup-password={password}"),
         ],
+    );
+    let (user, password) = (
+        super::passwords::percent_encoded(user),
+        super::passwords::percent_encoded(password),
     );
     server.uri = format!("mongodb://{user}:{password}@127.0.0.1:{}/", server.port);
     server
@@ -175,6 +179,33 @@ pub fn private_secantus(test: &str) -> PrivateMongo {
 /// later value: `--cache-size=64M`, `--block-compressor=zlib`, its TLS files.
 pub fn private_secantus_with(test: &str, extra: &[String]) -> PrivateMongo {
     start_private_with("secantus", test, None, extra)
+}
+
+/// [`private_secantus`] with access control on (`--auth`) and `user` (password `password`)
+/// created in the admin database, as the images' entrypoints create their root user (through
+/// the localhost exception); its `uri` logs in as that user (both percent-encoded).
+pub fn private_secantus_with_user(test: &str, user: &str, password: &str) -> PrivateMongo {
+    let mut server = start_private_with("secantus", test, None, &["--auth".to_owned()]);
+    let command = mongodb::bson::doc! {"createUser": user, "pwd": password,
+    "roles": [{"role": "root", "db": "admin"}]};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime
+        .block_on(async {
+            let client = server.client().await;
+            let created = client.database("admin").run_command(command).await;
+            client.shutdown().await;
+            created
+        })
+        .unwrap_or_else(|e| panic!("creating {user} on the private SecantusDB: {e}"));
+    let (user, password) = (
+        super::passwords::percent_encoded(user),
+        super::passwords::percent_encoded(password),
+    );
+    server.uri = format!("mongodb://{user}:{password}@127.0.0.1:{}/", server.port);
+    server
 }
 
 /// Starts `ferretdb` on PostgreSQL (`postgresql`: the database URL and the database) or, when

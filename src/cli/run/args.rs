@@ -18,8 +18,12 @@ pub struct RunArgs {
     pub file: Option<PathBuf>,
     #[command(flatten)]
     pub quick: QuickArgs,
-    /// A deployment to benchmark, as NAME=URI (mongodb://... or mongodb+srv://...); repeat to
-    /// compare several side by side. The first is the baseline unless the spec names one of them.
+    /// A deployment to benchmark, as NAME=URI (mongodb://... or mongodb+srv://...), or with
+    /// the URI read from an environment variable, NAME=env:VARIABLE, or from a file of one
+    /// line, NAME=file:PATH, to keep a password off the command line; repeat to compare several
+    /// side by side. The first is the baseline unless the spec names one of them. A user or
+    /// password is percent-encoded (`?` is %3F, `@` %40, `/` %2F, `:` %3A, `%` %25); messages
+    /// show every URI as mongodb://***@HOSTS/...
     #[arg(long = "target", value_name = "NAME=URI")]
     pub targets: Vec<String>,
     /// A noise canary on one of target NAME's server nodes, as NAME=HOST:PORT (`mongobench

@@ -26,7 +26,8 @@ use crate::verdict::CompareOptions;
 
 use super::args::RunArgs;
 use super::progress::{Display, Ticker};
-use super::start::{new_run_id, parse_server_canaries, parse_targets};
+use super::start::{new_run_id, parse_server_canaries};
+use super::targets::parse_targets;
 
 /// A local run's progress on the terminal and its result files.
 struct LocalEvents<'a> {

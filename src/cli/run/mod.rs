@@ -10,11 +10,11 @@
 //! written beside the results; the gate's flags (`cli::gate`) end a complete run whose verdicts
 //! they fail with exit code 3.
 //!
-//! `args.rs` holds the command line, `quick.rs` the manifest a run without one stands for,
-//! `start.rs` what a local run starts from, `local.rs` and `job.rs` the two runs (each reads
-//! its input, calls the runner's entry point and prints) and `progress.rs` what is shown. Uses
-//! the runner's entry points (what `runner/mod.rs` exports), `contract/`, `report/` and the
-//! CLI's own input readers.
+//! `args.rs` holds the command line, `targets.rs` its `--target`s, `quick.rs` the manifest a
+//! run without one stands for, `start.rs` what a local run starts from, `local.rs` and `job.rs`
+//! the two runs (each reads its input, calls the runner's entry point and prints) and
+//! `progress.rs` what is shown. Uses the runner's entry points (what `runner/mod.rs` exports),
+//! `contract/`, `report/` and the CLI's own input readers.
 
 mod args;
 mod job;
@@ -22,13 +22,15 @@ mod local;
 mod progress;
 mod quick;
 mod start;
+mod targets;
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 
 pub use args::{QuickArgs, RunArgs};
-pub use start::{parse_targets, read_spec};
+pub use start::read_spec;
+pub use targets::parse_targets;
 
 /// Runs the subcommand; exit 0 when every cell is complete, 1 when any is not, 3 when they are
 /// and the gate fails a verdict ([`EXIT_GATE`](crate::cli::gate::EXIT_GATE)); bad input is an

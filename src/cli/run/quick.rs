@@ -6,7 +6,8 @@
 use serde_json::{Value, json};
 
 use super::args::{QuickArgs, RunArgs};
-use super::start::{parse_targets, read_spec};
+use super::start::read_spec;
+use super::targets::parse_targets;
 use crate::api::{API_VERSION, KIND, MongoBenchmark};
 use crate::cli::input::invalid;
 use crate::cli::validate::check_text;

@@ -1,5 +1,5 @@
-//! What a local run starts from: the one MongoBenchmark of a manifest and the `--target` and
-//! `--server-canary` arguments.
+//! What a local run starts from: the one MongoBenchmark of a manifest and the `--server-canary`
+//! arguments (`targets.rs` reads the `--target`s).
 
 use std::collections::BTreeMap;
 
@@ -45,42 +45,6 @@ pub fn read_spec(file: &std::path::Path) -> anyhow::Result<MongoBenchmark> {
     )))
 }
 
-/// Parses `--target NAME=URI` arguments: names unique, URIs with a MongoDB scheme.
-pub fn parse_targets(args: &[String]) -> anyhow::Result<Vec<(String, String)>> {
-    if args.is_empty() {
-        return Err(invalid(
-            "no --target given: name at least one deployment as --target NAME=mongodb://HOST:PORT/",
-        ));
-    }
-    let mut out: Vec<(String, String)> = Vec::new();
-    for arg in args {
-        let Some((name, uri)) = arg.split_once('=') else {
-            return Err(invalid(format!(
-                "--target {arg:?}: expected NAME=URI, e.g. mongo-8=mongodb://127.0.0.1:27017/"
-            )));
-        };
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-        {
-            return Err(invalid(format!(
-                "--target {arg:?}: the name {name:?} must be letters, digits, '-', '_' or '.'"
-            )));
-        }
-        if !(uri.starts_with("mongodb://") || uri.starts_with("mongodb+srv://")) {
-            return Err(invalid(format!(
-                "--target {arg:?}: the URI must start with mongodb:// or mongodb+srv://"
-            )));
-        }
-        if out.iter().any(|(n, _)| n == name) {
-            return Err(invalid(format!("--target {name}: given twice")));
-        }
-        out.push((name.to_owned(), uri.to_owned()));
-    }
-    Ok(out)
-}
-
 /// `--server-canary NAME=HOST:PORT` arguments, by target, each NAME one of `targets`.
 pub(super) fn parse_server_canaries(
     args: &[String],
@@ -120,36 +84,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn targets_parse_and_refuse_bad_forms() {
-        let ok =
-            parse_targets(&["a=mongodb://h:1/".into(), "b.8=mongodb+srv://x/".into()]).unwrap();
-        assert_eq!(
-            ok,
-            [
-                ("a".to_owned(), "mongodb://h:1/".to_owned()),
-                ("b.8".to_owned(), "mongodb+srv://x/".to_owned())
-            ]
-        );
-        for (bad, needle) in [
-            ("noequals", "expected NAME=URI"),
-            ("a=http://h/", "must start with mongodb://"),
-            ("=mongodb://h/", "the name"),
-        ] {
-            let e = parse_targets(&[bad.into()]).unwrap_err().to_string();
-            assert!(e.contains(needle), "{bad}: {e}");
-        }
-        let dup = parse_targets(&["a=mongodb://h/".into(), "a=mongodb://g/".into()]).unwrap_err();
-        assert!(dup.to_string().contains("given twice"));
-        assert!(
-            parse_targets(&[])
-                .unwrap_err()
-                .to_string()
-                .contains("no --target")
-        );
-    }
-
-    #[test]
     fn server_canaries_parse_by_target_and_refuse_bad_forms() {
+        use super::super::targets::parse_targets;
         let targets =
             parse_targets(&["a=mongodb://h:1/".into(), "b=mongodb://g:1/".into()]).unwrap();
         let ok = parse_server_canaries(

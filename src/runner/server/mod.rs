@@ -1,4 +1,5 @@
-//! Reaching and watching a target: connecting and learning what it is (`connect.rs`),
+//! Reaching and watching a target: connecting and learning what it is (`connect.rs`; the URI
+//! as messages show it, `uri.rs`),
 //! initiating a provisioned replica set (`rs_init.rs`) or sharded cluster (`sharding.rs`,
 //! which also shards a collection and reads its distribution), waiting for replication to settle and
 //! noticing elections (`replication.rs`), the members' server figures (`stats.rs`, with each
@@ -18,13 +19,15 @@ pub mod rs_init;
 pub mod server_cpu;
 pub mod sharding;
 mod stats;
+mod uri;
 
 pub use connect::{
     ConnectError, ConnectedTarget, MONGOS, ServerInfo, Sharding, client_options, compressor,
-    connect, connect_with, journal_option, redact_uri, server_info,
+    connect, connect_with, journal_option, server_info,
 };
 pub use explain::{explain_all, flights_samples, ycsb_samples};
 pub use local_process::process_of_uri;
 pub use replication::{ReplicaState, SETTLE_TIMEOUT, Settled, settle};
 pub use server_cpu::{CpuReader, OsCpuWatch, ask_canary};
 pub use stats::{Members, StatsError, coll_stats};
+pub use uri::{UriProblem, check_uri, redact_uri};

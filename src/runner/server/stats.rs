@@ -71,7 +71,7 @@ impl Members {
             .map_err(|source| StatsError::Command {
                 target: target.name.clone(),
                 // The URI may hold a password: messages end up in results and status.
-                member: super::connect::redact_uri(uri),
+                member: super::uri::redact_uri(uri),
                 command: "parsing the URI",
                 source: Box::new(source),
             })?;
@@ -85,7 +85,7 @@ impl Members {
                 .await
                 .map_err(|source| StatsError::Command {
                     target: target.name.clone(),
-                    member: super::connect::redact_uri(uri),
+                    member: super::uri::redact_uri(uri),
                     command: "listShards",
                     source: Box::new(source),
                 })?;

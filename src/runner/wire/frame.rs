@@ -13,8 +13,13 @@ const CHECKSUM_PRESENT: u32 = 1;
 const MORE_TO_COME: u32 = 1 << 1;
 /// Header (16 bytes), flag bits (4), section kind (1).
 const BODY_AT: usize = 21;
-/// MongoDB's `maxMessageSizeBytes`.
+/// MongoDB's `maxMessageSizeBytes`: the most any message is read or sent at, whatever a server
+/// announces.
 pub const MAX_MESSAGE: usize = 48_000_000;
+/// What is read of the `hello` reply that opens a connection, before the server has said how
+/// large its messages may be: a hello reply is a few hundred bytes, a large replica set's a
+/// few thousand.
+pub const HELLO_MAX_MESSAGE: usize = 1 << 20;
 
 fn invalid(msg: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, msg.into())
@@ -77,12 +82,75 @@ fn cstring(out: &mut Vec<u8>, key: &str) {
     out.push(0);
 }
 
-/// The length a message header announces, checked against the header's own size and
-/// [`MAX_MESSAGE`].
-pub fn message_length(header: &[u8; 4]) -> io::Result<usize> {
+/// The most a connection reads of one reply: what the server allows (its `hello`'s
+/// `maxMessageSizeBytes`), or before its `hello`, [`HELLO_MAX_MESSAGE`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageLimit {
+    Hello,
+    Server(usize),
+}
+
+impl MessageLimit {
+    pub fn bytes(self) -> usize {
+        match self {
+            MessageLimit::Hello => HELLO_MAX_MESSAGE,
+            MessageLimit::Server(bytes) => bytes,
+        }
+    }
+
+    /// The limit the server of `hello` (its reply) sets: its `maxMessageSizeBytes`, at most
+    /// [`MAX_MESSAGE`]; MongoDB's own when it says none.
+    ///
+    /// # Errors
+    /// `maxMessageSizeBytes` is not a whole number, or too small for any reply.
+    pub fn of_hello(hello: &RawDocument) -> io::Result<MessageLimit> {
+        let announced = match hello.get("maxMessageSizeBytes") {
+            Ok(None) => return Ok(MessageLimit::Server(MAX_MESSAGE)),
+            Ok(Some(RawBsonRef::Int32(v))) => i64::from(v),
+            Ok(Some(RawBsonRef::Int64(v))) => v,
+            Ok(Some(RawBsonRef::Double(v))) if v.fract() == 0.0 && v.abs() < 1e15 => v as i64,
+            _ => {
+                return Err(invalid(
+                    "hello.maxMessageSizeBytes is not a whole number of bytes",
+                ));
+            }
+        };
+        if announced < MIN_REPLY as i64 {
+            return Err(invalid(format!(
+                "hello.maxMessageSizeBytes {announced}: expected at least {MIN_REPLY} bytes, \
+                 the size of an empty reply"
+            )));
+        }
+        Ok(MessageLimit::Server(
+            usize::try_from(announced).map_or(MAX_MESSAGE, |a| a.min(MAX_MESSAGE)),
+        ))
+    }
+}
+
+impl std::fmt::Display for MessageLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MessageLimit::Hello => write!(f, "{HELLO_MAX_MESSAGE} bytes, a hello reply's bound"),
+            MessageLimit::Server(bytes) => {
+                write!(f, "{bytes} bytes, the server's maxMessageSizeBytes")
+            }
+        }
+    }
+}
+
+/// The smallest OP_MSG reply: header, flag bits, section kind and an empty document.
+const MIN_REPLY: usize = BODY_AT + 5;
+
+/// The length a message header announces, checked against the header's own size and `limit`.
+pub fn message_length(header: &[u8; 4], limit: MessageLimit) -> io::Result<usize> {
     let length = i32::from_le_bytes(*header);
-    if length < BODY_AT as i32 || length as usize > MAX_MESSAGE {
+    if length < BODY_AT as i32 {
         return Err(invalid(format!("reply message length {length}")));
+    }
+    if length as usize > limit.bytes() {
+        return Err(invalid(format!(
+            "reply message length {length}, more than {limit}"
+        )));
     }
     Ok(length as usize)
 }
@@ -222,10 +290,59 @@ mod tests {
 
     #[test]
     fn message_lengths_outside_an_op_msg_s_bounds_are_refused() {
-        assert_eq!(message_length(&26i32.to_le_bytes()).unwrap(), 26);
-        for bad in [0i32, 20, -1, 48_000_001] {
-            let e = message_length(&bad.to_le_bytes()).unwrap_err();
+        let server = MessageLimit::Server(MAX_MESSAGE);
+        assert_eq!(message_length(&26i32.to_le_bytes(), server).unwrap(), 26);
+        for bad in [0i32, 20, -1] {
+            let e = message_length(&bad.to_le_bytes(), server).unwrap_err();
             assert_eq!(e.to_string(), format!("reply message length {bad}"));
+        }
+        let e = message_length(&48_000_001i32.to_le_bytes(), server).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "reply message length 48000001, more than 48000000 bytes, the server's maxMessageSizeBytes"
+        );
+        let e = message_length(&(2i32 << 20).to_le_bytes(), MessageLimit::Hello).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "reply message length 2097152, more than 1048576 bytes, a hello reply's bound"
+        );
+    }
+
+    #[test]
+    fn a_server_s_message_limit_is_its_max_message_size_bytes_up_to_48_mb() {
+        let limit = |hello: &RawDocument| MessageLimit::of_hello(hello).map_err(|e| e.to_string());
+        assert_eq!(
+            limit(&rawdoc! {"maxMessageSizeBytes": 4096}),
+            Ok(MessageLimit::Server(4096))
+        );
+        assert_eq!(
+            limit(&rawdoc! {"maxMessageSizeBytes": 2_000_000i64}),
+            Ok(MessageLimit::Server(2_000_000))
+        );
+        assert_eq!(
+            limit(&rawdoc! {"maxMessageSizeBytes": 1e6}),
+            Ok(MessageLimit::Server(1_000_000))
+        );
+        assert_eq!(
+            limit(&rawdoc! {"maxMessageSizeBytes": i64::MAX}),
+            Ok(MessageLimit::Server(MAX_MESSAGE))
+        );
+        assert_eq!(
+            limit(&rawdoc! {"ok": 1}),
+            Ok(MessageLimit::Server(MAX_MESSAGE))
+        );
+        assert_eq!(
+            limit(&rawdoc! {"maxMessageSizeBytes": -1}),
+            Err("hello.maxMessageSizeBytes -1: expected at least 26 bytes, the size of an empty reply".into())
+        );
+        for bad in [
+            rawdoc! {"maxMessageSizeBytes": "48000000"},
+            rawdoc! {"maxMessageSizeBytes": 1.5},
+        ] {
+            assert_eq!(
+                limit(&bad),
+                Err("hello.maxMessageSizeBytes is not a whole number of bytes".into())
+            );
         }
     }
 

@@ -121,6 +121,14 @@ impl Conversation {
         credential: &Credential,
         server_first: &str,
     ) -> Result<(String, [u8; 32]), String> {
+        // RFC 5802 §5.1: a mandatory extension the client does not know must fail the login.
+        if server_first.split(',').any(|f| f.starts_with("m=")) {
+            return Err(
+                "the server's first message carries a mandatory extension (m=), which this \
+                 client does not support"
+                    .into(),
+            );
+        }
         let field = |key: char| {
             server_first
                 .split(',')
@@ -233,6 +241,15 @@ mod tests {
         assert_eq!(
             refuse("r=abc1,i=4096"),
             "the server's first message has no s= (r=abc1,i=4096)"
+        );
+        let extension = "the server's first message carries a mandatory extension (m=), which \
+                         this client does not support";
+        assert_eq!(refuse("m=ext,r=abc1,s=AAAA,i=4096"), extension);
+        assert_eq!(refuse("r=abc1,s=AAAA,i=4096,m=x"), extension);
+        // Other extensions are optional and let through.
+        assert!(
+            c.client_final(&credential, "r=abc1,s=AAAA,i=4096,x=y")
+                .is_ok()
         );
     }
 
