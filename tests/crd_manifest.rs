@@ -91,6 +91,7 @@ fn printer_columns() {
         ("Targets", ".status.targetNames", 1),
         ("Knee", ".status.knees", 1),
         ("Platforms", ".status.platformNames", 1),
+        ("ETA", ".status.estimatedCompletionTime", 1),
     ];
     let expected: Vec<(String, String, i64)> = expected
         .iter()

@@ -249,8 +249,10 @@ async fn a_warmup_in_rounds_restores_each_round_and_stops_when_settled_or_out_of
     let seeded_digest = seeded.digest.clone();
     let round = RunLength::Duration(Duration::from_secs(7));
     // A tolerance of 0: no round settles (its last two seconds would have to complete exactly
-    // as many operations as the two before), so all 3 run. Then 50 %: the first one settles.
-    for (tolerance_percent, rounds, settled) in [(0.0, 3, false), (50.0, 1, true)] {
+    // as many operations as the two before), so all 3 run. Then a tolerance no drift exceeds
+    // (the API allows at most 50 %, which a stall of a loaded machine can exceed within one
+    // round): the first round settles.
+    for (tolerance_percent, rounds, settled) in [(0.0, 3, false), (1e9, 1, true)] {
         let settings = RunSettings {
             warmup_settle: Some(WarmupSettle {
                 max_rounds: 3,
