@@ -215,10 +215,15 @@ fn a_quick_run_prints_a_valid_manifest_and_runs_against_a_real_server() {
     run.extend(["--out", out_dir.to_str().unwrap()]);
     let (code, _, err) = mongobench(&run);
     assert_eq!(code, 0, "{err}");
+    // Beside the result, the run's comparison document (of one target: its baseline alone).
+    let comparison = out_dir.join("comparison.json");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&comparison).unwrap()).unwrap();
+    assert_eq!(doc["baseline"], "t");
     let results: Vec<_> = std::fs::read_dir(&out_dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| p.extension().is_some_and(|e| e == "json") && *p != comparison)
         .collect();
     assert_eq!(results.len(), 1, "{results:?}");
     let result: serde_json::Value =

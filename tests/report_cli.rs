@@ -78,7 +78,7 @@ fn results_of_a_local_run_render_as_table_csv_json_and_ycsb_text() {
         4,
         "{ycsb}"
     );
-    let (_, json, _) = report(&["--dir", d, "-o", "json"], None);
+    let (_, json, _) = report(&["--dir", d, "-o", "cells-json"], None);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&json)
             .unwrap()

@@ -36,7 +36,10 @@ fn results(dir: &Path) -> Vec<CellResult> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "json") {
+        // Every `*.json` but the run's comparison document is a result.
+        if path.extension().is_some_and(|e| e == "json")
+            && path.file_name().is_some_and(|n| n != "comparison.json")
+        {
             out.push(serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap());
         }
     }

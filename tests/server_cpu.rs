@@ -73,7 +73,10 @@ fn read_results(dir: &Path) -> Vec<CellResult> {
     let mut results = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "json") {
+        // Every `*.json` but the run's comparison document is a result.
+        if path.extension().is_some_and(|e| e == "json")
+            && path.file_name().is_some_and(|n| n != "comparison.json")
+        {
             let text = std::fs::read_to_string(&path).unwrap();
             results.push(
                 serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display())),

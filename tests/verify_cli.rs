@@ -18,12 +18,14 @@ spec:
   repetitions: 3
 ";
 
-/// Rewrites one field of the first result file in `dir` with `edit`.
+/// Rewrites one field of the first result file in `dir` (not the run's comparison.json) with
+/// `edit`.
 fn tamper(dir: &Path, edit: impl Fn(&mut serde_json::Value)) -> std::path::PathBuf {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| p.file_name().is_some_and(|n| n != "comparison.json"))
         .collect();
     files.sort();
     let path = files[0].clone();

@@ -21,7 +21,10 @@ Examples:
   # A manifest's benchmark against deployments you run
   mongobench run -f examples/quickstart.yaml \\
       --target postgres=mongodb://127.0.0.1:27018/ \\
-      --target wiredtiger=mongodb://127.0.0.1:27020/ --out results";
+      --target wiredtiger=mongodb://127.0.0.1:27020/ --out results
+  # In CI: exit 3 if a target is significantly slower than the baseline by more than 5 %
+  mongobench run -f bench.yaml --target base=mongodb://h:27017/ --target new=mongodb://g:27017/ \\
+      --out results --fail-on-slower 5 --junit results/junit.xml";
 
 pub const OPERATOR: &str = "\
 Examples:
@@ -34,7 +37,9 @@ Examples:
   mongobench report quickstart
   mongobench report quickstart -n perf -o html > report.html
   mongobench report --dir results -o markdown
-  mongobench report --dir results --baseline b -o csv";
+  mongobench report --dir results --baseline b -o csv
+  mongobench report --dir results -o json > comparison.json
+  mongobench report --dir results --fail-on-slower 5 --fail-on-inconclusive --junit junit.xml";
 
 pub const PLAN: &str = "\
 Examples:

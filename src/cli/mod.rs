@@ -11,6 +11,7 @@ pub mod completions;
 pub mod crd;
 pub mod custom;
 pub mod examples;
+pub mod gate;
 pub mod get;
 pub mod import;
 pub mod input;

@@ -1,8 +1,9 @@
 //! `mongobench report`: renders the results of a benchmark, from the cluster (the result
 //! ConfigMaps of a MongoBenchmark) or from a directory written by `mongobench run --out`:
 //! a table of every cell and, with two or more targets, the comparison with the baseline; or
-//! CSV, JSON, YCSB 0.17.0 text per cell, a self-contained HTML page, Markdown, or the
-//! long-form history CSV.
+//! the comparison document (JSON) or its verdicts as CSV, the cells as CSV or JSON, YCSB
+//! 0.17.0 text per cell, a self-contained HTML page, Markdown, or the long-form history CSV.
+//! The gate's flags (`gate`) set the exit code from the verdicts.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,13 +12,15 @@ use anyhow::Context;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams};
 
+use super::gate::{EXIT_GATE, GateArgs};
+use super::input::invalid;
 use super::validate::EXIT_INVALID;
 use crate::api::MongoBenchmark;
 use crate::contract::names::{BENCHMARK_LABEL, RESULT_KEY};
 use crate::plan::sanitize;
 use crate::report::{
-    render_comparison, render_csv, render_history_csv, render_html, render_json, render_markdown,
-    render_table, render_ycsb,
+    ComparisonDocument, render_comparison, render_comparison_json, render_csv, render_history_csv,
+    render_html, render_json, render_markdown, render_table, render_verdicts_csv, render_ycsb,
 };
 use crate::result::CellResult;
 use crate::verdict::{CompareOptions, compare, compare_options};
@@ -29,8 +32,13 @@ pub enum Format {
     Table,
     /// One row per cell and operation label, for spreadsheets.
     Csv,
-    /// The result documents as one JSON array.
+    /// The comparison document (`kind: mongobench.io/comparison`): headline, method, and per
+    /// target and declared metric its verdict, estimate, interval and MDE.
     Json,
+    /// One row per compared target and declared metric: verdict, estimate, interval, MDE.
+    VerdictsCsv,
+    /// The result documents as one JSON array.
+    CellsJson,
     /// YCSB 0.17.0 text, one block per complete cell.
     Ycsb,
     /// One self-contained HTML page: verdicts, plots (inline SVG) and the facts behind them.
@@ -88,10 +96,13 @@ pub struct ReportArgs {
     /// --dir, the first target in name order).
     #[arg(long, value_name = "TARGET")]
     pub baseline: Option<String>,
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 /// Runs the subcommand. A result directory that cannot be read, or holds a document that is
-/// not a result, is an [`Invalid`](super::input::Invalid) error (exit code 2).
+/// not a result, is an [`Invalid`](super::input::Invalid) error (exit code 2); a verdict the
+/// gate fails exits with [`EXIT_GATE`].
 pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let (mut results, mut options) = args.source.load()?;
     if let Some(baseline) = &args.baseline {
@@ -103,7 +114,21 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     results.sort_by(|a, b| a.cell.cmp(&b.cell));
     print!("{}", render(&results, &options, args.output)?);
+    if args.gate.wanted() && args.gate.check(&document(&results, &options)?)? {
+        return Ok(ExitCode::from(EXIT_GATE));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The comparison document of `results`; a comparison that cannot be made (no result of the
+/// baseline) is bad input.
+pub fn document(
+    results: &[CellResult],
+    options: &CompareOptions,
+) -> anyhow::Result<ComparisonDocument> {
+    compare(results, options)
+        .map(|c| ComparisonDocument::of(&c))
+        .map_err(|e| invalid(e.to_string()))
 }
 
 /// Renders `results` in `format`; the comparison is left out (with the reason) when it cannot
@@ -131,7 +156,11 @@ pub fn render(
             out
         }
         Format::Csv => render_csv(results),
-        Format::Json => render_json(results)?,
+        Format::Json => {
+            render_comparison_json(&compare(results, options).map_err(|e| invalid(e.to_string()))?)
+        }
+        Format::VerdictsCsv => render_verdicts_csv(&document(results, options)?),
+        Format::CellsJson => render_json(results)?,
         Format::Html => render_html(results, options)?,
         Format::Markdown => render_markdown(results, options),
         Format::HistoryCsv => render_history_csv(results)?,

@@ -1,6 +1,6 @@
 //! The result directory of a local run (`mongobench run --out DIR`), as `report --dir` and
-//! `verify` read it: every `*.json` is a result document, read whole and checked, or the
-//! directory is refused, naming the file, line and field.
+//! `verify` read it: every `*.json` but the run's `comparison.json` is a result document, read
+//! whole and checked, or the directory is refused, naming the file, line and field.
 //!
 //! Also refused: a directory that does not exist or holds no result document, two documents of
 //! the same cell (a copied file would count a repetition twice), and a cell that the run's
@@ -18,6 +18,11 @@ use crate::result::{CellId, CellResult};
 pub const RESULTS_CSV: &str = "results.csv";
 /// The report `mongobench run --out` writes beside the documents.
 pub const REPORT_TXT: &str = "report.txt";
+/// The comparison document `mongobench run --out` writes beside the documents: a rendering of
+/// them, not a result.
+pub const COMPARISON_JSON: &str = "comparison.json";
+/// The verdicts as CSV `mongobench run --out` writes beside the documents.
+pub const VERDICTS_CSV: &str = "verdicts.csv";
 
 /// What a result directory is, quoted in refusals.
 const EXPECTED: &str =
@@ -39,7 +44,7 @@ pub fn read_results(dir: &Path) -> anyhow::Result<Vec<CellResult>> {
     }
     let files = json_files(dir).map_err(|e| invalid(format!("{shown}: cannot read: {e}")))?;
     if files.is_empty() {
-        let renderings: Vec<&str> = [RESULTS_CSV, REPORT_TXT]
+        let renderings: Vec<&str> = [RESULTS_CSV, REPORT_TXT, COMPARISON_JSON, VERDICTS_CSV]
             .into_iter()
             .filter(|f| dir.join(f).exists())
             .collect();
@@ -48,7 +53,7 @@ pub fn read_results(dir: &Path) -> anyhow::Result<Vec<CellResult>> {
         } else {
             format!(
                 "{shown}: holds {} but no result documents (*.json): the documents are missing, \
-                 and the CSV and report are renderings of them, not results",
+                 and those are renderings of them, not results",
                 renderings.join(" and ")
             )
         }));
@@ -77,7 +82,9 @@ fn json_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "json") {
+        if path.extension().is_some_and(|e| e == "json")
+            && path.file_name().is_some_and(|n| n != COMPARISON_JSON)
+        {
             files.push(path);
         }
     }

@@ -1,7 +1,8 @@
 //! Renderers for a set of result documents: a fixed-width table for people, YCSB 0.17.0's
 //! text report, CSV, JSON, a comparison of targets against a baseline, a self-contained HTML
 //! page with plots, Markdown for issues and pull requests, and a long-form history CSV for
-//! change-point tools.
+//! change-point tools; and for pipelines the comparison document (JSON), its verdicts as CSV,
+//! the CI gate over them and its JUnit XML.
 //!
 //! No renderer passes an incomplete result off as valid: the table and CSV mark it (NOTE
 //! `INCOMPLETE`, `status` column), JSON keeps its `status`, and the YCSB text and the
@@ -13,14 +14,17 @@
 #![deny(missing_docs)]
 
 mod comparison;
+mod comparison_json;
 mod csv;
 mod error;
 mod estimate;
+mod gate;
 mod groups;
 mod history;
 mod html;
 pub mod java_format;
 mod json;
+mod junit;
 pub(crate) mod layout;
 mod markdown;
 mod plots;
@@ -30,15 +34,23 @@ pub mod sharding_text;
 mod study;
 pub mod sweep_text;
 mod table;
+mod verdicts_csv;
 mod ycsb_text;
 
 pub use comparison::render_comparison;
+pub use comparison_json::{
+    COMPARISON_KIND, COMPARISON_VERSION, ComparisonDocument, GroupDocument, IntervalDocument,
+    MetricDocument, RowDocument, render_comparison_json,
+};
 pub use csv::{CSV_COLUMNS, OVERALL, render_csv, unneutralise};
 pub use error::ReportError;
 pub use estimate::{Estimate, MAX_SLOTS, estimate, render_estimate};
+pub use gate::{Failure, Gate, GateCase, GateError, verdict_line};
 pub use history::{HISTORY_COLUMNS, render_history_csv};
 pub use html::render_html;
 pub use json::render_json;
+pub use junit::render_junit;
 pub use markdown::render_markdown;
 pub use table::render_table;
+pub use verdicts_csv::{VERDICT_COLUMNS, render_verdicts_csv};
 pub use ycsb_text::{YcsbOptions, render_ycsb};

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::stats::{Delta, Summary};
 use crate::api::VerdictMetric;
@@ -23,7 +23,7 @@ pub struct CompareOptions {
 }
 
 /// The outcome for one target in one group, of one metric or of the row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Verdict {
     /// This row is the baseline.

@@ -170,12 +170,14 @@ pub fn assert_valid(r: &mongobench::result::CellResult) {
     );
 }
 
-/// The result documents (`*.json`) of a run's output directory, in cell order.
+/// The result documents (`*.json` but `comparison.json`) of a run's output directory, in cell
+/// order.
 pub fn read_results(dir: &std::path::Path) -> Vec<mongobench::result::CellResult> {
     let mut out: Vec<mongobench::result::CellResult> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .filter(|path| path.file_name().is_some_and(|n| n != "comparison.json"))
         .map(|path| {
             let text = std::fs::read_to_string(&path).unwrap();
             mongobench::result::CellResult::from_json(&text)

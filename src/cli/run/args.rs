@@ -40,9 +40,12 @@ pub struct RunArgs {
     /// workers that load it run on one side's CPUs, and the targets trade sides slot by slot.
     #[arg(long, value_name = "CPUS/CPUS", conflicts_with = "plan")]
     pub cpu_sets: Option<String>,
-    /// Write each cell's result as JSON, plus results.csv and report.txt, into this directory.
+    /// Write each cell's result as JSON, plus results.csv, report.txt, comparison.json (the
+    /// comparison document) and verdicts.csv, into this directory.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub gate: crate::cli::gate::GateArgs,
     /// Run the plan file the operator wrote (inside the runner Job); the target's URI comes
     /// from MONGOBENCH_TARGET_URI and results go to ConfigMaps.
     #[arg(long, value_name = "FILE")]

@@ -9,10 +9,14 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::api::{MongoBenchmark, MongoBenchmarkSpec};
+use crate::cli::gate::EXIT_GATE;
 use crate::cli::input::invalid;
+use crate::cli::report::Format;
+use crate::cli::report::document;
+use crate::cli::results_dir::{COMPARISON_JSON, VERDICTS_CSV};
 use crate::contract::{CpuSet, JobPlan, Schedule, parse_sides};
 use crate::plan::PlannedCell;
-use crate::report::render_csv;
+use crate::report::{render_csv, render_verdicts_csv};
 use crate::result::{CellResult, CellStatus};
 use crate::runner::{
     CUSTOM_WORKLOAD_FILE, CellProgress, Events, LocalError, LocalOptions, PrecisionOutcome, Seeded,
@@ -73,6 +77,12 @@ pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let definition = super::quick::definition(args)?;
     let spec = &definition.spec;
     let targets = parse_targets(&args.targets)?;
+    if args.gate.is_set() && targets.len() < 2 {
+        return Err(invalid(
+            "--fail-on-slower, --fail-on-costlier and --fail-on-inconclusive judge a comparison: \
+             give two --target or more",
+        ));
+    }
     let plan = local_plan(args, &definition, &targets)?;
     let spawn = |index: u32, board: &Path| spawn_process(args, plan.run.client_pods, index, board);
     let options = LocalOptions {
@@ -100,7 +110,8 @@ pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let results = run_local_plan(&plan, &options, &mut events)
         .await
         .map_err(refusal)?;
-    let mut report = final_report(&results, spec, &targets)?;
+    let compared = compare_options(spec, &targets);
+    let mut report = crate::cli::report::render(&results, &compared, Format::Table)?;
     for line in &events.precision {
         report.push_str(&format!("{line}\n"));
     }
@@ -108,6 +119,7 @@ pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.out {
         write_out(dir, &results, &report, spec)?;
     }
+    let gate_failed = verdicts(args, &results, &compared)?;
     for r in &results {
         match &r.status {
             CellStatus::Incomplete { reason } => {
@@ -121,11 +133,45 @@ pub(super) async fn run_local(args: &RunArgs) -> anyhow::Result<ExitCode> {
             CellStatus::Complete => {}
         }
     }
-    Ok(if results.iter().all(CellResult::is_complete) {
-        ExitCode::SUCCESS
-    } else {
+    Ok(if !results.iter().all(CellResult::is_complete) {
         ExitCode::FAILURE
+    } else if gate_failed {
+        ExitCode::from(EXIT_GATE)
+    } else {
+        ExitCode::SUCCESS
     })
+}
+
+/// `comparison.json` and `verdicts.csv` in `--out`, and the gate: true when it failed a
+/// verdict. Without a comparison (no result of the baseline) the gate is refused, the files
+/// left out with a note.
+fn verdicts(
+    args: &RunArgs,
+    results: &[CellResult],
+    options: &CompareOptions,
+) -> anyhow::Result<bool> {
+    let doc = match document(results, options) {
+        Ok(doc) => doc,
+        Err(e) if !args.gate.wanted() => {
+            eprintln!("mongobench run: no comparison.json: {e}");
+            return Ok(false);
+        }
+        Err(e) => return Err(e),
+    };
+    if let Some(dir) = &args.out {
+        let json = serde_json::to_string_pretty(&doc)? + "\n";
+        for (file, text) in [
+            (COMPARISON_JSON, json),
+            (VERDICTS_CSV, render_verdicts_csv(&doc)),
+        ] {
+            std::fs::write(dir.join(file), text)
+                .with_context(|| format!("writing {}/{file}", dir.display()))?;
+        }
+    }
+    if args.gate.wanted() {
+        return args.gate.check(&doc);
+    }
+    Ok(false)
 }
 
 /// A local run's error: what concerns its input (the spec, the targets, a server that does not
@@ -246,22 +292,17 @@ fn spawn_process(
         .spawn()
 }
 
-/// The table of every cell and, with two or more targets, the comparison with the baseline:
-/// the spec's if it is one of the targets, else the first target.
-fn final_report(
-    results: &[CellResult],
-    spec: &MongoBenchmarkSpec,
-    targets: &[(String, String)],
-) -> anyhow::Result<String> {
+/// What a local run is compared by: the spec's baseline if it is one of the targets, else the
+/// first target; the spec's verdict metrics.
+fn compare_options(spec: &MongoBenchmarkSpec, targets: &[(String, String)]) -> CompareOptions {
     let baseline = if targets.iter().any(|(name, _)| name == spec.baseline()) {
         spec.baseline().to_owned()
     } else {
         targets[0].0.clone()
     };
-    let options = CompareOptions {
+    CompareOptions {
         baseline,
         price_per_node_hour: Default::default(),
         metrics: spec.verdict_metrics(),
-    };
-    crate::cli::report::render(results, &options, crate::cli::report::Format::Table)
+    }
 }

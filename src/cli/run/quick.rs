@@ -192,6 +192,7 @@ spec:
             server_canaries: Vec::new(),
             cpu_sets: None,
             out: None,
+            gate: Default::default(),
             plan: None,
             connect_timeout: 10,
             client_processes: 1,
