@@ -130,9 +130,9 @@ async fn an_external_benchmark_runs_from_apply_to_completed_with_real_figures() 
             .into_iter()
             .filter_map(|e| Some(format!("{}: {}", e.reason?, e.note?)))
             .collect();
-    let expected = format!("Measuring: cell {}: measuring", measured_id);
+    let expected = format!("Measuring: cell {measured_id}: measuring ferretdb at ");
     assert!(
-        events.contains(&expected),
+        events.iter().any(|e| e.starts_with(&expected)),
         "{expected} missing in {events:#?}"
     );
 

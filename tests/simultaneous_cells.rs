@@ -155,9 +155,11 @@ fn a_target_whose_server_time_is_doubled_measured_at_the_same_time_is_called_slo
     let a = support::private_secantus("simultaneous-slower-a");
     let b = support::private_secantus("simultaneous-slower-b");
     // Both behind a proxy, so both pay its forwarding; b's holds each reply as long again as
-    // the server took to send it.
-    let a_proxy = support::proxy::ProportionalProxy::start(&a.uri, 0.0);
-    let b_proxy = support::proxy::ProportionalProxy::start(&b.uri, 1.0);
+    // the server took to send it. SecantusDB names itself a replica set's primary at its own
+    // port: without directConnection the client would follow that name around the proxies.
+    let direct = |uri: &str| format!("{uri}?directConnection=true&serverMonitoringMode=poll");
+    let a_proxy = support::proxy::ProportionalProxy::start(&direct(&a.uri), 0.0);
+    let b_proxy = support::proxy::ProportionalProxy::start(&direct(&b.uri), 1.0);
     let dir = scratch("simultaneous-slower");
     let (_, verdict) = run(
         &dir,
