@@ -42,7 +42,10 @@ fn run(spec: &Path, uri: &str, processes: u32, out: &Path) -> (i32, String, Opti
     let result = std::fs::read_dir(out).ok().and_then(|entries| {
         entries
             .flatten()
-            .find(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            .find(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.ends_with(".json") && name != "comparison.json"
+            })
             .map(|e| CellResult::from_json(&std::fs::read_to_string(e.path()).unwrap()).unwrap())
     });
     (output.status.code().unwrap_or(-1), stderr, result)

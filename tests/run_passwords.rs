@@ -174,7 +174,7 @@ fn a_password_that_logs_in_reaches_no_output_and_no_result_file() {
     let env = [("MONGOBENCH_TEST_URI", server.uri.as_str())];
     let (code, printed) = run(&spec, "a=env:MONGOBENCH_TEST_URI", &out, &env);
     assert_eq!(code, 0, "{printed}");
-    let results = support::runs::results_in(&out);
+    let results = support::runs::read_results(&out);
     assert_eq!(results.len(), 1, "{printed}");
     assert!(results[0].is_complete(), "{:?}", results[0].status);
     // The workers logged in on connections of their own, with the password.

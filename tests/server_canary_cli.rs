@@ -90,7 +90,7 @@ fn a_local_run_probes_the_server_nodes_it_is_told_of_before_every_cell() {
 
     let (code, _, err) = run(&format!("a={address}"));
     assert_eq!(code, 0, "{err}");
-    let results = support::runs::results_in(&out);
+    let results = support::runs::read_results(&out);
     assert_eq!(results.len(), 2, "one result per cell");
     for r in &results {
         assert_eq!(r.server_canaries.len(), 1, "{:?}", r.server_canaries);

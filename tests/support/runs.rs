@@ -11,19 +11,6 @@ use mongobench::workload::ycsb::RawProperties;
 /// The operation timeout of test runs: the default a user gets.
 pub const LIMIT: Duration = mongobench::api::DEFAULT_OPERATION_TIMEOUT;
 
-/// The result documents (`*.json`) in `dir`, as `mongobench run --out` writes them.
-pub fn results_in(dir: &std::path::Path) -> Vec<mongobench::result::CellResult> {
-    std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
-        .map(|e| {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            mongobench::result::CellResult::from_json(&text).unwrap()
-        })
-        .collect()
-}
-
 pub fn cell(name: &str, workload: &str) -> CellId {
     CellId {
         benchmark: name.into(),
