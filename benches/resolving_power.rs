@@ -262,10 +262,15 @@ async fn main() {
     let args = args();
     // With --slower, both targets reach their servers through a proxy: b's holds each reply
     // that much longer than the server took, a's holds none, so both pay the same forwarding.
+    // A replica set's member names itself at its own port, so the client is told to stay on
+    // the address it was given (else it would follow that name around the proxy).
     let proxies = args.slower.map(|percent| {
         [0.0, percent].map(|p| {
             let i = usize::from(p > 0.0);
-            proxy::ProportionalProxy::start(&args.targets[i].1, p / 100.0)
+            let uri = &args.targets[i].1;
+            let direct = if uri.contains('?') { '&' } else { '?' };
+            let upstream = format!("{uri}{direct}directConnection=true");
+            proxy::ProportionalProxy::start(&upstream, p / 100.0)
         })
     });
     let mut connected = Vec::new();
