@@ -64,12 +64,15 @@ pub fn threshold(goal_percent: Option<f64>) -> f64 {
 pub const SERVER_CANARY_PORT: u16 = 27117;
 
 /// What a runner asks the canary beside a server member, as one line: `probe` (its node's
-/// probe, the default of a connection that sends nothing) or `cpu PORT` (the CPU time of the
+/// probe, the default of a connection that sends nothing), `light` (its node's jiffies and a
+/// light probe, once a second during a measured phase) or `cpu PORT` (the CPU time of the
 /// server process listening on PORT beside it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CanaryRequest {
     /// A probe of the node.
     Probe,
+    /// A [`LightReading`](super::phase_canary::LightReading) of the node.
+    Light,
     /// The CPU time of the server listening on `port`.
     Cpu {
         /// The server's port.
@@ -81,6 +84,7 @@ impl std::fmt::Display for CanaryRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CanaryRequest::Probe => f.write_str("probe"),
+            CanaryRequest::Light => f.write_str("light"),
             CanaryRequest::Cpu { port } => write!(f, "cpu {port}"),
         }
     }
@@ -94,12 +98,13 @@ impl std::str::FromStr for CanaryRequest {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
             [] | ["probe"] => Ok(CanaryRequest::Probe),
+            ["light"] => Ok(CanaryRequest::Light),
             ["cpu", port] => port
                 .parse()
                 .map(|port| CanaryRequest::Cpu { port })
                 .map_err(|_| format!("request {line:?}: {port:?} is not a port")),
             _ => Err(format!(
-                "request {line:?} is neither `probe` nor `cpu PORT`"
+                "request {line:?} is not `probe`, `light` or `cpu PORT`"
             )),
         }
     }
@@ -224,17 +229,7 @@ pub fn deviation(probe: &CanaryFigures, earlier: &[CanaryFigures]) -> Option<Dev
         return None;
     }
     let median = |f: &dyn Fn(&CanaryFigures) -> Option<f64>| {
-        let mut v: Vec<f64> = earlier.iter().filter_map(f).collect();
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        Some(if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        })
+        median(&earlier.iter().filter_map(f).collect::<Vec<f64>>())
     };
     let cpu = median(&|c| Some(c.cpu_us))?;
     let memory = median(&|c| Some(c.memory_gbps))?;
@@ -245,6 +240,18 @@ pub fn deviation(probe: &CanaryFigures, earlier: &[CanaryFigures]) -> Option<Dev
         memory: memory / probe.memory_gbps - 1.0,
         loopback: rtt.zip(probe.loopback_rtt_us).map(|(m, p)| p / m - 1.0),
     })
+}
+
+/// The median of `values`; `None` for none.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
 }
 
 /// A probe's distance from the run's median, per figure (fractions; positive is slower).
@@ -296,7 +303,12 @@ mod tests {
 
     #[test]
     fn requests_are_written_and_read_as_one_line() {
-        for request in [CanaryRequest::Probe, CanaryRequest::Cpu { port: 27017 }] {
+        let requests = [
+            CanaryRequest::Probe,
+            CanaryRequest::Light,
+            CanaryRequest::Cpu { port: 27017 },
+        ];
+        for request in requests {
             assert_eq!(request.to_string().parse(), Ok(request));
         }
         assert_eq!(CanaryRequest::Cpu { port: 27017 }.to_string(), "cpu 27017");
@@ -307,7 +319,7 @@ mod tests {
         );
         assert_eq!(
             "stop".parse::<CanaryRequest>(),
-            Err("request \"stop\" is neither `probe` nor `cpu PORT`".to_owned())
+            Err("request \"stop\" is not `probe`, `light` or `cpu PORT`".to_owned())
         );
     }
 

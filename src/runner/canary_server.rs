@@ -1,7 +1,7 @@
 //! The canary's side of its conversation with runners (`mongobench canary --serve`): a
-//! connection is accepted, one request line is read (`probe`, or `cpu PORT`; a connection that
-//! sends nothing within a second gets a probe), the answer is written as one JSON line and the
-//! connection is closed. Requests are answered one at a time, so two runners asking at once
+//! connection is accepted, one request line is read (`probe`, `light` or `cpu PORT`; a
+//! connection that sends nothing within a second gets a probe), the answer is written as one
+//! JSON line and the connection is closed. Requests are answered one at a time, so two runners asking at once
 //! never measure each other. A `cpu` request is answered with the CPU time of the server
 //! process beside the canary (`server/process_cpu.rs`).
 
@@ -10,6 +10,7 @@ use std::net::{IpAddr, TcpListener, TcpStream};
 use std::time::Duration;
 
 use crate::measure::canary::{self, CanaryRequest};
+use crate::measure::phase_canary::LightReading;
 use crate::measure::server::CpuAnswer;
 
 use super::server::process_cpu::{self, ProcessQuery, SERVER_NAMES};
@@ -39,6 +40,7 @@ fn answer(stream: &mut TcpStream, beside: Option<IpAddr>) -> String {
     let request = read_request(stream).and_then(|line| line.trim().parse::<CanaryRequest>());
     let json = match request {
         Ok(CanaryRequest::Probe) => serde_json::to_string(&canary::probe()),
+        Ok(CanaryRequest::Light) => serde_json::to_string(&LightReading::take(slowed())),
         Ok(CanaryRequest::Cpu { port }) => {
             let query = ProcessQuery {
                 port,
@@ -54,6 +56,19 @@ fn answer(stream: &mut TcpStream, beside: Option<IpAddr>) -> String {
         Err(e) => serde_json::to_string(&CpuAnswer::Error(e)),
     };
     json.unwrap_or_default()
+}
+
+/// A test hook: while the file this variable names exists, the light probe does its work twice
+/// over, as on a node whose core runs at half its speed (tests/server_canary_cli.rs). The
+/// full probe is left alone: only what the canary sees during a measured phase changes.
+pub const SLOW_FILE_ENV: &str = "MONGOBENCH_CANARY_SLOW_FILE";
+
+/// How many times over the light probe does its work: 2 while the test hook's file exists.
+fn slowed() -> u64 {
+    match std::env::var_os(SLOW_FILE_ENV) {
+        Some(path) if std::path::Path::new(&path).exists() => 2,
+        _ => 1,
+    }
 }
 
 /// The request line `stream` sends; an empty one when it sends nothing in time (a probe).
@@ -150,7 +165,7 @@ mod tests {
         stream.read_to_string(&mut text).unwrap();
         assert_eq!(
             text.trim(),
-            r#"{"error":"request \"reboot\" is neither `probe` nor `cpu PORT`"}"#
+            r#"{"error":"request \"reboot\" is not `probe`, `light` or `cpu PORT`"}"#
         );
     }
 }
