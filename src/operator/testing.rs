@@ -116,6 +116,7 @@ pub fn result(
         canary: None,
         phase_canary: None,
         server_canaries: Vec::new(),
+        server_phase_canaries: Vec::new(),
         sweep: None,
         sharding: None,
     }

@@ -117,6 +117,11 @@ pub struct CellResult {
     /// member with a canary beside it (provisioned replica sets). Empty for other targets.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_canaries: Vec<crate::measure::canary::ServerCanary>,
+    /// The same canaries sampled during the measured phase: each node's steal time and a light
+    /// CPU probe each second, as `phaseCanary` is the client's. Empty for other targets and in
+    /// results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_phase_canaries: Vec<crate::measure::phase_canary::ServerPhaseCanary>,
     /// A load sweep's steps and knee (`workload.sweep`); the other figures are those of the
     /// knee step. Absent for a cell of one measured phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,6 +176,7 @@ impl CellResult {
             canary: None,
             phase_canary: None,
             server_canaries: Vec::new(),
+            server_phase_canaries: Vec::new(),
             sweep: None,
             sharding: None,
         }

@@ -182,6 +182,7 @@ pub(crate) fn with_measured(
         canary: None,
         phase_canary: None,
         server_canaries: Vec::new(),
+        server_phase_canaries: Vec::new(),
         sweep: None,
         sharding: None,
     }

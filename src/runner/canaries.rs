@@ -5,7 +5,8 @@
 //! another so that no two probes share a machine's time; each probe is judged against the
 //! reference and earlier probes of its own machine, and what the client saw during the
 //! measured phase (steal time, a light CPU probe) against the run's threshold and its earlier
-//! phases. The threshold comes from the run's precision goal.
+//! phases, and so is what each server node's canary saw during it. The threshold comes from the
+//! run's precision goal.
 
 use std::collections::BTreeMap;
 
@@ -13,6 +14,7 @@ use crate::api::CanaryPolicy;
 use crate::measure::canary::{
     self, CanaryDeviation, CanaryFigures, CanaryRecord, CanaryRequest, ServerCanary,
 };
+use crate::measure::phase_canary::{PhaseCanary, STEAL_TIME};
 use crate::result::CellResult;
 
 use super::server::ask_canary;
@@ -47,8 +49,10 @@ pub struct Probes {
     threshold: f64,
     client: Vec<CanaryFigures>,
     servers: BTreeMap<String, Vec<CanaryFigures>>,
-    /// The light CPU probe's median of each earlier measured phase, µs.
+    /// The client's light CPU probe's median of each earlier measured phase, µs.
     phases: Vec<f64>,
+    /// Each server node's, by its canary's address.
+    server_phases: BTreeMap<String, Vec<f64>>,
 }
 
 impl Probes {
@@ -75,37 +79,29 @@ impl Probes {
         }
     }
 
-    /// Judges what the client's canary saw during `result`'s measured phase: steal time past
-    /// the threshold, or the light CPU probe past it from the median of the run's earlier
-    /// phases. Returns what deviated, as the reason names it, and by how much.
-    fn judge_phase(&mut self, result: &mut CellResult) -> Option<(String, f64)> {
-        let during = result.phase_canary.as_mut()?;
-        let earlier = median(&self.phases);
-        if let Some(cpu) = during.cpu_us {
-            self.phases.push(cpu);
+    /// Judges what the canaries saw during `result`'s measured phase, the client's and each
+    /// server node's, by one rule ([`PhaseCanary::judge`]) against the run's threshold and the
+    /// earlier phases of the same machine; then keeps each light probe's median among them.
+    fn judge_phases(&mut self, result: &mut CellResult) -> Vec<Deviated> {
+        let threshold = self.threshold;
+        let mut out = Vec::new();
+        if let Some(during) = result.phase_canary.as_mut() {
+            let found = judge_kept(during, &mut self.phases, threshold);
+            out.extend(found.map(|d| Deviated::of("the client's", "", d)));
         }
-        let steal = during
-            .steal_percent
-            .filter(|s| s / 100.0 > self.threshold)
-            .map(|s| ("steal time".to_owned(), s));
-        let cpu = during
-            .cpu_us
-            .zip(earlier)
-            .map(|(cpu, m)| cpu / m - 1.0)
-            .filter(|f| f.abs() > self.threshold)
-            .map(|f| ("CPU during the measured phase".to_owned(), f * 100.0));
-        let found = steal.or(cpu)?;
-        during.deviation = Some(CanaryDeviation {
-            figure: found.0.clone(),
-            percent: found.1,
-        });
-        Some((format!("the client's {}", found.0), found.1))
+        for node in &mut result.server_phase_canaries {
+            let earlier = self.server_phases.entry(node.address.clone()).or_default();
+            let found = judge_kept(&mut node.during, earlier, threshold);
+            let whose = format!(" of the server node at {}", node.address);
+            out.extend(found.map(|d| Deviated::of("the", &whose, d)));
+        }
+        out
     }
 
     /// Records the canaries taken before `result`'s cell (the client's `client`, the server
-    /// nodes' `servers`) with their deviations from the earlier ones, then keeps them. Under
-    /// [`CanaryPolicy::Void`] a deviating canary makes a valid cell invalid; returns whether it
-    /// did.
+    /// nodes' `servers`) with their deviations from the earlier ones, then keeps them; judges
+    /// those of its measured phase. Under [`CanaryPolicy::Void`] a deviating canary makes a
+    /// valid cell invalid; returns whether it did.
     pub fn keep(
         &mut self,
         result: &mut CellResult,
@@ -113,14 +109,12 @@ impl Probes {
         servers: Vec<(String, Result<CanaryFigures, String>)>,
         policy: CanaryPolicy,
     ) -> bool {
-        // What deviated, as the reason names it, and by how much.
-        let mut deviated: Vec<(String, f64)> = Vec::new();
-        deviated.extend(self.judge_phase(result));
+        let mut deviated = self.judge_phases(result);
         if let Some(figures) = client {
             let deviation = canary::deviation_beyond(&figures, &self.client, self.threshold);
             self.client.push(figures);
             if let Some(d) = &deviation {
-                deviated.push((format!("the client's {}", d.figure), d.percent));
+                deviated.push(Deviated::of("the client's", "", d.clone()));
             }
             result.canary = Some(CanaryRecord { figures, deviation });
         }
@@ -138,8 +132,8 @@ impl Probes {
                     earlier.push(figures);
                     kept.figures = Some(figures);
                     if let Some(d) = &kept.deviation {
-                        let what = format!("the {} of the server node at {address}", d.figure);
-                        deviated.push((what, d.percent));
+                        let whose = format!(" of the server node at {address}");
+                        deviated.push(Deviated::of("the", &whose, d.clone()));
                     }
                 }
                 Err(e) => kept.error = Some(e),
@@ -148,42 +142,67 @@ impl Probes {
         }
         let void = policy == CanaryPolicy::Void && result.is_valid() && !deviated.is_empty();
         if void {
-            for (what, percent) in deviated {
-                result.invalid_reasons.push(if what.ends_with("steal time") {
-                    format!(
-                        "noise canary: {what} was {percent:.1}% of the CPUs' time during the \
-                         measured phase (canaryPolicy Void; its slot runs again)"
-                    )
-                } else {
-                    format!(
-                        "noise canary: {what} was {:.0}% {} than the run's median (canaryPolicy \
-                         Void; its slot runs again)",
-                        percent.abs(),
-                        if percent > 0.0 { "slower" } else { "faster" }
-                    )
-                });
-            }
+            result
+                .invalid_reasons
+                .extend(deviated.iter().map(Deviated::reason));
         }
         void
     }
 }
 
-/// The median of `values`; `None` for none.
-fn median(values: &[f64]) -> Option<f64> {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(v[n / 2]),
-        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+/// Judges `during` against `earlier` (the light probe's medians of its machine's earlier
+/// phases), then keeps its median among them.
+fn judge_kept(
+    during: &mut PhaseCanary,
+    earlier: &mut Vec<f64>,
+    threshold: f64,
+) -> Option<CanaryDeviation> {
+    let found = during.judge(earlier, threshold);
+    earlier.extend(during.cpu_us);
+    found
+}
+
+/// A canary's figure that deviated: what it is, as a reason names it, and by how much.
+struct Deviated {
+    what: String,
+    percent: f64,
+    /// Steal time: the percent is a share of the CPUs' time, not a distance from a median.
+    steal: bool,
+}
+
+impl Deviated {
+    /// `before` the figure's name, `after` it: "the client's CPU", "the CPU of the server
+    /// node at m0:27117".
+    fn of(before: &str, after: &str, d: CanaryDeviation) -> Deviated {
+        Deviated {
+            what: format!("{before} {}{after}", d.figure),
+            percent: d.percent,
+            steal: d.figure == STEAL_TIME,
+        }
+    }
+
+    /// The reason a cell it voids is invalid.
+    fn reason(&self) -> String {
+        let (what, percent) = (&self.what, self.percent);
+        if self.steal {
+            format!(
+                "noise canary: {what} was {percent:.1}% of the CPUs' time during the measured \
+                 phase (canaryPolicy Void; its slot runs again)"
+            )
+        } else {
+            format!(
+                "noise canary: {what} was {:.0}% {} than the run's median (canaryPolicy Void; \
+                 its slot runs again)",
+                percent.abs(),
+                if percent > 0.0 { "slower" } else { "faster" }
+            )
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::phase_canary::PhaseCanary;
     use crate::result::testing::slotted_result;
 
     fn figures(cpu_us: f64) -> CanaryFigures {
@@ -312,5 +331,72 @@ mod tests {
         let mut r = slotted_result("t", 1, 100.0);
         r.phase_canary = Some(phase(6.0, 404.0));
         assert!(!lenient.keep(&mut r, None, Vec::new(), CanaryPolicy::Void));
+    }
+
+    fn node(address: &str, during: PhaseCanary) -> crate::measure::phase_canary::ServerPhaseCanary {
+        crate::measure::phase_canary::ServerPhaseCanary {
+            address: address.to_owned(),
+            during,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn a_server_node_that_slowed_during_the_phase_is_flagged_as_the_client_is() {
+        let mut probes = Probes::new(canary::threshold(Some(3.0)));
+        let mut cell = |slot, m0, m1, policy| {
+            let mut r = slotted_result("t", slot, 100.0);
+            r.phase_canary = Some(phase(0.0, 50.0));
+            r.server_phase_canaries = vec![node("m0:27117", m0), node("m1:27117", m1)];
+            let void = probes.keep(&mut r, None, Vec::new(), policy);
+            (void, r)
+        };
+        // Each node's first phase sets its own reference: m0 runs its probe at 400 µs, m1 at
+        // 800 µs, and neither is judged against the other.
+        let (void, first) = cell(1, phase(0.5, 400.0), phase(0.5, 800.0), CanaryPolicy::Void);
+        assert!(!void && first.is_valid(), "{first:?}");
+        // m1 4 % slower than its 800 µs: past the 3 % goal. Under Flag it is only recorded.
+        let (void, flagged) = cell(2, phase(0.5, 404.0), phase(0.5, 832.0), CanaryPolicy::Flag);
+        assert!(!void && flagged.is_valid());
+        let during: Vec<_> = flagged
+            .server_phase_canaries
+            .iter()
+            .map(|n| n.during.deviation.clone())
+            .collect();
+        assert_eq!(
+            during,
+            [
+                None,
+                Some(CanaryDeviation {
+                    figure: "CPU during the measured phase".into(),
+                    percent: 4.0000000000000036,
+                })
+            ]
+        );
+        assert_eq!(flagged.phase_canary.unwrap().deviation, None);
+        // Under Void a node's steal voids the cell, its reason naming the node; the other
+        // node's probe 5 % faster than its median (402 µs) is named too.
+        let (void, stolen) = cell(3, phase(0.5, 381.9), phase(4.0, 816.0), CanaryPolicy::Void);
+        assert!(void && !stolen.is_valid());
+        assert_eq!(
+            stolen.invalid_reasons,
+            [
+                "noise canary: the CPU during the measured phase of the server node at \
+                 m0:27117 was 5% faster than the run's median (canaryPolicy Void; its slot runs \
+                 again)",
+                "noise canary: the steal time of the server node at m1:27117 was 4.0% of the \
+                 CPUs' time during the measured phase (canaryPolicy Void; its slot runs again)"
+            ]
+        );
+        // A node whose canary never answered has nothing to judge.
+        let silent = PhaseCanary {
+            seconds: 0,
+            steal_percent: None,
+            steal_percent_max: None,
+            cpu_us: None,
+            deviation: None,
+        };
+        let (void, _) = cell(4, silent.clone(), silent, CanaryPolicy::Void);
+        assert!(!void);
     }
 }

@@ -135,10 +135,12 @@ impl CellRun<'_> {
                 .to_string(),
         );
         let common = self.meet().await?;
+        let servers_during = server::ServerPhaseSampler::start(&target.canaries);
         let own = measure(inputs, target, issued.as_ref(), common, progress)
             .await
             .map_err(|e| CellFailure::at(measuring, e))?;
         result.phase_canary = Some(own.during);
+        result.server_phase_canaries = servers_during.finish().await;
         let mut parts = vec![own.partial];
         let replies = self
             .replies(issued.as_ref(), settings.measured, own.wall)

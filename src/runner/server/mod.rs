@@ -4,8 +4,9 @@
 //! which also shards a collection and reads its distribution), waiting for replication to settle and
 //! noticing elections (`replication.rs`), the members' server figures (`stats.rs`, with each
 //! member's CPU time from the operating system: `process_cpu.rs` reads this machine's `/proc`,
-//! `server_cpu.rs` has the runner or the canary beside a member read it) and the query plans
-//! of sampled operations (`explain.rs`).
+//! `server_cpu.rs` has the runner or the canary beside a member read it), the canaries beside
+//! the members sampled during the measured phase (`phase_canaries.rs`) and the query plans of
+//! sampled operations (`explain.rs`).
 //!
 //! Uses `wire/` (which path the workers will take) and the runner's `deadline.rs` and
 //! `outcome.rs`.
@@ -13,6 +14,7 @@
 mod connect;
 mod explain;
 mod local_process;
+mod phase_canaries;
 pub mod process_cpu;
 pub mod replication;
 pub mod rs_init;
@@ -27,6 +29,7 @@ pub use connect::{
 };
 pub use explain::{explain_all, flights_samples, ycsb_samples};
 pub use local_process::process_of_uri;
+pub use phase_canaries::ServerPhaseSampler;
 pub use replication::{ReplicaState, SETTLE_TIMEOUT, Settled, settle};
 pub use server_cpu::{CpuReader, OsCpuWatch, ask_canary};
 pub use stats::{Members, StatsError, coll_stats};
