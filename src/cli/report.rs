@@ -144,6 +144,7 @@ pub fn render(
             out.push_str(&crate::report::settle::render_unsettled(results));
             out.push_str(&crate::report::sweep_text::render_sweeps(results));
             out.push_str(&crate::report::sharding_text::render_shards(results));
+            out.push_str(&crate::report::canary_text::render_canaries(results));
             let targets: std::collections::BTreeSet<&str> =
                 results.iter().map(|r| r.cell.target.as_str()).collect();
             if targets.len() > 1 {

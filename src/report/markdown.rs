@@ -44,6 +44,7 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
     }
     out.push_str(&sweeps(results));
     out.push_str(&shards(results));
+    out.push_str(&canaries(results));
     out.push_str(&how_measured(
         results,
         &options.baseline,
@@ -165,6 +166,18 @@ fn shards(results: &[CellResult]) -> String {
         out.push_str(&cell_row(r, &cells));
     }
     out
+}
+
+/// The noise canaries' summary and deviations (`canary_text.rs`); empty without a canary.
+fn canaries(results: &[CellResult]) -> String {
+    let lines: Vec<String> = super::canary_text::render_canaries(results)
+        .lines()
+        .map(|l| format!("- {}\n", escape(l)))
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("\n### Noise canaries\n\n{}", lines.concat())
 }
 
 /// Why a verdict is missing and which cells were left out.

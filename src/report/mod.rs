@@ -13,6 +13,7 @@
 //! columns), `groups` (cells by target), `plots` and `error`.
 #![deny(missing_docs)]
 
+pub mod canary_text;
 mod comparison;
 mod comparison_json;
 mod csv;
