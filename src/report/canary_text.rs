@@ -46,10 +46,21 @@ impl Machine {
             format!(", steal at most {s:.1}% in a second")
         });
         format!(
-            "noise canary of the {name}: probed before {} cells, {} deviated{unanswered}; \
-             sampled during {} measured phases, {} deviated{steal}",
-            self.probed, self.probes_deviated, self.phases, self.phases_deviated
+            "noise canary of the {name}: probed before {}, {} deviated{unanswered}; sampled \
+             during {}, {} deviated{steal}",
+            counted(self.probed, "cell"),
+            self.probes_deviated,
+            counted(self.phases, "measured phase"),
+            self.phases_deviated
         )
+    }
+}
+
+/// `1 cell`, `2 cells`.
+fn counted(n: u32, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        _ => format!("{n} {what}s"),
     }
 }
 
@@ -172,11 +183,11 @@ mod tests {
         assert_eq!(
             render_canaries(&cells),
             format!(
-                "noise canary of the client: probed before 2 cells, 0 deviated; sampled during \
-                 2 measured phases, 1 deviated, steal at most 6.0% in a second\n\
-                 noise canary of the server node m0:27117: probed before 1 cells, 0 deviated, 1 \
-                 unanswered; sampled during 2 measured phases, 1 deviated, steal at most 4.0% in \
-                 a second\n\
+                "noise canary of the client: probed before 2 cells, 0 deviated; sampled during 2 \
+                 measured phases, 1 deviated, steal at most 6.0% in a second\n\
+                 noise canary of the server node m0:27117: probed before 1 cell, 0 deviated, 1 \
+                 unanswered; sampled during 2 measured phases, 1 deviated, steal at most 4.0% \
+                 in a second\n\
                  {first}: the client during the phase: steal time 3.0% of the CPUs' time\n\
                  {second}: the server node m0:27117 during the phase: CPU during the measured \
                  phase +101.2%\n"
