@@ -213,5 +213,9 @@ impl CellResult {
                 .as_ref()
                 .is_some_and(|c| c.deviation.is_some())
             || self.server_canaries.iter().any(|s| s.deviation.is_some())
+            || self
+                .server_phase_canaries
+                .iter()
+                .any(|s| s.during.deviation.is_some())
     }
 }
