@@ -1,15 +1,36 @@
 //! The groups of related properties [`Properties::from_raw`](super::Properties::from_raw) reads
 //! and checks together. Each reader is called in the order `from_raw` reports errors, so the
-//! first invalid property stays the one named.
+//! first invalid property stays the one named. Also the largest record the properties make.
 
 use std::fs;
 
 use super::read::Reader;
 use super::{
-    CORE_WORKLOAD_CLASS, Compat, FieldLengthHistogram, FieldLengths, MAX_RECORD_BYTES,
-    PropertyError, Proportions, RequestDistribution, ScanLengthDistribution, ZipfianMode,
-    max_record_bytes,
+    CORE_WORKLOAD_CLASS, Compat, FieldLengthHistogram, FieldLengths, PropertyError, Proportions,
+    RequestDistribution, ScanLengthDistribution, ZipfianMode,
 };
+
+/// MongoDB's largest document (`maxBsonObjectSize`): a record above it can never be inserted.
+pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The BSON size of the largest record the properties can produce (§6): the `_id` string of up
+/// to 20 digits (or `zeropadding`) after `user`, and every field at its longest length.
+pub fn max_record_bytes(
+    field_count: u32,
+    field_name_prefix: &str,
+    lengths: &FieldLengths,
+    zero_padding: u32,
+) -> u64 {
+    let key = 4 + u64::from(zero_padding).max(20);
+    // Document length, `_id` element (type, name, string length, text, NUL), trailing NUL.
+    let mut bytes = 4 + (1 + 4 + 4 + key + 1) + 1;
+    for i in 0..field_count {
+        let name = (field_name_prefix.len() + i.to_string().len()) as u64;
+        // Type, name, NUL, binary length, subtype, bytes.
+        bytes = bytes.saturating_add(1 + name + 1 + 4 + 1 + lengths.max());
+    }
+    bytes
+}
 
 /// The key numbers a run loads and inserts.
 pub(super) struct KeyRange {
@@ -258,11 +279,7 @@ fn exponential(r: &Reader) -> Result<RequestDistribution, PropertyError> {
     }
     let frac = r.f64("exponential.frac", 0.857_142_857_1)?;
     if frac <= 0.0 {
-        return Err(r.invalid(
-            "exponential.frac",
-            &frac.to_string(),
-            "a positive fraction",
-        ));
+        return Err(r.invalid("exponential.frac", &frac.to_string(), "a positive fraction"));
     }
     Ok(RequestDistribution::Exponential { percentile, frac })
 }

@@ -16,6 +16,7 @@ pub use super::settings::{
     Compat, FieldLengthHistogram, FieldLengths, Proportions, RequestDistribution,
     ScanLengthDistribution, ZipfianMode,
 };
+pub use interpret::{MAX_RECORD_BYTES, max_record_bytes};
 use read::Reader;
 pub use url::database_for_url;
 
@@ -108,28 +109,6 @@ pub struct Properties {
 /// `Properties::check_zipfian_range`).
 pub const MAX_HEADROOM_FACTOR: u64 = 1_000_000;
 
-/// MongoDB's largest document (`maxBsonObjectSize`): a record above it can never be inserted.
-pub const MAX_RECORD_BYTES: u64 = 16 * 1024 * 1024;
-
-/// The BSON size of the largest record the properties can produce (§6): the `_id` string of up
-/// to 20 digits (or `zeropadding`) after `user`, and every field at its longest length.
-pub fn max_record_bytes(
-    field_count: u32,
-    field_name_prefix: &str,
-    lengths: &FieldLengths,
-    zero_padding: u32,
-) -> u64 {
-    let key = 4 + u64::from(zero_padding).max(20);
-    // Document length, `_id` element (type, name, string length, text, NUL), trailing NUL.
-    let mut bytes = 4 + (1 + 4 + 4 + key + 1) + 1;
-    for i in 0..field_count {
-        let name = (field_name_prefix.len() + i.to_string().len()) as u64;
-        // Type, name, NUL, binary length, subtype, bytes.
-        bytes = bytes.saturating_add(1 + name + 1 + 4 + 1 + lengths.max());
-    }
-    bytes
-}
-
 impl Properties {
     /// A preset workload (`a`..`f`) with YCSB's defaults for everything it does not set.
     ///
@@ -161,7 +140,12 @@ impl Properties {
         let database = database_for_url(raw.get("mongodb.url"), compat)?;
         let zero_padding = r.u32("zeropadding", 1)?;
         let field_name_prefix = r.string("fieldnameprefix", "field");
-        interpret::check_record_size(field_count, &field_name_prefix, &field_lengths, zero_padding)?;
+        interpret::check_record_size(
+            field_count,
+            &field_name_prefix,
+            &field_lengths,
+            zero_padding,
+        )?;
         let thread_count = r.u32("threadcount", 1)?;
         if thread_count == 0 {
             return Err(r.invalid("threadcount", "0", "at least 1"));

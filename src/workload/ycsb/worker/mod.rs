@@ -129,7 +129,12 @@ fn operation_mix(weights: &[f64; 5]) -> Option<Discrete<OpKind>> {
 
 /// Which inserted keys the worker sees: its own lane with `mongobench.txninsert.partition`,
 /// else the process's shared frontier.
-fn key_view(props: &Properties, worker_index: u32, workers: u32, shared: &Arc<SharedState>) -> KeyView {
+fn key_view(
+    props: &Properties,
+    worker_index: u32,
+    workers: u32,
+    shared: &Arc<SharedState>,
+) -> KeyView {
     if !props.txninsert_partition {
         return KeyView::Shared(Arc::clone(shared));
     }
