@@ -244,7 +244,7 @@ impl CellRun<'_> {
         &self,
         limit: Duration,
         settled: &Settled,
-        shards: Option<(ShardCheck, (Vec<ShardShare>, Vec<Chunk>))>,
+        shards: Option<(ShardCheck, Distribution)>,
         result: &mut CellResult,
     ) -> Result<(), CellFailure> {
         let replica_state = server::replication::state(&self.target.client);
@@ -394,6 +394,9 @@ async fn verify(
     Ok(Some(why))
 }
 
+/// A sharded collection's shares per shard and its chunks.
+type Distribution = (Vec<ShardShare>, Vec<Chunk>);
+
 /// The distribution check of a sharded target's collection around a measured phase.
 struct ShardCheck {
     database: String,
@@ -438,7 +441,7 @@ impl ShardCheck {
         &self,
         target: &ConnectedTarget,
         limit: Duration,
-    ) -> Result<(Vec<ShardShare>, Vec<Chunk>), String> {
+    ) -> Result<Distribution, String> {
         let read = sharding::distribution(&target.client, &self.database, &self.collection, limit);
         bounded(
             deadline::whole_collection(limit),
@@ -450,8 +453,8 @@ impl ShardCheck {
 
     fn judge(
         &self,
-        (before, chunks_before): (Vec<ShardShare>, Vec<Chunk>),
-        (after, chunks_after): (Vec<ShardShare>, Vec<Chunk>),
+        (before, chunks_before): Distribution,
+        (after, chunks_after): Distribution,
     ) -> ShardingRecord {
         let flags =
             judge_distribution(&after, &chunks_before, &chunks_after, self.max_skew_percent);
