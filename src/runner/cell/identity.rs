@@ -50,6 +50,18 @@ fn length_text(length: RunLength) -> String {
 /// documents (records), starting from the seeded state.
 pub fn identity(plan: &WorkloadPlan, settings: &RunSettings, documents: u64) -> WorkloadIdentity {
     let mut p: BTreeMap<String, String> = BTreeMap::new();
+    run_parameters(&mut p, plan, settings, documents);
+    workload_parameters(&mut p, plan, settings, documents);
+    WorkloadIdentity::new(p)
+}
+
+/// What every identity holds: the workload's name, its size and how the phases run.
+fn run_parameters(
+    p: &mut BTreeMap<String, String>,
+    plan: &WorkloadPlan,
+    settings: &RunSettings,
+    documents: u64,
+) {
     let mut put = |k: &str, v: String| {
         p.insert(k.to_owned(), v);
     };
@@ -84,6 +96,18 @@ pub fn identity(plan: &WorkloadPlan, settings: &RunSettings, documents: u64) -> 
         "run.readPreference",
         settings.read_preference.clone().unwrap_or("primary".into()),
     );
+}
+
+/// What the workload's own streams depend on.
+fn workload_parameters(
+    p: &mut BTreeMap<String, String>,
+    plan: &WorkloadPlan,
+    settings: &RunSettings,
+    documents: u64,
+) {
+    let mut put = |k: &str, v: String| {
+        p.insert(k.to_owned(), v);
+    };
     match plan {
         WorkloadPlan::Flights(params) => {
             let dataset = DatasetInfo::fresh(params.dataset_seed, documents);
@@ -130,7 +154,6 @@ pub fn identity(plan: &WorkloadPlan, settings: &RunSettings, documents: u64) -> 
             }
         }
     }
-    WorkloadIdentity::new(p)
 }
 
 /// The flights knobs a worker's stream depends on, by their spec names (§9).

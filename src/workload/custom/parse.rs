@@ -389,34 +389,7 @@ fn phases(
                 format!("duplicate phase name {name:?}"),
             ));
         }
-        let length = match (map.get("duration"), map.get("operations")) {
-            (Some(_), Some(_)) => {
-                return Err(err(
-                    &phase_path,
-                    "give `duration` or `operations`, not both",
-                ));
-            }
-            (Some(v), None) => {
-                let p = map.at("duration");
-                let parsed = match v {
-                    Value::String(s) => duration(s),
-                    _ => None,
-                };
-                match parsed {
-                    Some(d) if !d.is_zero() => PhaseLength::Duration(d),
-                    Some(_) => return Err(err(&p, "a phase's duration must be above 0")),
-                    None => {
-                        return Err(err(&p, format!("{DURATION_EXAMPLE}, got {}", describe(v))));
-                    }
-                }
-            }
-            (None, Some(v)) => {
-                PhaseLength::Operations(uint_in(v, &map.at("operations"), 1, u64::MAX)?)
-            }
-            (None, None) => {
-                PhaseLength::Duration(Duration::from_secs(if measured { 600 } else { 60 }))
-            }
-        };
+        let length = phase_length(&map, &phase_path, measured, duration)?;
         let workers = map
             .get("workers")
             .map(|v| uint_in(v, &map.at("workers"), 1, MAX_WORKERS).map(|w| w as u32))
@@ -432,18 +405,7 @@ fn phases(
                 phase_path.clone(),
             ),
         };
-        let mut total: u64 = 0;
-        for &w in &weights {
-            total = total
-                .checked_add(w)
-                .ok_or_else(|| err(&weights_path, "the weights add up to more than 2^64 − 1"))?;
-        }
-        if total == 0 {
-            return Err(err(
-                &weights_path,
-                "every weight is 0; at least one operation needs a weight above 0",
-            ));
-        }
+        check_weights(&weights, &weights_path)?;
         out.push(CustomPhase {
             name,
             length,
@@ -453,6 +415,59 @@ fn phases(
         });
     }
     Ok(out)
+}
+
+/// A phase's `duration` or `operations` (not both); 10 minutes for the measured phase and one
+/// for a warm-up when neither is given.
+fn phase_length(
+    map: &Map,
+    phase_path: &str,
+    measured: bool,
+    duration: fn(&str) -> Option<Duration>,
+) -> Result<PhaseLength> {
+    match (map.get("duration"), map.get("operations")) {
+        (Some(_), Some(_)) => Err(err(phase_path, "give `duration` or `operations`, not both")),
+        (Some(v), None) => {
+            let p = map.at("duration");
+            let parsed = match v {
+                Value::String(s) => duration(s),
+                _ => None,
+            };
+            match parsed {
+                Some(d) if !d.is_zero() => Ok(PhaseLength::Duration(d)),
+                Some(_) => Err(err(&p, "a phase's duration must be above 0")),
+                None => Err(err(&p, format!("{DURATION_EXAMPLE}, got {}", describe(v)))),
+            }
+        }
+        (None, Some(v)) => Ok(PhaseLength::Operations(uint_in(
+            v,
+            &map.at("operations"),
+            1,
+            u64::MAX,
+        )?)),
+        (None, None) => Ok(PhaseLength::Duration(Duration::from_secs(if measured {
+            600
+        } else {
+            60
+        }))),
+    }
+}
+
+/// A phase's weights add up to at least 1 and fit in 64 bits.
+fn check_weights(weights: &[u64], weights_path: &str) -> Result<()> {
+    let mut total: u64 = 0;
+    for &w in weights {
+        total = total
+            .checked_add(w)
+            .ok_or_else(|| err(weights_path, "the weights add up to more than 2^64 − 1"))?;
+    }
+    if total == 0 {
+        return Err(err(
+            weights_path,
+            "every weight is 0; at least one operation needs a weight above 0",
+        ));
+    }
+    Ok(())
 }
 
 /// A phase's mix: operation name → weight; unnamed operations weigh 0.

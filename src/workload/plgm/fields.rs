@@ -41,34 +41,7 @@ const FIELD_KEYS: &[&str] = &[
 
 /// The database and the collections of plgm's collection file.
 pub(super) fn collections(root: &Value, cx: &mut Cx) -> Result<(String, Vec<Coll>), ImportError> {
-    // plgm tries `{"collections": [...]}` first, then a bare array; each must be non-empty.
-    let shape = "expected an array of collection definitions or {\"collections\": [...]}";
-    let list = match root {
-        Value::Array(list) => list,
-        Value::Object(map) => match map.get("collections") {
-            Some(Value::Array(list)) => list,
-            Some(other) => {
-                return Err(cx.invalid("collections", format!("{shape}, found {}", what(other))));
-            }
-            None => return Err(cx.invalid("collections", format!("{shape}, found another object"))),
-        },
-        other => return Err(cx.invalid("collections", format!("{shape}, found {}", what(other)))),
-    };
-    if list.is_empty() {
-        return Err(cx.invalid(
-            "collections",
-            "no collection definitions (plgm refuses an empty file)",
-        ));
-    }
-    if list.len() > MAX_COLLECTIONS {
-        return Err(cx.invalid(
-            "collections",
-            format!(
-                "{} collections; a custom workload holds at most {MAX_COLLECTIONS}",
-                list.len()
-            ),
-        ));
-    }
+    let list = definitions(root, cx)?;
     let mut database: Option<(String, String)> = None;
     let mut out: Vec<Coll> = Vec::new();
     for (i, def) in list.iter().enumerate() {
@@ -120,6 +93,39 @@ pub(super) fn collections(root: &Value, cx: &mut Cx) -> Result<(String, Vec<Coll
     }
     cx.note("fields and index keys keep the order written (plgm's Go maps do not keep it)");
     Ok((database, out))
+}
+
+/// The list of collection definitions: plgm tries `{"collections": [...]}` first, then a bare
+/// array; it must be non-empty, and a custom workload holds at most [`MAX_COLLECTIONS`].
+fn definitions<'a>(root: &'a Value, cx: &Cx) -> Result<&'a Vec<Value>, ImportError> {
+    let shape = "expected an array of collection definitions or {\"collections\": [...]}";
+    let list = match root {
+        Value::Array(list) => list,
+        Value::Object(map) => match map.get("collections") {
+            Some(Value::Array(list)) => list,
+            Some(other) => {
+                return Err(cx.invalid("collections", format!("{shape}, found {}", what(other))));
+            }
+            None => return Err(cx.invalid("collections", format!("{shape}, found another object"))),
+        },
+        other => return Err(cx.invalid("collections", format!("{shape}, found {}", what(other)))),
+    };
+    if list.is_empty() {
+        return Err(cx.invalid(
+            "collections",
+            "no collection definitions (plgm refuses an empty file)",
+        ));
+    }
+    if list.len() > MAX_COLLECTIONS {
+        return Err(cx.invalid(
+            "collections",
+            format!(
+                "{} collections; a custom workload holds at most {MAX_COLLECTIONS}",
+                list.len()
+            ),
+        ));
+    }
+    Ok(list)
 }
 
 /// One collection definition, its name checked by the caller.
