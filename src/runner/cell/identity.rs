@@ -307,6 +307,13 @@ fn workload_error(e: impl ToString) -> VerifyError {
 /// The flights parameters an identity records.
 fn flights_params(identity: &WorkloadIdentity, workers: u32) -> Result<Params, VerifyError> {
     let p = |n: &str| parameter::<u32>(identity, n);
+    let write_split = |split: &str| -> Result<flights::WriteSplit, VerifyError> {
+        Ok(flights::WriteSplit {
+            one_by_flight_id: p(&format!("{split}.oneByFlightId"))?,
+            one_by_id: p(&format!("{split}.oneById"))?,
+            many_by_flight_id: p(&format!("{split}.manyByFlightId"))?,
+        })
+    };
     Ok(Params {
         workers,
         seed: parameter(identity, "seed")?,
@@ -322,16 +329,8 @@ fn flights_params(identity: &WorkloadIdentity, workers: u32) -> Result<Params, V
             by_route: p("findSplit.byRoute")?,
             by_status: p("findSplit.byStatus")?,
         },
-        update_split: flights::WriteSplit {
-            one_by_flight_id: p("updateSplit.oneByFlightId")?,
-            one_by_id: p("updateSplit.oneById")?,
-            many_by_flight_id: p("updateSplit.manyByFlightId")?,
-        },
-        delete_split: flights::WriteSplit {
-            one_by_flight_id: p("deleteSplit.oneByFlightId")?,
-            one_by_id: p("deleteSplit.oneById")?,
-            many_by_flight_id: p("deleteSplit.manyByFlightId")?,
-        },
+        update_split: write_split("updateSplit")?,
+        delete_split: write_split("deleteSplit")?,
         aggregate_split: flights::AggregateSplit {
             aircraft_window: p("aggregateSplit.aircraftWindow")?,
             route_summary: p("aggregateSplit.routeSummary")?,
