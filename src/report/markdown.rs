@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::comparison::{interval, level, metric_line, p_value};
+use super::comparison::{interval, level, metric_line, p_value, targets_described};
 use super::groups::{groups, sort_like_groups};
 use super::sharding_text;
 use super::sweep_text::{knee_text, steps_text};
@@ -30,6 +30,7 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
             if let Some(line) = headline(&comparison) {
                 out.push_str(&format!("**{}**\n\n", escape(&line)));
             }
+            out.push_str(&targets(&comparison));
             out.push_str(&table(&comparison));
             out.push_str(&notes(&comparison));
         }
@@ -50,6 +51,15 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
         comparison.ok().as_ref(),
     ));
     out
+}
+
+/// What each target is, from its servers' own answers.
+fn targets(c: &Comparison) -> String {
+    let lines: Vec<String> = targets_described(c)
+        .iter()
+        .map(|(target, facts)| format!("- {}: {}", escape(target), escape(facts)))
+        .collect();
+    format!("Targets:\n\n{}\n\n", lines.join("\n"))
 }
 
 fn table(c: &Comparison) -> String {
@@ -178,6 +188,9 @@ fn notes(c: &Comparison) -> String {
                 escape(&g.size),
                 escape(&g.platform)
             );
+            for warning in r.warnings(&c.baseline) {
+                lines.push(format!("- **{at}: {}**", escape(&warning)));
+            }
             if let Some(reason) = &r.reason {
                 lines.push(format!("- {at}: {}: {}", r.verdict.text(), escape(reason)));
             }

@@ -2,7 +2,7 @@
 //! operations.
 
 use super::markup::{escape, note, or_dash, section, table};
-use crate::report::comparison::{interval, level, metric_line, p_value};
+use crate::report::comparison::{interval, level, metric_line, p_value, targets_described};
 use crate::verdict::{CompareError, Comparison, headline, method_lines};
 
 const HEADERS: [&str; 14] = [
@@ -54,6 +54,11 @@ pub(super) fn headline_and_verdicts(comparison: &Result<Comparison, CompareError
             escape(&line)
         ));
     }
+    let targets: String = targets_described(c)
+        .iter()
+        .map(|(t, facts)| format!("<li>{}: {}</li>", escape(t), escape(facts)))
+        .collect();
+    out.push_str(&format!("<ul class=\"targets\">{targets}</ul>\n"));
     let metrics: Vec<&str> = c.metrics.iter().map(|m| m.name()).collect();
     for g in &c.groups {
         out.push_str(&format!(
@@ -102,6 +107,9 @@ pub(super) fn headline_and_verdicts(comparison: &Result<Comparison, CompareError
         out.push_str(&table(&HEADERS, &NUMERIC, &rows));
         let mut notes = Vec::new();
         for r in &g.rows {
+            for warning in r.warnings(&c.baseline) {
+                notes.push(format!("{}: {warning}", r.target));
+            }
             if let Some(reason) = &r.reason {
                 notes.push(format!("{}: {reason}", r.target));
             }
