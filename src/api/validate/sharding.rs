@@ -99,7 +99,8 @@ fn check_workload_sharding(
     {
         out.push(Violation::new(
             "spec.workload.sharding.collections",
-            "a custom workload names each collection's shard key in its document              (collections[].shardKey, docs/specs/custom.md); leave this list empty",
+            "a custom workload names each collection's shard key in its document \
+             (collections[].shardKey, docs/specs/custom.md); leave this list empty",
         ));
         return;
     }
