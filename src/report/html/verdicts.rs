@@ -3,7 +3,7 @@
 
 use super::markup::{escape, note, or_dash, section, table};
 use crate::report::comparison::{interval, level, metric_line, p_value};
-use crate::verdict::{CompareError, Comparison, headline, method_lines};
+use crate::verdict::{CompareError, Comparison, method_lines};
 
 const HEADERS: [&str; 14] = [
     "target",
@@ -35,8 +35,8 @@ const NUMERIC: [&str; 11] = [
     "CPU µs/op",
 ];
 
-/// The headline paragraph and the verdict tables, or why there is no comparison.
-pub(super) fn headline_and_verdicts(comparison: &Result<Comparison, CompareError>) -> String {
+/// The verdict tables (the headline is the summary's), or why there is no comparison.
+pub(super) fn verdict_tables(comparison: &Result<Comparison, CompareError>) -> String {
     let c = match comparison {
         Ok(c) => c,
         Err(e) => {
@@ -48,12 +48,6 @@ pub(super) fn headline_and_verdicts(comparison: &Result<Comparison, CompareError
         }
     };
     let mut out = String::new();
-    if let Some(line) = headline(c) {
-        out.push_str(&format!(
-            "<p class=\"headline\" id=\"headline\">{}</p>\n",
-            escape(&line)
-        ));
-    }
     let metrics: Vec<&str> = c.metrics.iter().map(|m| m.name()).collect();
     for g in &c.groups {
         out.push_str(&format!(
