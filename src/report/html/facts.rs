@@ -1,6 +1,7 @@
 //! The facts behind the figures: each cell's regime, the cells left out and why, what ran
 //! (workload identity, seed, fingerprints) and where (images, nodes, zones, instance types).
 
+use crate::report::groups::in_group_order;
 use crate::report::sharding_text;
 use crate::result::{CellResult, CellStatus, WorkloadIdentity};
 
@@ -125,10 +126,19 @@ struct Used<'r> {
     users: Vec<String>,
 }
 
+/// `1 parameter`, `3 parameters`.
+fn parameters_count(n: usize) -> String {
+    format!("{n} parameter{}", if n == 1 { "" } else { "s" })
+}
+
 /// The distinct workload identities of `results`, in the order they first appear.
 fn identities(results: &[CellResult]) -> Vec<Used<'_>> {
     let mut out: Vec<Used<'_>> = Vec::new();
-    for r in results.iter().filter(|r| !r.identity.is_empty()) {
+    // In the order of the groups, so that sizes read as everywhere else.
+    for r in in_group_order(results)
+        .into_iter()
+        .filter(|r| !r.identity.is_empty())
+    {
         let user = format!("{} {}", r.cell.target, r.cell.size);
         match out.iter_mut().find(|u| u.identity.hash == r.identity.hash) {
             Some(u) if u.users.contains(&user) => {}
@@ -188,9 +198,9 @@ fn parameters(used: &[Used<'_>]) -> String {
         );
     }
     note(&format!(
-        "{} identities: the {} parameters that differ between them, then the {} they share.",
+        "{} identities: the {} that differ between them, then the {} they share.",
         used.len(),
-        differ.len(),
+        parameters_count(differ.len()),
         same.len()
     )) + &table(&headers, &[], &rows(&differ))
         + &fold(
