@@ -221,8 +221,10 @@ async fn ends_with_a_verdict(env: &common::TestEnv, bench: &str, size: &str) {
     let headline = status.headline.clone().unwrap();
     eprintln!("{bench}: {headline}");
     assert!(
-        headline.starts_with("wiredtiger ")
-            && headline.contains(&format!(" ops/s vs postgres at {size}, 3 reps, MDE ")),
+        headline.starts_with("wiredtiger (SecantusDB ")
+            && headline.contains(&format!(
+                " ops/s vs postgres (FerretDB 7.0.42) at {size}, 3 reps, MDE "
+            )),
         "{headline}"
     );
 }

@@ -129,7 +129,10 @@ fn the_shop_example_runs_on_both_servers_ends_with_a_verdict_and_verifies() {
     let report = std::fs::read_to_string(dir.join("report.txt")).unwrap();
     let verdict = report
         .lines()
-        .find(|l| l.starts_with("wiredtiger ") && l.contains(" vs postgres at 6k, 3 reps, MDE "))
+        .find(|l| {
+            l.starts_with("wiredtiger (SecantusDB ")
+                && l.contains(" vs postgres (FerretDB 7.0.42) at 6k, 3 reps, MDE ")
+        })
         .unwrap_or_else(|| panic!("no verdict line in:\n{report}"));
     assert!(verdict.contains("ops/s"), "{verdict}");
     let (code, stdout, stderr) = mongobench(&["verify", "--dir", dir.to_str().unwrap()]);
@@ -209,7 +212,8 @@ spec:
         );
     }
     assert!(
-        stdout.contains("wiredtiger ") && stdout.contains(" vs postgres at 500, 3 reps, MDE "),
+        stdout.contains("wiredtiger (SecantusDB ")
+            && stdout.contains(" vs postgres (FerretDB 7.0.42) at 500, 3 reps, MDE "),
         "{stdout}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -16,6 +16,17 @@ pub struct Comparison {
     pub target: String,
     /// The baseline target.
     pub baseline: String,
+    /// What the target's servers said they are: distribution, version, topology, engine,
+    /// cache, CPUs, architecture (docs/results.md, "What differs").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// The same of the baseline's servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_server: Option<String>,
+    /// What to weigh beside the verdict: what the target differs in from the baseline
+    /// besides its version, and the valid cells a noise canary flagged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Valid repetitions of the target behind the figures.
     #[serde(default)]
     pub repetitions: u32,

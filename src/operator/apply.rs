@@ -20,7 +20,7 @@ use super::observe::facts;
 use super::owned;
 use super::render::{jobs, names, servers};
 use super::status::events::{EventSpec, Related};
-use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus};
+use crate::api::{API_VERSION, KIND, MongoBenchmark, MongoBenchmarkStatus, Platform, Target};
 use crate::operator::error::SpecError;
 
 pub use super::owned::FIELD_MANAGER;
@@ -55,41 +55,13 @@ pub async fn execute(
     let ns = bench
         .namespace()
         .ok_or_else(|| Error::Incomplete(bench.name_any()))?;
-    let spec = &bench.spec;
-    let target_of = |t: &str| find(&spec.targets, t, |x| x.name.as_str(), "target");
-    let platform_of = |p: &str| find(&spec.platforms, p, |x| x.name.as_str(), "platform");
     match action {
         Change::DeleteBenchmark => {
             owned::delete_benchmark(ctx, bench).await?;
             Ok(None)
         }
         Change::CreateServers { target, platform } => {
-            let (target, platform) = (target_of(target)?, platform_of(platform)?);
-            if spec.replica_set().auth() {
-                owned::create_secrets(ctx, bench, &ns, generated).await?;
-            }
-            if target.is_sharded() {
-                return create_sharded(ctx, bench, &ns, target, platform).await;
-            }
-            let image = jobs::runner_image(bench, &ctx.options.image);
-            let objects = servers::server_objects(bench, target, platform, image)?;
-            apply_set(ctx, bench, &ns, &objects).await?;
-            Ok(Some(EventSpec {
-                warning: false,
-                reason: "ServersCreated".into(),
-                note: format!(
-                    "replica set {} of target {} on platform {}: {} members",
-                    objects.stateful_set.name_any(),
-                    target.name,
-                    platform.name,
-                    spec.replica_set().members()
-                ),
-                related: Some(Related {
-                    api_version: "apps/v1",
-                    kind: "StatefulSet",
-                    name: objects.stateful_set.name_any(),
-                }),
-            }))
+            create_servers(ctx, bench, &ns, target, platform, generated).await
         }
         Change::CreateRunnerAccess => {
             let access = jobs::runner_access(bench)?;
@@ -103,43 +75,19 @@ pub async fn execute(
             targets,
             completed_cells,
         } => {
-            let resolved = targets
-                .iter()
-                .map(|t| target_of(t))
-                .collect::<Result<Vec<_>, _>>()?;
-            let objects = jobs::runner_objects(
-                bench,
-                &resolved,
-                platform_of(platform)?,
-                completed_cells.clone(),
-                &facts::gather(&ctx.client, bench, &ns, &resolved, platform_of(platform)?).await?,
-                &ctx.options.image,
-            )?;
+            let objects =
+                render_runner(ctx, bench, &ns, platform, targets, completed_cells).await?;
             owned::apply(ctx, bench, &ns, &objects.plan).await?;
             owned::apply(ctx, bench, &ns, &objects.job).await?;
-            let skipped = if completed_cells.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", skipping {} cells that have results",
-                    completed_cells.len()
-                )
-            };
-            let what = match targets.as_slice() {
-                [one] => format!("target {one} on platform {platform}"),
-                _ => format!(
-                    "targets {} on platform {platform}, interleaved",
-                    targets.join(", ")
-                ),
-            };
+            let job = objects.job.name_any();
             Ok(Some(EventSpec {
                 warning: false,
                 reason: "RunnerStarted".into(),
-                note: format!("Job {} runs {what}{skipped}", objects.job.name_any()),
+                note: runner_started_note(&job, platform, targets, completed_cells.len()),
                 related: Some(Related {
                     api_version: "batch/v1",
                     kind: "Job",
-                    name: objects.job.name_any(),
+                    name: job,
                 }),
             }))
         }
@@ -148,57 +96,147 @@ pub async fn execute(
             targets,
             completed_cells,
         } => {
-            let resolved = targets
-                .iter()
-                .map(|t| target_of(t))
-                .collect::<Result<Vec<_>, _>>()?;
-            let objects = jobs::runner_objects(
-                bench,
-                &resolved,
-                platform_of(platform)?,
-                completed_cells.clone(),
-                &facts::gather(&ctx.client, bench, &ns, &resolved, platform_of(platform)?).await?,
-                &ctx.options.image,
-            )?;
+            let objects =
+                render_runner(ctx, bench, &ns, platform, targets, completed_cells).await?;
             owned::apply(ctx, bench, &ns, &objects.plan).await?;
             Ok(None)
         }
         Change::DeleteServers { target, platform } => {
-            let bench_name = bench.name_any();
-            let name = names::server_name(&bench_name, target, platform);
-            let sharded = target_of(target)?;
-            if sharded.is_sharded() {
-                let parts = servers::sharded::set_parts(sharded);
-                for part in parts.into_iter().chain([names::Part::Mongos]) {
-                    let part_name = names::part_name(&bench_name, target, platform, part);
-                    if part == names::Part::Mongos {
-                        owned::delete::<Deployment>(ctx, bench, &ns, &part_name).await?;
-                    } else {
-                        owned::delete::<StatefulSet>(ctx, bench, &ns, &part_name).await?;
-                    }
-                    owned::delete::<Service>(ctx, bench, &ns, &part_name).await?;
-                    owned::delete::<NetworkPolicy>(ctx, bench, &ns, &part_name).await?;
-                    owned::delete::<PodDisruptionBudget>(ctx, bench, &ns, &part_name).await?;
-                }
-            } else {
-                owned::delete::<StatefulSet>(ctx, bench, &ns, &name).await?;
-                owned::delete::<Service>(ctx, bench, &ns, &name).await?;
-                owned::delete::<NetworkPolicy>(ctx, bench, &ns, &name).await?;
-            }
-            Ok(Some(EventSpec {
-                warning: false,
-                reason: "ServersDeleted".into(),
-                note: format!(
-                    "servers {name} of target {target} on platform {platform} deleted after its cells"
-                ),
-                related: Some(Related {
-                    api_version: "apps/v1",
-                    kind: "StatefulSet",
-                    name,
-                }),
-            }))
+            delete_servers(ctx, bench, &ns, target, platform).await
         }
     }
+}
+
+fn target_of<'a>(bench: &'a MongoBenchmark, name: &str) -> Result<&'a Target, Error> {
+    find(&bench.spec.targets, name, |x| x.name.as_str(), "target")
+}
+
+fn platform_of<'a>(bench: &'a MongoBenchmark, name: &str) -> Result<&'a Platform, Error> {
+    find(&bench.spec.platforms, name, |x| x.name.as_str(), "platform")
+}
+
+/// Creates the servers of `target` on `platform` (with the generated Secrets they need).
+async fn create_servers(
+    ctx: &Context,
+    bench: &MongoBenchmark,
+    ns: &str,
+    target: &str,
+    platform: &str,
+    generated: &mut Vec<String>,
+) -> Result<Option<EventSpec>, Error> {
+    let (target, platform) = (target_of(bench, target)?, platform_of(bench, platform)?);
+    if bench.spec.replica_set().auth() {
+        owned::create_secrets(ctx, bench, ns, generated).await?;
+    }
+    if target.is_sharded() {
+        return create_sharded(ctx, bench, ns, target, platform).await;
+    }
+    let image = jobs::runner_image(bench, &ctx.options.image);
+    let objects = servers::server_objects(bench, target, platform, image)?;
+    apply_set(ctx, bench, ns, &objects).await?;
+    Ok(Some(EventSpec {
+        warning: false,
+        reason: "ServersCreated".into(),
+        note: format!(
+            "replica set {} of target {} on platform {}: {} members",
+            objects.stateful_set.name_any(),
+            target.name,
+            platform.name,
+            bench.spec.replica_set().members()
+        ),
+        related: Some(Related {
+            api_version: "apps/v1",
+            kind: "StatefulSet",
+            name: objects.stateful_set.name_any(),
+        }),
+    }))
+}
+
+/// The plan and Job of the runner of `targets` on `platform`, with the facts of their servers
+/// read now.
+async fn render_runner(
+    ctx: &Context,
+    bench: &MongoBenchmark,
+    ns: &str,
+    platform: &str,
+    targets: &[String],
+    completed_cells: &[String],
+) -> Result<jobs::RunnerObjects, Error> {
+    let resolved = targets
+        .iter()
+        .map(|t| target_of(bench, t))
+        .collect::<Result<Vec<_>, _>>()?;
+    let platform = platform_of(bench, platform)?;
+    let facts = facts::gather(&ctx.client, bench, ns, &resolved, platform).await?;
+    jobs::runner_objects(
+        bench,
+        &resolved,
+        platform,
+        completed_cells.to_vec(),
+        &facts,
+        &ctx.options.image,
+    )
+}
+
+/// The note of a `RunnerStarted` event: the Job, what it runs, and how many cells it skips.
+fn runner_started_note(job: &str, platform: &str, targets: &[String], skipped: usize) -> String {
+    let skipped = if skipped == 0 {
+        String::new()
+    } else {
+        format!(", skipping {skipped} cells that have results")
+    };
+    let what = match targets {
+        [one] => format!("target {one} on platform {platform}"),
+        _ => format!(
+            "targets {} on platform {platform}, interleaved",
+            targets.join(", ")
+        ),
+    };
+    format!("Job {job} runs {what}{skipped}")
+}
+
+/// Deletes the servers of `target` on `platform`: its replica set, or every part of a sharded
+/// cluster.
+async fn delete_servers(
+    ctx: &Context,
+    bench: &MongoBenchmark,
+    ns: &str,
+    target: &str,
+    platform: &str,
+) -> Result<Option<EventSpec>, Error> {
+    let bench_name = bench.name_any();
+    let name = names::server_name(&bench_name, target, platform);
+    let sharded = target_of(bench, target)?;
+    if sharded.is_sharded() {
+        let parts = servers::sharded::set_parts(sharded);
+        for part in parts.into_iter().chain([names::Part::Mongos]) {
+            let part_name = names::part_name(&bench_name, target, platform, part);
+            if part == names::Part::Mongos {
+                owned::delete::<Deployment>(ctx, bench, ns, &part_name).await?;
+            } else {
+                owned::delete::<StatefulSet>(ctx, bench, ns, &part_name).await?;
+            }
+            owned::delete::<Service>(ctx, bench, ns, &part_name).await?;
+            owned::delete::<NetworkPolicy>(ctx, bench, ns, &part_name).await?;
+            owned::delete::<PodDisruptionBudget>(ctx, bench, ns, &part_name).await?;
+        }
+    } else {
+        owned::delete::<StatefulSet>(ctx, bench, ns, &name).await?;
+        owned::delete::<Service>(ctx, bench, ns, &name).await?;
+        owned::delete::<NetworkPolicy>(ctx, bench, ns, &name).await?;
+    }
+    Ok(Some(EventSpec {
+        warning: false,
+        reason: "ServersDeleted".into(),
+        note: format!(
+            "servers {name} of target {target} on platform {platform} deleted after its cells"
+        ),
+        related: Some(Related {
+            api_version: "apps/v1",
+            kind: "StatefulSet",
+            name,
+        }),
+    }))
 }
 
 async fn apply_set(
@@ -218,8 +256,8 @@ async fn create_sharded(
     ctx: &Context,
     bench: &MongoBenchmark,
     ns: &str,
-    target: &crate::api::Target,
-    platform: &crate::api::Platform,
+    target: &Target,
+    platform: &Platform,
 ) -> Result<Option<EventSpec>, Error> {
     let objects = servers::sharded::sharded_objects(bench, target, platform)?;
     for budget in &objects.budgets {
@@ -309,5 +347,25 @@ pub async fn publish(ctx: &Context, bench: &MongoBenchmark, events: &[EventSpec]
         if let Err(err) = ctx.recorder.publish(&event, &reference).await {
             tracing::warn!(benchmark = %bench.name_any(), reason = %e.reason, error = %err, "publishing an event failed");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runner_started_note;
+
+    #[test]
+    fn a_runner_started_note_names_its_job_targets_and_skipped_cells() {
+        let one = vec!["a".to_owned()];
+        let two = vec!["a".to_owned(), "b".to_owned()];
+        assert_eq!(
+            runner_started_note("b-run-a-p", "p", &one, 0),
+            "Job b-run-a-p runs target a on platform p"
+        );
+        assert_eq!(
+            runner_started_note("b-run-p", "p", &two, 3),
+            "Job b-run-p runs targets a, b on platform p, interleaved, skipping 3 cells that \
+             have results"
+        );
     }
 }

@@ -75,6 +75,7 @@ pub fn result(
             image: None,
             image_digest: None,
             topology: Some("replicaSet".into()),
+            ..ServerInfo::default()
         },
         nodes: (0..3)
             .map(|i| NodeInfo {

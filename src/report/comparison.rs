@@ -138,6 +138,10 @@ pub fn render_comparison(comparison: &Comparison) -> String {
         let rows: Vec<Vec<String>> = group.rows.iter().map(cells).collect();
         out.push_str(&fixed_width(&HEADERS, &RIGHT, &rows));
         for r in &group.rows {
+            out.push_str(&format!("  {}: {}\n", r.target, r.server.describe()));
+            for warning in r.warnings(&comparison.baseline) {
+                out.push_str(&format!("  !! {}: {warning}\n", r.target));
+            }
             if let Some(reason) = &r.reason {
                 out.push_str(&format!("  {}: {}\n", r.target, reason));
             }
@@ -171,6 +175,19 @@ pub fn render_comparison(comparison: &Comparison) -> String {
     }
     if let Some(line) = headline(comparison) {
         out.push_str(&format!("\n{line}\n"));
+    }
+    out
+}
+
+/// Each target with what its servers said they are, once per distinct description (a target
+/// on two platforms may be two), in the order they first appear.
+pub fn targets_described(c: &Comparison) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for r in c.groups.iter().flat_map(|g| &g.rows) {
+        let entry = (r.target.clone(), r.server.describe());
+        if !out.contains(&entry) {
+            out.push(entry);
+        }
     }
     out
 }
@@ -219,7 +236,9 @@ flights/v1, platform n2, size 1M: baseline psmdb-8.0, verdicts on throughput
 TARGET     REPS   OPS/S  ±95% CI     CV  ERRORS  Δ OPS/S  Δ CI             LEVEL  P (HOLM)   MDE  CAUTIOUS MDE  PAIRED CV  P99 µs   Δ P99  CPU µs/OP  VERDICT
 psmdb-8.0     3  1000.0     49.7  2.00%   0.00%        -  -                    -         -     -             -          -   200.0       -       50.0  baseline
 mongo-9.0     3  1100.0     49.7  1.82%   0.00%   +10.0%  [+5.3%, +14.9%]    95%     0.004  6.1%          9.5%          -   180.0  -10.0%       45.0  faster
+  psmdb-8.0: Percona Server for MongoDB 8.0.12-4, replica set, 4 CPUs, x86-64
   psmdb-8.0: 0.4167 per million operations
+  mongo-9.0: MongoDB 9.0.1, replica set, 4 CPUs, x86-64
   mongo-9.0: 0.3788 per million operations
 
 Verdict metrics (declared before the run): throughput; the other figures are descriptive.
@@ -228,7 +247,7 @@ Holm–Bonferroni over the 1 test of the comparison, significant below 5%; a ver
 Intervals: Holm-adjusted, each at the level Holm's step-down judged its test at (95% for a single test), so an interval excludes 0 exactly when its verdict is a difference.
 MDE: the difference these repetitions would find with 80% power at level 5% ÷ 1, from the spread measured; the cautious MDE takes the spread at its upper 80% confidence bound.
 
-mongo-9.0 +10.0% [+5.3%, +14.9%] ops/s vs psmdb-8.0 at 1M, 3 reps, MDE 6.1%
+mongo-9.0 (MongoDB 9.0.1) +10.0% [+5.3%, +14.9%] ops/s vs psmdb-8.0 (Percona Server for MongoDB 8.0.12-4) at 1M, 3 reps, MDE 6.1%
 ";
         assert_eq!(render_comparison(&c), expected);
     }

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::api::VerdictMetric;
+use crate::verdict::server_facts::ServerFacts;
 use crate::verdict::stats::Delta;
 use crate::verdict::{Comparison, ComparisonRow, MetricVerdict, Verdict, headline, method_lines};
 
@@ -64,6 +65,10 @@ pub struct RowDocument {
     pub target: String,
     /// The baseline it is compared with.
     pub baseline: String,
+    /// What its servers said they are (distribution, version, topology, engine, cache, CPUs,
+    /// architecture); a fact its cells disagree on reads `a / b`.
+    #[serde(default)]
+    pub server: ServerFacts,
     /// Valid repetitions behind its figures.
     pub repetitions: usize,
     /// The row's verdict: its first declared metric's, or why there is none.
@@ -78,7 +83,8 @@ pub struct RowDocument {
     pub cpu_us_per_op: Option<f64>,
     /// One per declared metric, in declared order; empty for the baseline's row.
     pub verdicts: Vec<MetricDocument>,
-    /// Cells left out and why, and notes on how the row was measured.
+    /// What it differs in from the baseline besides its version, the cells a noise canary
+    /// flagged, the cells left out and why, and notes on how the row was measured.
     pub warnings: Vec<String>,
 }
 
@@ -173,11 +179,13 @@ fn row(comparison: &Comparison, r: &ComparisonRow) -> RowDocument {
         // Not tested (too few repetitions, not comparable): each metric says why.
         (true, true) => comparison.metrics.iter().map(|&m| untested(r, m)).collect(),
     };
-    let mut warnings = r.excluded.clone();
+    let mut warnings = r.warnings(&comparison.baseline);
+    warnings.extend(r.excluded.iter().cloned());
     warnings.extend(r.simultaneous.iter().flat_map(|s| s.notes.iter().cloned()));
     RowDocument {
         target: r.target.clone(),
         baseline: comparison.baseline.clone(),
+        server: r.server.clone(),
         repetitions: r.repetitions,
         verdict: r.verdict,
         reason: r.reason.clone(),

@@ -30,7 +30,10 @@ fn the_document_carries_the_comparisons_verdicts_as_they_were_reached() {
     assert_eq!(doc.family, 1);
     assert_eq!(
         doc.headline.as_deref(),
-        Some("mongo-9.0 +10.0% [+5.3%, +14.9%] ops/s vs psmdb-8.0 at 1M, 3 reps, MDE 6.1%")
+        Some(
+            "mongo-9.0 (MongoDB 9.0.1) +10.0% [+5.3%, +14.9%] ops/s vs psmdb-8.0 (Percona Server \
+             for MongoDB 8.0.12-4) at 1M, 3 reps, MDE 6.1%"
+        )
     );
     assert_eq!(doc.method, method_lines(&c));
     assert_eq!(doc.warnings, Vec::<String>::new());

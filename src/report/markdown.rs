@@ -4,10 +4,10 @@
 
 use std::collections::BTreeSet;
 
-use super::comparison::{interval, level, metric_line, p_value};
+use super::comparison::{interval, level, metric_line, p_value, targets_described};
 use super::groups::{compare_in_order, groups};
 use super::sharding_text;
-use super::summary::{baseline_first, target_facts, warnings};
+use super::summary::{target_facts, warnings};
 use super::sweep_text::{knee_text, steps_text};
 use crate::result::CellResult;
 use crate::verdict::{CompareOptions, Comparison, headline, method_lines};
@@ -56,21 +56,19 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
     out
 }
 
-/// What each target is and the warnings about the run, as a list before the table.
+/// What each target is (what its servers said, with a comparison; else what its results
+/// record) and the warnings about the run, as a list before the table.
 fn targets_and_warnings(results: &[CellResult], comparison: Option<&Comparison>) -> String {
-    let mut facts = target_facts(results);
-    if let Some(c) = comparison {
-        baseline_first(&mut facts, c);
-    }
-    let mut lines: Vec<String> = facts
+    let targets: Vec<(String, String)> = match comparison {
+        Some(c) => targets_described(c),
+        None => target_facts(results)
+            .into_iter()
+            .map(|t| (t.target, t.facts.join("; ")))
+            .collect(),
+    };
+    let mut lines: Vec<String> = targets
         .iter()
-        .map(|t| {
-            format!(
-                "- **{}**: {}",
-                escape(&t.target),
-                escape(&t.facts.join("; "))
-            )
-        })
+        .map(|(target, facts)| format!("- **{}**: {}", escape(target), escape(facts)))
         .collect();
     lines.extend(
         warnings(results)
@@ -206,6 +204,9 @@ fn notes(c: &Comparison) -> String {
                 escape(&g.size),
                 escape(&g.platform)
             );
+            for warning in r.warnings(&c.baseline) {
+                lines.push(format!("- **{at}: {}**", escape(&warning)));
+            }
             if let Some(reason) = &r.reason {
                 lines.push(format!("- {at}: {}: {}", r.verdict.text(), escape(reason)));
             }

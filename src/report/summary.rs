@@ -1,6 +1,7 @@
 //! What every report says before its figures: what each target is, as its results say
-//! (server version, topology, platform, the machines), which cells the noise canaries
-//! flagged, and the warnings about the run as a whole.
+//! (server version, topology, platform, the machines; without a comparison, whose own
+//! description of its servers comes first), which cells the noise canaries flagged, and the
+//! warnings about the run as a whole.
 
 use super::settle;
 use crate::result::CellResult;
@@ -34,23 +35,6 @@ pub(super) fn target_facts(results: &[CellResult]) -> Vec<TargetFacts> {
         }
     }
     out
-}
-
-/// `facts` with the baseline first, then the other targets in the order `comparison` lists
-/// them.
-pub(super) fn baseline_first(facts: &mut [TargetFacts], comparison: &crate::verdict::Comparison) {
-    let mut order: Vec<&str> = Vec::new();
-    for r in comparison.groups.iter().flat_map(|g| &g.rows) {
-        if !order.contains(&r.target.as_str()) {
-            order.push(&r.target);
-        }
-    }
-    facts.sort_by_key(|t| {
-        (
-            t.target != comparison.baseline,
-            order.iter().position(|o| *o == t.target),
-        )
-    });
 }
 
 /// The facts of one cell: `version 7.0.2`, `topology replicaSet`, `platform n2`, and per

@@ -5,7 +5,7 @@ use super::comparison_json::ComparisonDocument;
 use super::csv::push_row;
 
 /// Column names, in order.
-pub const VERDICT_COLUMNS: [&str; 16] = [
+pub const VERDICT_COLUMNS: [&str; 19] = [
     "workload",
     "platform",
     "size",
@@ -22,6 +22,9 @@ pub const VERDICT_COLUMNS: [&str; 16] = [
     "cautiousMdePercent",
     "pairs",
     "reason",
+    "targetServer",
+    "baselineServer",
+    "warnings",
 ];
 
 /// The CSV text of `doc`'s verdicts, header first, `\n` line ends.
@@ -30,6 +33,8 @@ pub fn render_verdicts_csv(doc: &ComparisonDocument) -> String {
     push_row(&mut out, VERDICT_COLUMNS.iter().map(|c| c.to_string()));
     let text = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
     for g in &doc.groups {
+        let baseline = g.rows.iter().find(|r| r.target == doc.baseline);
+        let baseline_server = baseline.map(|b| b.server.describe()).unwrap_or_default();
         for r in &g.rows {
             for m in &r.verdicts {
                 let verdict = serde_json::to_value(m.verdict)
@@ -55,6 +60,9 @@ pub fn render_verdicts_csv(doc: &ComparisonDocument) -> String {
                         text(m.cautious_mde_percent),
                         m.pairs.map(|p| p.to_string()).unwrap_or_default(),
                         m.reason.clone().unwrap_or_default(),
+                        r.server.describe(),
+                        baseline_server.clone(),
+                        r.warnings.join("; "),
                     ],
                 );
             }

@@ -196,4 +196,16 @@ impl CellResult {
             CellStatus::Complete => Some(format!("invalid: {}", self.invalid_reasons.join("; "))),
         }
     }
+
+    /// Whether a noise canary deviated past the run's threshold before or during the cell (the
+    /// client's or a server node's): the cell stays in the figures, and the reports count it
+    /// beside the verdict it feeds.
+    pub fn canary_flagged(&self) -> bool {
+        self.canary.as_ref().is_some_and(|c| c.deviation.is_some())
+            || self
+                .phase_canary
+                .as_ref()
+                .is_some_and(|c| c.deviation.is_some())
+            || self.server_canaries.iter().any(|s| s.deviation.is_some())
+    }
 }

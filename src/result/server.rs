@@ -23,6 +23,13 @@ pub struct ServerInfo {
     pub image_digest: Option<String>,
     /// Topology the driver saw (`replicaSet`, `standalone`).
     pub topology: Option<String>,
+    /// Whose server it is, from `buildInfo` (`MongoDB`, `MongoDB Enterprise`, `Percona Server
+    /// for MongoDB`, `FerretDB`, `SecantusDB`).
+    pub distribution: Option<String>,
+    /// `serverStatus.storageEngine.name` (`wiredTiger`); absent where the server does not say.
+    pub storage_engine: Option<String>,
+    /// The WiredTiger cache size (`maximum bytes configured`), bytes.
+    pub cache_bytes: Option<u64>,
 }
 
 /// One replica-set member's machine.

@@ -119,6 +119,7 @@ pub(crate) fn with_measured(
             image: Some(format!("registry.example/{}:latest", cell.target)),
             image_digest: Some("sha256:0123abcd".into()),
             topology: Some("replicaSet".into()),
+            ..ServerInfo::default()
         },
         nodes: (0..3)
             .map(|i| NodeInfo {

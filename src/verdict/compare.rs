@@ -21,6 +21,7 @@ use super::comparison::{
     Verdict,
 };
 use super::family::decide_family;
+use super::server_facts::{ServerFacts, unasked_differences};
 use super::stats::{Delta, MIN_REPETITIONS, Summary};
 use crate::api::VerdictMetric;
 use crate::api::verdict::DEFAULT_METRICS;
@@ -303,6 +304,10 @@ fn row(
         design?.delta(candidate_of?, t, figure(m))
     };
     let repetitions = t.valid().count();
+    let server = ServerFacts::of(t.cells.iter().copied());
+    let unasked_differences = candidate_of.map_or_else(Vec::new, |b| {
+        unasked_differences(&server, &ServerFacts::of(b.cells.iter().copied()))
+    });
     let (verdict, reason) = match baseline {
         _ if is_baseline => match t.identity() {
             Err(differences) => (
@@ -340,6 +345,9 @@ fn row(
         verdict,
         reason,
         simultaneous: simultaneous.map(|(_, diagnostics)| diagnostics),
+        canary_flagged: t.valid().filter(|c| c.canary_flagged()).count(),
+        server,
+        unasked_differences,
     }
 }
 

@@ -163,12 +163,40 @@ pub struct ComparisonRow {
     /// removed where they traded sides), and this says how far that cancelled the noise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simultaneous: Option<super::simultaneous::SimultaneousDiagnostics>,
+    /// What the target's servers said they are.
+    pub server: super::server_facts::ServerFacts,
+    /// What it differs from the baseline in besides distribution and version (`topology
+    /// replica set vs standalone`): part of any difference measured, and not what a comparison
+    /// of versions asks.
+    pub unasked_differences: Vec<String>,
+    /// Valid cells behind the figures that a noise canary flagged (kept, and counted here).
+    pub canary_flagged: usize,
 }
 
 impl ComparisonRow {
     /// The verdict on `metric`, if it is declared and the row was tested.
     pub fn verdict_on(&self, metric: VerdictMetric) -> Option<&MetricVerdict> {
         self.verdicts.iter().find(|v| v.metric == metric)
+    }
+
+    /// What a reader must weigh beside its verdict (docs/results.md, "What differs"): what it
+    /// differs in from `baseline` besides the version, and the cells a noise canary flagged.
+    pub fn warnings(&self, baseline: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.unasked_differences.is_empty() {
+            out.push(format!(
+                "differs from {baseline} in more than its version: {}; the difference measured \
+                 includes these",
+                self.unasked_differences.join(", ")
+            ));
+        }
+        if self.canary_flagged > 0 {
+            out.push(format!(
+                "{} of its {} valid cells flagged by a noise canary (kept in the figures)",
+                self.canary_flagged, self.repetitions
+            ));
+        }
+        out
     }
 }
 

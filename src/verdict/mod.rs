@@ -5,7 +5,8 @@
 //! baseline, prices and verdict metrics). `stats` is the arithmetic, `comparison` what a
 //! comparison says, `compare` how it is reached (groups, slot pairs, tests), `family` the
 //! verdicts of all its tests together (Holm), `sequential` when a precision goal stops adding
-//! slots, `method` the method in words, `headline` the finding in one line, `simulation` the
+//! slots, `method` the method in words, `headline` the finding in one line, `server_facts` what each target is and what it differs
+//! in besides its version, `simulation` the
 //! error rates of all of it on synthetic runs.
 #![deny(missing_docs)]
 
@@ -15,6 +16,7 @@ mod family;
 mod headline;
 mod method;
 pub mod sequential;
+pub mod server_facts;
 pub mod simulation;
 pub mod simultaneous;
 pub mod stats;

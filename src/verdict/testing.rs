@@ -18,12 +18,27 @@ pub(crate) fn res(
     cpu_per_op: Option<u64>,
 ) -> CellResult {
     let ops = vec![("find", latency_us, Ok(())); n];
-    result_from(
+    let mut r = result_from(
         cell(target, "n2", "1M", rep),
         Duration::from_secs(1),
         &ops,
         cpu_per_op.map(|c| c * n as u64),
-    )
+    );
+    if let Some((distribution, version)) = study_server(target) {
+        r.server.distribution = Some(distribution.into());
+        r.server.version = Some(version.into());
+    }
+    r
+}
+
+/// The servers of the study's two targets as they would name themselves; other targets keep
+/// the fixture's version and no distribution.
+fn study_server(target: &str) -> Option<(&'static str, &'static str)> {
+    match target {
+        "psmdb-8.0" => Some(("Percona Server for MongoDB", "8.0.12-4")),
+        "mongo-9.0" => Some(("MongoDB", "9.0.1")),
+        _ => None,
+    }
 }
 
 pub(crate) fn study() -> Vec<CellResult> {

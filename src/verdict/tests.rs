@@ -274,7 +274,8 @@ fn groups_split_by_platform_and_size_and_missing_baselines_are_said() {
     // Two platforms: the headline names the platform.
     assert_eq!(
         headline(&c).unwrap(),
-        "mongo-9.0 +10.0% [+5.3%, +14.9%] ops/s vs psmdb-8.0 at 1M on n2, 3 reps, MDE 6.1%"
+        "mongo-9.0 (MongoDB 9.0.1) +10.0% [+5.3%, +14.9%] ops/s vs psmdb-8.0 (Percona Server for \
+         MongoDB 8.0.12-4) at 1M on n2, 3 reps, MDE 6.1%"
     );
 }
 
@@ -409,7 +410,8 @@ fn every_declared_metric_gets_a_verdict_and_holm_adjusts_them_together() {
     assert_eq!(m.verdict, Verdict::Faster, "the first declared metric's");
     assert_eq!(
         headline(&c).unwrap(),
-        "mongo-9.0 +10.0% [+3.4%, +17.0%] ops/s vs psmdb-8.0 at 1M, 3 reps, MDE 8.0%"
+        "mongo-9.0 (MongoDB 9.0.1) +10.0% [+3.4%, +17.0%] ops/s vs psmdb-8.0 (Percona Server for \
+         MongoDB 8.0.12-4) at 1M, 3 reps, MDE 8.0%"
     );
 }
 
@@ -427,7 +429,8 @@ fn cpu_per_operation_alone_is_cheaper_or_costlier() {
     assert!(close(v.mde_upper_percent.unwrap(), 18.910537507628753));
     assert_eq!(
         headline(&c).unwrap(),
-        "mongo-9.0 -10.0% [-18.3%, -1.0%] CPU per operation vs psmdb-8.0 at 1M, 3 reps, \
+        "mongo-9.0 (MongoDB 9.0.1) -10.0% [-18.3%, -1.0%] CPU per operation vs psmdb-8.0 (Percona \
+         Server for MongoDB 8.0.12-4) at 1M, 3 reps, \
          MDE 12.1%"
     );
     // The other way round it is costlier; p99 alone is not significant (p 0.070).
@@ -533,4 +536,45 @@ fn a_recorded_pilot_makes_the_test_two_stage_and_the_method_says_so() {
     );
     assert!(lines[2].starts_with("Holm–Bonferroni over the 1 test of the comparison"));
     assert!(lines[3].starts_with("Intervals: Holm-adjusted"));
+}
+
+#[test]
+fn a_target_that_differs_in_more_than_its_version_is_warned_about_in_the_headline() {
+    use crate::measure::canary::{CanaryDeviation, ServerCanary};
+    let mut results = study();
+    for r in results.iter_mut().filter(|r| r.cell.target == "mongo-9.0") {
+        r.server.topology = Some("standalone".into());
+    }
+    // One of mongo-9.0's cells had a server node's canary deviate: kept, and counted.
+    results[1].server_canaries = vec![ServerCanary {
+        address: "m0:27117".into(),
+        figures: None,
+        deviation: Some(CanaryDeviation {
+            figure: "CPU".into(),
+            percent: 12.0,
+        }),
+        error: None,
+    }];
+    let c = compare(&results, &options()).unwrap();
+    let row = &c.groups[0].rows[1];
+    assert_eq!(
+        row.unasked_differences,
+        ["topology standalone vs replica set"]
+    );
+    assert_eq!((row.canary_flagged, row.repetitions), (1, 3));
+    assert_eq!(
+        row.warnings("psmdb-8.0"),
+        [
+            "differs from psmdb-8.0 in more than its version: topology standalone vs replica \
+             set; the difference measured includes these",
+            "1 of its 3 valid cells flagged by a noise canary (kept in the figures)",
+        ]
+    );
+    assert!(c.groups[0].rows[0].warnings("psmdb-8.0").is_empty());
+    assert_eq!(
+        headline(&c).unwrap(),
+        "mongo-9.0 (MongoDB 9.0.1) +10.0% [+5.3%, +14.9%] ops/s vs psmdb-8.0 (Percona Server for \
+         MongoDB 8.0.12-4) at 1M, 3 reps, MDE 6.1%; they also differ in topology standalone vs \
+         replica set"
+    );
 }

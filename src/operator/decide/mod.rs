@@ -38,7 +38,8 @@
 //!
 //! The steps, one file each: per platform, how it runs and its runners (`platform.rs`, with
 //! `placement.rs`); what each active runner needs next (`runner.rs`); why servers or runners
-//! cannot run (`problems.rs`); the status that results (`status.rs`). Pure: uses what
+//! cannot run (`problems.rs`); the status that results (`status.rs`: where the benchmark is in
+//! `situation.rs`, its conditions in `conditions.rs`). Pure: uses what
 //! `observe/` read, the folding of `status/` and the names of `build/`, never the API.
 
 use std::collections::BTreeMap;
@@ -54,11 +55,13 @@ use crate::operator::observe::{JobState, Observed, ObservedResult, Slot};
 use crate::operator::status::CellOutcome;
 use crate::plan::{self, PlannedCell};
 
+mod conditions;
 mod decision;
 mod placement;
 mod platform;
 mod problems;
 mod runner;
+mod situation;
 mod status;
 
 pub use decision::{Change, Decision, Settings};
@@ -67,7 +70,8 @@ pub use platform::runner_reasons;
 use platform::{Unit, slot_key};
 use problems::runner_issues;
 use runner::Work;
-use status::{BuildInput, build_status};
+use situation::BuildInput;
+use status::build_status;
 
 /// What is known of `cell`: its result, else what its runner's Job says.
 fn outcome_of<'a>(
@@ -114,52 +118,23 @@ pub fn decide(
     settings: &Settings,
 ) -> Result<Decision, Error> {
     let spec = &bench.spec;
-    let now = settings.now;
     // With a precision goal, the runners' added slots are cells once they have a result.
     let cells = plan::cells_with_added(spec, |id| observed.results.contains_key(id))
         .map_err(SpecError::from)?;
-    let suspended = spec.suspend();
-    let delete_servers = spec.cleanup_policy() == CleanupPolicy::DeleteServers;
-
     let (plans, units) = platform::units(bench, &cells, observed)?;
-    let unit_of: BTreeMap<Slot, usize> = units
-        .iter()
-        .enumerate()
-        .flat_map(|(i, u)| u.targets.iter().map(move |t| (slot_key(t, &u.platform), i)))
-        .collect();
-    let unit_index = |c: &PlannedCell| unit_of[&slot_key(&c.target, &c.platform)];
-    let mut outcomes: Vec<CellOutcome<'_>> = cells
-        .iter()
-        .map(|c| outcome_of(c, observed, observed.jobs.get(&units[unit_index(c)].key)))
-        .collect();
-    // A runner under a precision goal may add slots after its planned cells: its unit is
-    // done only when its Job is too.
-    let unit_done = |u: usize, outcomes: &[CellOutcome<'_>]| {
-        let adding =
-            spec.precision.is_some() && observed.jobs.get(&units[u].key) == Some(&JobState::Active);
-        !adding
-            && cells
-                .iter()
-                .zip(outcomes)
-                .filter(|(c, _)| unit_index(c) == u)
-                .all(|(_, o)| o.is_terminal())
-    };
+    let runners = Runners::new(spec, observed, &cells, &units);
+    let mut outcomes = runners.outcomes();
     let unfinished: Vec<usize> = (0..units.len())
-        .filter(|&u| !unit_done(u, &outcomes))
+        .filter(|&u| !runners.done(u, &outcomes))
         .collect();
     let active = active_runners(spec.parallelism(), &units, &unfinished);
 
     let mut work = Work::default();
     for &u in &active {
-        let completed_cells: Vec<String> = cells
-            .iter()
-            .filter(|c| unit_index(c) == u && observed.results.contains_key(&c.id))
-            .map(|c| c.id.clone())
-            .collect();
         runner::act(
             spec,
             &units[u],
-            completed_cells,
+            runners.completed_cells(u),
             observed,
             settings,
             &mut work,
@@ -174,48 +149,15 @@ pub fn decide(
         runner_started,
         jobs_running,
     } = work;
-
     // The cell each started runner works on.
-    for &u in &active {
-        let unit = &units[u];
-        let started = observed.jobs.contains_key(&unit.key)
-            || actions.iter().any(|a| {
-                matches!(a, Change::StartRunner { platform, targets, .. }
-                    if *platform == unit.platform && *targets == unit.targets)
-            });
-        if !started {
-            continue;
-        }
-        let pending: Vec<usize> = cells
-            .iter()
-            .enumerate()
-            .filter(|(i, c)| unit_index(c) == u && outcomes[*i] == CellOutcome::Pending)
-            .map(|(i, _)| i)
-            .collect();
-        runner::mark_running(spec, unit, &cells, &pending, observed, &mut outcomes);
+    for &u in active.iter().filter(|&&u| runners.started(u, &actions)) {
+        let pending = runners.pending(u, &outcomes);
+        runner::mark_running(spec, &units[u], &cells, &pending, observed, &mut outcomes);
+    }
+    if spec.cleanup_policy() == CleanupPolicy::DeleteServers {
+        actions.extend(runners.cleanup(&outcomes));
     }
 
-    // Cleanup of finished runners.
-    if delete_servers {
-        for (u, unit) in units.iter().enumerate() {
-            if !unit_done(u, &outcomes) {
-                continue;
-            }
-            for target in &unit.targets {
-                if observed
-                    .stateful_sets
-                    .contains_key(&slot_key(target, &unit.platform))
-                {
-                    actions.push(Change::DeleteServers {
-                        target: target.clone(),
-                        platform: unit.platform.clone(),
-                    });
-                }
-            }
-        }
-    }
-
-    let runners = platform::runner_statuses(bench, plans, &units);
     let (runner_issues, runner_deadline) = runner_issues(observed, settings);
     if let Some(left) = runner_deadline {
         next_deadline = Some(next_deadline.map_or(left, |d| d.min(left)));
@@ -236,9 +178,9 @@ pub fn decide(
                 && units
                     .iter()
                     .any(|u| observed.jobs.get(&u.key) == Some(&JobState::Active)),
-            suspended,
-            now,
-            runners,
+            suspended: spec.suspend(),
+            now: settings.now,
+            runners: platform::runner_statuses(bench, plans, &units),
         },
     );
     let requeue_after = requeue(spec, &status, settings, next_deadline, &mut actions);
@@ -247,6 +189,115 @@ pub fn decide(
         status,
         requeue_after,
     })
+}
+
+/// The cells and the runners (`units`) that run them, with the runner of each cell: what
+/// the cells' outcomes say of each runner.
+struct Runners<'a> {
+    spec: &'a MongoBenchmarkSpec,
+    observed: &'a Observed,
+    cells: &'a [PlannedCell],
+    units: &'a [Unit],
+    /// The runner (an index into `units`) of each cell.
+    unit_of: Vec<usize>,
+}
+
+impl<'a> Runners<'a> {
+    fn new(
+        spec: &'a MongoBenchmarkSpec,
+        observed: &'a Observed,
+        cells: &'a [PlannedCell],
+        units: &'a [Unit],
+    ) -> Runners<'a> {
+        let by_slot: BTreeMap<Slot, usize> = units
+            .iter()
+            .enumerate()
+            .flat_map(|(i, u)| u.targets.iter().map(move |t| (slot_key(t, &u.platform), i)))
+            .collect();
+        let unit_of = cells
+            .iter()
+            .map(|c| by_slot[&slot_key(&c.target, &c.platform)])
+            .collect();
+        Runners {
+            spec,
+            observed,
+            cells,
+            units,
+            unit_of,
+        }
+    }
+
+    /// What is known of each cell: its result, else what its runner's Job says.
+    fn outcomes(&self) -> Vec<CellOutcome<'a>> {
+        self.cells
+            .iter()
+            .zip(&self.unit_of)
+            .map(|(c, &u)| outcome_of(c, self.observed, self.job(u)))
+            .collect()
+    }
+
+    fn job(&self, u: usize) -> Option<&'a JobState> {
+        self.observed.jobs.get(&self.units[u].key)
+    }
+
+    /// The indices of runner `u`'s cells.
+    fn cells_of(&self, u: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..self.cells.len()).filter(move |&i| self.unit_of[i] == u)
+    }
+
+    /// Whether runner `u` is finished. One under a precision goal may add slots after its
+    /// planned cells: it is done only when its Job is too.
+    fn done(&self, u: usize, outcomes: &[CellOutcome<'_>]) -> bool {
+        let adding = self.spec.precision.is_some() && self.job(u) == Some(&JobState::Active);
+        !adding && self.cells_of(u).all(|i| outcomes[i].is_terminal())
+    }
+
+    /// The ids of runner `u`'s cells that have a result.
+    fn completed_cells(&self, u: usize) -> Vec<String> {
+        self.cells_of(u)
+            .map(|i| &self.cells[i].id)
+            .filter(|id| self.observed.results.contains_key(*id))
+            .cloned()
+            .collect()
+    }
+
+    /// Runner `u`'s pending cells (indices into the cells).
+    fn pending(&self, u: usize, outcomes: &[CellOutcome<'_>]) -> Vec<usize> {
+        self.cells_of(u)
+            .filter(|&i| outcomes[i] == CellOutcome::Pending)
+            .collect()
+    }
+
+    /// Whether runner `u`'s Job exists or is among the `actions` that start one.
+    fn started(&self, u: usize, actions: &[Change]) -> bool {
+        let unit = &self.units[u];
+        self.job(u).is_some()
+            || actions.iter().any(|a| {
+                matches!(a, Change::StartRunner { platform, targets, .. }
+                    if *platform == unit.platform && *targets == unit.targets)
+            })
+    }
+
+    /// The deletion of the servers that finished runners leave (under
+    /// `cleanupPolicy: DeleteServers`).
+    fn cleanup(&self, outcomes: &[CellOutcome<'_>]) -> Vec<Change> {
+        (0..self.units.len())
+            .filter(|&u| self.done(u, outcomes))
+            .flat_map(|u| {
+                let unit = &self.units[u];
+                unit.targets
+                    .iter()
+                    .filter(|t| {
+                        let slot = slot_key(t, &unit.platform);
+                        self.observed.stateful_sets.contains_key(&slot)
+                    })
+                    .map(|t| Change::DeleteServers {
+                        target: t.clone(),
+                        platform: unit.platform.clone(),
+                    })
+            })
+            .collect()
+    }
 }
 
 /// The runners to work on now, among the `unfinished` ones (module docs, "Which runners are

@@ -3,10 +3,10 @@
 //! follow, in plan order; and `status.runners`, which says which and why.
 
 use super::placement::{self, MemberRequests};
-use crate::api::{MongoBenchmark, Placement, Platform, RunnerStatus};
+use crate::api::{MongoBenchmark, MongoBenchmarkSpec, Placement, Platform, RunnerStatus};
 use crate::operator::Error;
 use crate::operator::error::SpecError;
-use crate::operator::observe::{Observed, PlatformNodes, RunnerKey, Slot};
+use crate::operator::observe::{NodeCapacity, Observed, PlatformNodes, RunnerKey, Slot};
 use crate::operator::render::names;
 use crate::plan::PlannedCell;
 
@@ -46,6 +46,8 @@ impl PlatformPlan {
     }
 }
 
+const NOT_INTERLEAVED: &str = "its targets run one after another, not interleaved";
+
 /// Whether `platform` runs its targets interleaved, from its nodes and what has started
 /// (module docs).
 fn platform_plan(
@@ -54,19 +56,49 @@ fn platform_plan(
     observed: &Observed,
     has_results: bool,
 ) -> Result<PlatformPlan, Error> {
-    use runner_reasons as r;
     let spec = &bench.spec;
     let name = platform.name.as_str();
     if spec.targets.len() == 1 {
         return Ok(PlatformPlan::new(
             true,
-            r::SINGLE_TARGET,
+            runner_reasons::SINGLE_TARGET,
             format!("platform {name} has one target"),
         ));
     }
     let provisioned = spec.targets.iter().filter(|t| t.is_provisioned()).count() as u32;
-    let not_interleaved = "its targets run one after another, not interleaved";
-    let computed = match provisioned {
+    let computed = computed_plan(spec, name, observed, provisioned)?;
+    let old = bench
+        .status
+        .as_ref()
+        .and_then(|s| s.runners.iter().find(|r| r.platform == name));
+    let pinned = pinned_mode(
+        name,
+        observed,
+        provisioned,
+        has_results.then_some(old).flatten(),
+    );
+    Ok(match pinned {
+        None => computed.unwrap_or_else(|| {
+            PlatformPlan::new(
+                false,
+                runner_reasons::NODES_UNREADABLE,
+                format!("the nodes of platform {name} were not read: {NOT_INTERLEAVED}"),
+            )
+        }),
+        Some(mode) => started_plan(name, mode, old, computed),
+    })
+}
+
+/// How the platform's targets would run judged by the spec and its nodes alone; `None` when
+/// its nodes were not read.
+fn computed_plan(
+    spec: &MongoBenchmarkSpec,
+    name: &str,
+    observed: &Observed,
+    provisioned: u32,
+) -> Result<Option<PlatformPlan>, Error> {
+    use runner_reasons as r;
+    Ok(match provisioned {
         0 => Some(PlatformPlan::new(
             true,
             r::ALL_EXTERNAL,
@@ -78,59 +110,76 @@ fn platform_plan(
             format!("one replica set to place on platform {name}, the other targets are external"),
         )),
         _ => match observed.nodes.get(name) {
-            Some(PlatformNodes::Listed(nodes)) => {
-                let rs = spec.replica_set();
-                let requests = MemberRequests::of(&rs).map_err(|error| SpecError::Field {
-                    field: "spec.replicaSet.resources",
-                    error,
-                })?;
-                // A sharded target is its config server set and every shard's set, each
-                // spread over the nodes like a replica set (its routers are not counted).
-                let (sets, members) = spec.targets.iter().filter(|t| t.is_provisioned()).fold(
-                    (0, rs.members()),
-                    |(sets, members), t| {
-                        if t.is_sharded() {
-                            let shards = t.shards.clone().unwrap_or_default();
-                            let config = t.config_servers.clone().unwrap_or_default().members();
-                            (
-                                sets + 1 + shards.count(),
-                                members.max(config).max(shards.members()),
-                            )
-                        } else {
-                            (sets + 1, members)
-                        }
-                    },
-                );
-                let fit = match spec.placement() {
-                    Placement::OwnNodes => placement::fit(nodes, sets, members, &requests),
-                    Placement::SharedNodes => {
-                        placement::fit_shared(nodes, sets, members, &requests)
-                    }
-                };
-                let said = placement::describe(name, &fit, members, &requests);
-                Some(if fit.fits() {
-                    PlatformPlan::new(true, r::FITS, said)
-                } else {
-                    PlatformPlan::new(
-                        false,
-                        r::INSUFFICIENT_CAPACITY,
-                        format!("{said}: {not_interleaved}"),
-                    )
-                })
-            }
+            Some(PlatformNodes::Listed(nodes)) => Some(capacity_plan(spec, name, nodes)?),
             Some(PlatformNodes::Unreadable(why)) => Some(PlatformPlan::new(
                 false,
                 r::NODES_UNREADABLE,
-                format!("the nodes of platform {name} cannot be read ({why}): {not_interleaved}"),
+                format!("the nodes of platform {name} cannot be read ({why}): {NOT_INTERLEAVED}"),
             )),
             None => None,
         },
+    })
+}
+
+/// Whether the platform's `nodes` hold every replica set of its provisioned targets at once.
+fn capacity_plan(
+    spec: &MongoBenchmarkSpec,
+    name: &str,
+    nodes: &[NodeCapacity],
+) -> Result<PlatformPlan, Error> {
+    let rs = spec.replica_set();
+    let requests = MemberRequests::of(&rs).map_err(|error| SpecError::Field {
+        field: "spec.replicaSet.resources",
+        error,
+    })?;
+    let (sets, members) = sets_to_place(spec);
+    let fit = match spec.placement() {
+        Placement::OwnNodes => placement::fit(nodes, sets, members, &requests),
+        Placement::SharedNodes => placement::fit_shared(nodes, sets, members, &requests),
     };
-    let old = bench
-        .status
-        .as_ref()
-        .and_then(|s| s.runners.iter().find(|r| r.platform == name));
-    let pinned = if observed
+    let said = placement::describe(name, &fit, members, &requests);
+    Ok(if fit.fits() {
+        PlatformPlan::new(true, runner_reasons::FITS, said)
+    } else {
+        PlatformPlan::new(
+            false,
+            runner_reasons::INSUFFICIENT_CAPACITY,
+            format!("{said}: {NOT_INTERLEAVED}"),
+        )
+    })
+}
+
+/// How many replica sets the provisioned targets place on a platform, and the members of the
+/// largest. A sharded target is its config server set and every shard's set, each spread over
+/// the nodes like a replica set (its routers are not counted).
+fn sets_to_place(spec: &MongoBenchmarkSpec) -> (u32, u32) {
+    spec.targets.iter().filter(|t| t.is_provisioned()).fold(
+        (0, spec.replica_set().members()),
+        |(sets, members), t| {
+            if t.is_sharded() {
+                let shards = t.shards.clone().unwrap_or_default();
+                let config = t.config_servers.clone().unwrap_or_default().members();
+                (
+                    sets + 1 + shards.count(),
+                    members.max(config).max(shards.members()),
+                )
+            } else {
+                (sets + 1, members)
+            }
+        },
+    )
+}
+
+/// How the platform's runners started, once they did: interleaved with a platform runner's
+/// Job or two replica sets created together, not with a one-target Job; once its Jobs are
+/// gone, as `recorded` (its status entry, given when it has results).
+fn pinned_mode(
+    name: &str,
+    observed: &Observed,
+    provisioned: u32,
+    recorded: Option<&RunnerStatus>,
+) -> Option<bool> {
+    if observed
         .jobs
         .contains_key(&RunnerKey::Platform(name.to_owned()))
     {
@@ -146,41 +195,40 @@ fn platform_plan(
             >= 2
     {
         Some(true)
-    } else if has_results {
-        // Its Jobs are gone (deleted by hand) but it had started: as status recorded.
-        old.map(|o| o.interleaved)
     } else {
-        None
-    };
-    Ok(match (pinned, computed) {
-        (None, Some(plan)) => plan,
-        (None, None) => PlatformPlan::new(
-            false,
-            r::NODES_UNREADABLE,
-            format!("the nodes of platform {name} were not read: {not_interleaved}"),
+        // Its Jobs are gone (deleted by hand) but it had started: as status recorded.
+        recorded.map(|o| o.interleaved)
+    }
+}
+
+/// The plan of a platform that started in `mode`: what status said when it started, else
+/// what explains it now, else that it started so.
+fn started_plan(
+    name: &str,
+    mode: bool,
+    old: Option<&RunnerStatus>,
+    computed: Option<PlatformPlan>,
+) -> PlatformPlan {
+    if let Some(o) = old.filter(|o| o.interleaved == mode) {
+        return PlatformPlan::new(mode, &o.reason, o.message.clone());
+    }
+    match computed.filter(|c| c.interleaved == mode) {
+        Some(plan) => plan,
+        None if mode => PlatformPlan::new(
+            true,
+            runner_reasons::STARTED,
+            format!(
+                "the replica sets of platform {name} were created together, its targets run interleaved"
+            ),
         ),
-        // Started: what status said when it started, else what explains it now.
-        (Some(mode), computed) => match old.filter(|o| o.interleaved == mode) {
-            Some(o) => PlatformPlan::new(mode, &o.reason, o.message.clone()),
-            None => match computed.filter(|c| c.interleaved == mode) {
-                Some(plan) => plan,
-                None if mode => PlatformPlan::new(
-                    true,
-                    r::STARTED,
-                    format!(
-                        "the replica sets of platform {name} were created together, its targets run interleaved"
-                    ),
-                ),
-                None => PlatformPlan::new(
-                    false,
-                    r::STARTED,
-                    format!(
-                        "the runners of platform {name} started one target at a time: {not_interleaved}"
-                    ),
-                ),
-            },
-        },
-    })
+        None => PlatformPlan::new(
+            false,
+            runner_reasons::STARTED,
+            format!(
+                "the runners of platform {name} started one target at a time: {NOT_INTERLEAVED}"
+            ),
+        ),
+    }
 }
 
 /// One runner: its targets on a platform, and the key of its Job.
@@ -262,4 +310,27 @@ pub(super) fn runner_statuses(
                 .collect(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sets_to_place;
+    use crate::operator::fixtures::{SHARDED, STUDY, bench};
+
+    #[test]
+    fn a_sharded_target_places_its_config_servers_and_every_shard() {
+        let wide = SHARDED.replace(
+            "shards: {count: 2, members: 3}",
+            "shards: {count: 2, members: 5}",
+        );
+        // 1 config server set + 2 shards, and the other target's replica set; the widest
+        // set is a shard's.
+        assert_eq!(sets_to_place(&bench("sh", &wide).spec), (4, 5));
+        assert_eq!(sets_to_place(&bench("sh", SHARDED).spec), (4, 3));
+    }
+
+    #[test]
+    fn an_external_target_places_nothing() {
+        assert_eq!(sets_to_place(&bench("s", STUDY).spec), (1, 3));
+    }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::decision::{Change, Settings};
 use super::platform::{Unit, slot_key, who};
 use super::problems::{ServerIssue, refused_servers, unready_servers};
-use super::status::Step;
+use super::situation::Step;
 use crate::api::{CleanupPolicy, MongoBenchmarkSpec};
 use crate::contract::{Activity, RunnerStep};
 use crate::operator::observe::{JobState, Observed};
@@ -63,155 +63,212 @@ pub(super) fn act(
     settings: &Settings,
     work: &mut Work,
 ) {
-    // Ready pods a provisioned target needs: its replica set's members, or every member and
-    // router of a sharded target.
-    let rs_members = spec.replica_set().members();
-    let wanted = |target: &str| match spec.target(target) {
-        Some(t) if t.is_sharded() => {
-            crate::operator::render::servers::sharded::ready_pods_wanted(t)
-        }
-        _ => rs_members,
+    let runner = Active {
+        spec,
+        unit,
+        observed,
+        settings,
     };
-    let suspended = spec.suspend();
-    let delete_servers = spec.cleanup_policy() == CleanupPolicy::DeleteServers;
-    let platform_name = &unit.platform;
-    let provisioned: Vec<&String> = unit
-        .targets
-        .iter()
-        .filter(|t| spec.target(t).is_some_and(|t| t.is_provisioned()))
-        .collect();
-    let job = observed.jobs.get(&unit.key);
     let working = if completed_cells.is_empty() {
         Step::Seeding
     } else {
         Step::Running
     };
-    if job.is_some() {
+    if let Some(job) = observed.jobs.get(&unit.key) {
+        runner.keep_running(job, completed_cells, working, work);
+    } else if runner.provision(work) {
+        runner.start(completed_cells, working, work);
+    } else {
+        work.steps.push(Step::Provisioning);
+    }
+}
+
+/// One active runner and what its decision reads.
+struct Active<'a> {
+    spec: &'a MongoBenchmarkSpec,
+    unit: &'a Unit,
+    observed: &'a Observed,
+    settings: &'a Settings,
+}
+
+impl Active<'_> {
+    /// Its provisioned targets.
+    fn provisioned(&self) -> impl Iterator<Item = &String> {
+        let spec = self.spec;
+        self.unit
+            .targets
+            .iter()
+            .filter(move |t| spec.target(t).is_some_and(|t| t.is_provisioned()))
+    }
+
+    /// Ready pods a provisioned target needs: its replica set's members, or every member and
+    /// router of a sharded target.
+    fn wanted(&self, target: &str) -> u32 {
+        match self.spec.target(target) {
+            Some(t) if t.is_sharded() => {
+                crate::operator::render::servers::sharded::ready_pods_wanted(t)
+            }
+            _ => self.spec.replica_set().members(),
+        }
+    }
+
+    /// A runner whose Job exists: its plan kept current, and its servers still counted for
+    /// ServersReady.
+    fn keep_running(
+        &self,
+        job: &JobState,
+        completed_cells: Vec<String>,
+        working: Step,
+        work: &mut Work,
+    ) {
+        let platform = &self.unit.platform;
         work.jobs_running = true;
-        if job == Some(&JobState::Active)
-            && observed
+        if *job == JobState::Active
+            && self
+                .observed
                 .plans
-                .get(&unit.key)
+                .get(&self.unit.key)
                 .is_some_and(|p| *p != completed_cells)
         {
             work.actions.push(Change::UpdatePlan {
-                platform: platform_name.clone(),
-                targets: unit.targets.clone(),
-                completed_cells: completed_cells.clone(),
+                platform: platform.clone(),
+                targets: self.unit.targets.clone(),
+                completed_cells,
             });
         }
         work.steps.push(working);
-        // The servers of a running runner still count for ServersReady.
-        for target_name in provisioned {
-            let members = wanted(target_name);
-            let ready = observed
+        for target in self.provisioned() {
+            let members = self.wanted(target);
+            let ready = self
+                .observed
                 .stateful_sets
-                .get(&slot_key(target_name, platform_name))
+                .get(&slot_key(target, platform))
                 .copied()
                 .unwrap_or(0);
             if ready >= members {
-                work.ready_notes.push(format!(
-                    "{target_name} on {platform_name} ({members}/{members})"
-                ));
+                work.ready_notes.push(ready_note(target, platform, members));
             } else {
                 work.issues.push(ServerIssue {
                     reason: "MembersNotReady",
                     message: format!(
-                        "target {target_name} on platform {platform_name}: {ready}/{members} members ready while its runner works"
+                        "target {target} on platform {platform}: {ready}/{members} members ready while its runner works"
                     ),
                     stalled: false,
                 });
             }
         }
-        return;
     }
-    // The servers of every provisioned target of the runner, created together.
-    let mut all_ready = true;
-    for target_name in provisioned {
-        let members = wanted(target_name);
-        let slot = slot_key(target_name, platform_name);
-        match observed.stateful_sets.get(&slot) {
-            None => {
-                all_ready = false;
-                let others_on_platform = observed
-                    .server_pods
-                    .iter()
-                    .any(|p| p.slot.1 == *platform_name && !unit.targets.contains(&p.slot.0));
-                if delete_servers && others_on_platform {
-                    work.issues.push(ServerIssue {
-                        reason: "WaitingForNodes",
-                        message: format!(
-                            "target {target_name} on platform {platform_name}: waiting for the previous target's servers to leave the nodes"
-                        ),
-                        stalled: false,
-                    });
-                } else if suspended {
-                    work.issues.push(ServerIssue {
-                        reason: "Suspended",
-                        message: format!("target {target_name} on platform {platform_name}: suspended before provisioning"),
-                        stalled: false,
-                    });
-                } else {
-                    work.actions.push(Change::CreateServers {
-                        target: target_name.clone(),
-                        platform: platform_name.clone(),
-                    });
-                    work.issues.push(ServerIssue {
-                        reason: "Provisioning",
-                        message: format!("target {target_name} on platform {platform_name}: creating {members} members"),
-                        stalled: false,
-                    });
+
+    /// The servers of every provisioned target of the runner, created together; whether they
+    /// are all ready.
+    fn provision(&self, work: &mut Work) -> bool {
+        let platform = &self.unit.platform;
+        let mut all_ready = true;
+        for target in self.provisioned() {
+            let members = self.wanted(target);
+            let slot = slot_key(target, platform);
+            match self.observed.stateful_sets.get(&slot) {
+                None => {
+                    all_ready = false;
+                    let issue = self.create_servers(target, members, work);
+                    work.issues.push(issue);
                 }
-            }
-            Some(&ready) if ready < members => {
-                all_ready = false;
-                let pods = observed.server_pods.iter().filter(|p| p.slot == slot);
-                let (issue, left) = match refused_servers(&slot, observed, settings) {
-                    Some(refused) => refused,
-                    None => unready_servers(&slot, ready, members, pods, settings),
-                };
-                if let Some(left) = left {
-                    work.next_deadline = Some(work.next_deadline.map_or(left, |d| d.min(left)));
+                Some(&ready) if ready < members => {
+                    all_ready = false;
+                    let pods = self.observed.server_pods.iter().filter(|p| p.slot == slot);
+                    let (issue, left) = match refused_servers(&slot, self.observed, self.settings) {
+                        Some(refused) => refused,
+                        None => unready_servers(&slot, ready, members, pods, self.settings),
+                    };
+                    if let Some(left) = left {
+                        work.next_deadline = Some(work.next_deadline.map_or(left, |d| d.min(left)));
+                    }
+                    work.issues.push(issue);
                 }
-                work.issues.push(issue);
+                Some(_) => work.ready_notes.push(ready_note(target, platform, members)),
             }
-            Some(_) => work.ready_notes.push(format!(
-                "{target_name} on {platform_name} ({members}/{members})"
-            )),
+        }
+        all_ready
+    }
+
+    /// Creates the servers of `target` unless the previous target's still hold the nodes or
+    /// the benchmark is suspended; the issue that says which.
+    fn create_servers(&self, target: &str, members: u32, work: &mut Work) -> ServerIssue {
+        let platform = &self.unit.platform;
+        let others_on_platform = self
+            .observed
+            .server_pods
+            .iter()
+            .any(|p| p.slot.1 == *platform && !self.unit.targets.contains(&p.slot.0));
+        let (reason, message) = if self.spec.cleanup_policy() == CleanupPolicy::DeleteServers
+            && others_on_platform
+        {
+            (
+                "WaitingForNodes",
+                format!(
+                    "target {target} on platform {platform}: waiting for the previous target's servers to leave the nodes"
+                ),
+            )
+        } else if self.spec.suspend() {
+            (
+                "Suspended",
+                format!("target {target} on platform {platform}: suspended before provisioning"),
+            )
+        } else {
+            work.actions.push(Change::CreateServers {
+                target: target.to_owned(),
+                platform: platform.clone(),
+            });
+            (
+                "Provisioning",
+                format!("target {target} on platform {platform}: creating {members} members"),
+            )
+        };
+        ServerIssue {
+            reason,
+            message,
+            stalled: false,
         }
     }
-    if !all_ready {
-        work.steps.push(Step::Provisioning);
-        return;
-    }
-    // Servers ready, or nothing to provision: the runner.
-    if suspended {
-        work.issues.push(ServerIssue {
-            reason: "Suspended",
-            message: format!(
-                "{} on platform {platform_name}: suspended before {} runner",
-                who(&unit.targets),
-                if unit.targets.len() == 1 {
-                    "its"
-                } else {
-                    "their"
-                }
-            ),
-            stalled: false,
+
+    /// Servers ready, or nothing to provision: the runner's Job (and the runners' access),
+    /// unless suspended.
+    fn start(&self, completed_cells: Vec<String>, working: Step, work: &mut Work) {
+        let unit = self.unit;
+        if self.spec.suspend() {
+            work.issues.push(ServerIssue {
+                reason: "Suspended",
+                message: format!(
+                    "{} on platform {}: suspended before {} runner",
+                    who(&unit.targets),
+                    unit.platform,
+                    if unit.targets.len() == 1 {
+                        "its"
+                    } else {
+                        "their"
+                    }
+                ),
+                stalled: false,
+            });
+            return;
+        }
+        if !self.observed.runner_access && !work.actions.contains(&Change::CreateRunnerAccess) {
+            work.actions.push(Change::CreateRunnerAccess);
+        }
+        work.actions.push(Change::StartRunner {
+            platform: unit.platform.clone(),
+            targets: unit.targets.clone(),
+            completed_cells,
         });
-        return;
+        work.runner_started = true;
+        work.jobs_running = true;
+        work.steps.push(working);
     }
-    if !observed.runner_access && !work.actions.contains(&Change::CreateRunnerAccess) {
-        work.actions.push(Change::CreateRunnerAccess);
-    }
-    work.actions.push(Change::StartRunner {
-        platform: platform_name.clone(),
-        targets: unit.targets.clone(),
-        completed_cells,
-    });
-    work.runner_started = true;
-    work.jobs_running = true;
-    work.steps.push(working);
+}
+
+/// A ready replica set as ServersReady names it: `a on p (3/3)`.
+fn ready_note(target: &str, platform: &str, members: u32) -> String {
+    format!("{target} on {platform} ({members}/{members})")
 }
 
 /// Marks as running the cell the started runner `unit` works on, among its `pending` cells

@@ -1,49 +1,33 @@
 //! The status a decision shows: the phase from where the active runners are, the cell counts
-//! and progress, the conditions (`Ready`, `Reconciling`, `Stalled`, `ServersReady`,
-//! `DataSeeded`, `WorkloadCompleted`, `Precision`), comparisons and the headline, and what
-//! was deployed per slot.
+//! and progress, the conditions (`conditions.rs`), comparisons and the headline, and what was
+//! deployed per slot.
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::jiff::Timestamp;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
+use super::conditions::conditions;
 use super::platform::slot_key;
-use super::problems::ServerIssue;
+use super::situation::{BuildInput, Situation, Tally, phase_of};
 use crate::api::{
-    CellCounts, MongoBenchmark, MongoBenchmarkSpec, MongoBenchmarkStatus, NodeInfo, RunnerStatus,
-    StatusPhase, TargetStatus, condition_types as ct,
+    MongoBenchmark, MongoBenchmarkSpec, MongoBenchmarkStatus, NodeInfo, TargetStatus,
 };
-use crate::contract::RunnerStep;
-use crate::operator::observe::{JobState, Observed, Slot};
+use crate::operator::observe::{Observed, Slot};
 use crate::operator::render::jobs;
-use crate::operator::status::{self, CellOutcome, condition};
+use crate::operator::status::{self, CellOutcome};
 use crate::plan::PlannedCell;
 use crate::result::CellResult;
 
-/// Where an active runner is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Step {
-    /// Waiting for its servers (or for the nodes to be free of the previous target's).
-    Provisioning,
-    /// Runner started, no result yet.
-    Seeding,
-    /// Runner started, some results.
-    Running,
-}
-
-pub(super) struct BuildInput<'a> {
-    pub steps: &'a [Step],
-    pub issues: &'a [ServerIssue],
-    /// Runner pods that cannot run: they can stall the benchmark, but say nothing of servers.
-    pub runner_issues: &'a [ServerIssue],
-    pub ready_notes: &'a [String],
-    pub jobs_running: bool,
-    pub runner_started: bool,
-    /// A runner under `spec.precision` is still working: it may add slots.
-    pub adding_slots: bool,
-    pub suspended: bool,
-    pub now: Timestamp,
-    pub runners: Vec<RunnerStatus>,
+/// The count, and while cells run, what the runners do: `3/12, a.x86.1k.r2 measuring`.
+fn progress(cells: &[PlannedCell], outcomes: &[CellOutcome<'_>], tally: &Tally) -> String {
+    let doing = cells.iter().zip(outcomes).filter_map(|(c, o)| match o {
+        CellOutcome::Running { activity: Some(a) } => Some(format!("{} {a}", c.id)),
+        _ => None,
+    });
+    std::iter::once(format!("{}/{}", tally.finished(), tally.total))
+        .chain(doing)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The status of `bench` from its cells' outcomes and what the active runners reported.
@@ -56,227 +40,18 @@ pub(super) fn build_status(
 ) -> MongoBenchmarkStatus {
     let spec = &bench.spec;
     let old = bench.status.clone().unwrap_or_default();
-    let generation = bench.metadata.generation;
-    let now = input.now;
-    let total = cells.len() as u32;
-    let count = |f: fn(&CellOutcome<'_>) -> bool| outcomes.iter().filter(|o| f(o)).count() as u32;
-    let completed =
-        count(|o| matches!(o, CellOutcome::Completed { result, .. } if result.is_valid()));
-    let invalid =
-        count(|o| matches!(o, CellOutcome::Completed { result, .. } if !result.is_valid()));
-    let failed = count(|o| matches!(o, CellOutcome::Failed { .. }));
-    let running = count(|o| matches!(o, CellOutcome::Running { .. }));
-    let finished = completed + invalid + failed;
-    let all_done = finished == total && !input.adding_slots;
-    let stall = input
-        .issues
-        .iter()
-        .chain(input.runner_issues)
-        .find(|i| i.stalled);
-
-    let phase = if all_done {
-        if completed + invalid > 0 {
-            StatusPhase::Completed
-        } else {
-            StatusPhase::Failed
-        }
-    } else if input.suspended && !input.jobs_running {
-        StatusPhase::Suspended
-    } else {
-        match input.steps.iter().min() {
-            Some(Step::Provisioning) => StatusPhase::Provisioning,
-            Some(Step::Seeding) => StatusPhase::Seeding,
-            Some(Step::Running) => StatusPhase::Running,
-            None => StatusPhase::Pending,
-        }
-    };
-
-    // The count, and while cells run, what the runners do: `3/12, a.x86.1k.r2 measuring`.
-    let doing: Vec<String> = cells
-        .iter()
-        .zip(outcomes)
-        .filter_map(|(c, o)| match o {
-            CellOutcome::Running { activity: Some(a) } => Some(format!("{} {a}", c.id)),
-            _ => None,
-        })
-        .collect();
-    let progress = std::iter::once(format!("{finished}/{total}"))
-        .chain(doing)
-        .collect::<Vec<_>>()
-        .join(", ");
-    // What is happening, for the conditions, by phase and count only (so that they do not
-    // change with every phase of a cell): `running cells: 3/12 cells finished`.
-    let step = match phase {
-        StatusPhase::Pending => "nothing started yet",
-        StatusPhase::Provisioning => "provisioning servers",
-        StatusPhase::Seeding => "runners started",
-        StatusPhase::Suspended => "suspended",
-        _ => "running cells",
-    };
-    let happening = format!("{step}: {finished}/{total} cells finished");
-    let tally = if invalid > 0 {
-        format!("{completed} completed, {invalid} invalid, {failed} failed of {total} cells")
-    } else {
-        format!("{completed} completed, {failed} failed of {total} cells")
-    };
-    let phase_name = format!("{phase:?}");
-    let c = |type_: &str, status: bool, reason: &str, message: String| {
-        condition(
-            &old.conditions,
-            type_,
-            status,
-            reason,
-            message,
-            generation,
-            now,
-        )
-    };
-    let ready = c(
-        ct::READY,
-        phase == StatusPhase::Completed,
-        &phase_name,
-        if all_done {
-            tally.clone()
-        } else {
-            happening.clone()
-        },
-    );
-    let (reconciling, stalled) = match (phase, stall) {
-        (StatusPhase::Completed, _) => (
-            c(ct::RECONCILING, false, "Completed", tally.clone()),
-            c(
-                ct::STALLED,
-                false,
-                "Finished",
-                format!("not stalled: every cell has finished ({tally})"),
-            ),
-        ),
-        (StatusPhase::Failed, _) => (
-            c(ct::RECONCILING, false, "Failed", tally.clone()),
-            c(
-                ct::STALLED,
-                true,
-                "AllCellsFailed",
-                format!("no cell succeeded: {tally}"),
-            ),
-        ),
-        (_, Some(issue)) => (
-            c(ct::RECONCILING, false, "Stalled", issue.message.clone()),
-            c(ct::STALLED, true, issue.reason, issue.message.clone()),
-        ),
-        (StatusPhase::Suspended, None) => (
-            c(
-                ct::RECONCILING,
-                false,
-                "Suspended",
-                "spec.suspend is true".into(),
-            ),
-            c(
-                ct::STALLED,
-                false,
-                "Suspended",
-                "not stalled: suspended by spec.suspend".into(),
-            ),
-        ),
-        (_, None) => (
-            c(ct::RECONCILING, true, &phase_name, happening.clone()),
-            c(
-                ct::STALLED,
-                false,
-                "Progressing",
-                format!("not stalled: {happening}"),
-            ),
-        ),
-    };
-    let servers_ready = if all_done {
-        c(
-            ct::SERVERS_READY,
-            true,
-            "Finished",
-            "every cell has finished".into(),
-        )
-    } else if let Some(issue) = input
-        .issues
-        .iter()
-        .find(|i| i.stalled)
-        .or(input.issues.first())
-    {
-        let mut messages: Vec<&str> = input.issues.iter().map(|i| i.message.as_str()).collect();
-        messages.sort_unstable();
-        c(ct::SERVERS_READY, false, issue.reason, messages.join("; "))
-    } else if input.ready_notes.is_empty() {
-        c(
-            ct::SERVERS_READY,
-            true,
-            "NothingToProvision",
-            "the active targets are external or their runners have started".into(),
-        )
-    } else {
-        c(
-            ct::SERVERS_READY,
-            true,
-            "Ready",
-            format!("replica sets ready: {}", input.ready_notes.join(", ")),
-        )
-    };
-    let data_seeded = if all_done {
-        c(
-            ct::DATA_SEEDED,
-            completed + invalid > 0,
-            "Finished",
-            tally.clone(),
-        )
-    } else if input.steps.contains(&Step::Provisioning) || input.steps.is_empty() {
-        c(
-            ct::DATA_SEEDED,
-            false,
-            "WaitingForServers",
-            "no runner has started on the current step".into(),
-        )
-    } else if let Some(a) = observed.activities.iter().find_map(|(platform, a)| {
-        let active = observed
-            .jobs
-            .iter()
-            .any(|(k, state)| k.platform() == platform && *state == JobState::Active);
-        (active && matches!(a.phase, RunnerStep::BringingUp(_))).then_some(a)
-    }) {
-        // A stall there shows where: the step the runner is on.
-        c(
-            ct::DATA_SEEDED,
-            false,
-            "BringingUpCluster",
-            format!("target {}: {}", a.target, a.phase),
-        )
-    } else if input.steps.contains(&Step::Seeding) {
-        c(
-            ct::DATA_SEEDED,
-            false,
-            "Seeding",
-            "a runner is seeding its first dataset size".into(),
-        )
-    } else {
-        c(
-            ct::DATA_SEEDED,
-            true,
-            "Seeded",
-            "every active runner has measured at least one cell".into(),
-        )
-    };
-    let workload_completed = c(
-        ct::WORKLOAD_COMPLETED,
+    let tally = Tally::of(cells.len(), outcomes);
+    let all_done = tally.finished() == tally.total && !input.adding_slots;
+    let at = Situation {
+        phase: phase_of(&tally, all_done, input),
+        tally,
         all_done,
-        if all_done {
-            "AllCellsFinished"
-        } else {
-            "InProgress"
-        },
-        if all_done {
-            tally.clone()
-        } else {
-            format!("{finished}/{total} cells finished")
-        },
-    );
-
+        stall: input
+            .issues
+            .iter()
+            .chain(input.runner_issues)
+            .find(|i| i.stalled),
+    };
     let cell_statuses: Vec<_> = cells
         .iter()
         .zip(outcomes)
@@ -291,73 +66,20 @@ pub(super) fn build_status(
         .collect();
     let compared = status::compare(spec, &complete_results);
     let comparisons = status::comparisons(compared.as_ref());
-    let headline = match stall {
+    let headline = match at.stall {
         Some(issue) if !all_done => Some(format!("Stalled: {}", issue.message)),
         _ => status::headline(compared.as_ref(), &cell_statuses),
     };
-
-    let started_at = old.started_at.clone().or_else(|| {
-        (input.runner_started || input.jobs_running || finished > 0)
-            .then(|| status::now_seconds(now))
-    });
-    let estimated_completion_time = status::estimated_completion(
-        &old,
-        spec,
-        cells,
-        outcomes,
-        started_at.as_ref().filter(|_| !all_done),
-        now,
-    );
-    let completed_at = if all_done {
-        old.completed_at
-            .clone()
-            .or_else(|| Some(status::now_seconds(now)))
-    } else {
-        None
-    };
-
-    let mut conditions = vec![
-        ready,
-        reconciling,
-        stalled,
-        servers_ready,
-        data_seeded,
-        workload_completed,
-    ];
-    if let Some(goal) = &spec.precision {
-        let (reached, reason, message) = status::precision(goal.mde_percent, &comparisons);
-        conditions.push(c(ct::PRECISION, reached, reason, message));
-    }
-    let advice = crate::api::advice(spec);
-    if !advice.is_empty() {
-        let message: Vec<String> = advice
-            .iter()
-            .map(|a| format!("{}: {}", a.path, a.message))
-            .collect();
-        conditions.push(c(
-            ct::MEASUREMENT_ADVICE,
-            true,
-            "SettingsAddNoise",
-            message.join("; "),
-        ));
-    }
-
+    let times = Times::of(&old, spec, cells, outcomes, input, &at);
     MongoBenchmarkStatus {
-        observed_generation: generation,
-        phase: Some(phase),
-        conditions,
-        progress: Some(progress),
-        counts: Some(CellCounts {
-            total,
-            pending: total - finished - running,
-            running,
-            completed,
-            invalid,
-            failed,
-        }),
-        started_at,
-        completed_at,
-        estimated_completion_time,
+        observed_generation: bench.metadata.generation,
+        phase: Some(at.phase),
+        conditions: conditions(bench, observed, input, &at, &comparisons),
+        progress: Some(progress(cells, outcomes, &tally)),
+        counts: Some(tally.counts()),
+        started_at: times.started_at,
+        completed_at: times.completed_at,
+        estimated_completion_time: times.estimated_completion_time,
         run_id: Some(jobs::run_id(bench)),
         baseline: Some(spec.baseline().to_owned()),
         target_names: Some(spec.target_names()),
@@ -369,6 +91,52 @@ pub(super) fn build_status(
         comparisons,
         headline,
         generated_secrets: old.generated_secrets.clone(),
+    }
+}
+
+/// When the benchmark started, when it should finish, and when it finished.
+struct Times {
+    started_at: Option<Time>,
+    estimated_completion_time: Option<Time>,
+    completed_at: Option<Time>,
+}
+
+impl Times {
+    /// Started once a runner starts or a cell finishes, kept from `old` after; finished once
+    /// every cell has.
+    fn of(
+        old: &MongoBenchmarkStatus,
+        spec: &MongoBenchmarkSpec,
+        cells: &[PlannedCell],
+        outcomes: &[CellOutcome<'_>],
+        input: &BuildInput<'_>,
+        at: &Situation<'_>,
+    ) -> Times {
+        let now = input.now;
+        let started_at = old.started_at.clone().or_else(|| {
+            (input.runner_started || input.jobs_running || at.tally.finished() > 0)
+                .then(|| status::now_seconds(now))
+        });
+        let estimated_completion_time = status::estimated_completion(
+            old,
+            spec,
+            cells,
+            outcomes,
+            started_at.as_ref().filter(|_| !at.all_done),
+            now,
+        );
+        let completed_at = if at.all_done {
+            old.completed_at
+                .clone()
+                .or_else(|| Some(status::now_seconds(now)))
+        } else {
+            None
+        };
+        Times {
+            started_at,
+            estimated_completion_time,
+            completed_at,
+        }
     }
 }
 

@@ -44,6 +44,9 @@ pub fn comparisons(comparison: Option<&verdict::Comparison>) -> Vec<Comparison> 
                 size: group.size.clone(),
                 target: row.target.clone(),
                 baseline: comparison.baseline.clone(),
+                server: described(&row.server),
+                baseline_server: baseline_row.and_then(|b| described(&b.server)),
+                warnings: row.warnings(&comparison.baseline),
                 repetitions: row.repetitions as u32,
                 baseline_repetitions,
                 throughput_delta_percent: delta.map(|d| round3(d.percent)),
@@ -70,6 +73,11 @@ pub fn comparisons(comparison: Option<&verdict::Comparison>) -> Vec<Comparison> 
         }
     }
     out
+}
+
+/// What a row's servers said they are; `None` when they said nothing.
+fn described(facts: &verdict::server_facts::ServerFacts) -> Option<String> {
+    Some(facts.describe()).filter(|d| d != "-")
 }
 
 /// The status's verdict; `None` for the baseline's own row and a group without one.

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::api::{CellPhase, MongoBenchmarkStatus, StatusPhase, condition_types as ct};
+use crate::api::{CellPhase, CellStatus, MongoBenchmarkStatus, StatusPhase, condition_types as ct};
 use crate::operator::render::names;
 
 /// An event to publish on the benchmark.
@@ -82,14 +82,26 @@ pub fn transitions(
     old: Option<&MongoBenchmarkStatus>,
     new: &MongoBenchmarkStatus,
 ) -> Vec<EventSpec> {
-    // A cell's events refer to its result ConfigMap (the name the runner gives it, also
-    // when a failed cell has none).
-    let result_of = |id: &str| Some(Related::config_map(names::result_name(benchmark, id)));
     let empty = MongoBenchmarkStatus::default();
     let old = old.unwrap_or(&empty);
-    let mut out = Vec::new();
+    let mut out = server_events(old, new);
+    out.extend(not_interleaved_events(old, new));
+    out.extend(seeded_events(benchmark, old, new));
+    out.extend(activity_events(benchmark, old, new));
+    out.extend(cell_events(benchmark, old, new));
+    out.extend(phase_event(old, new));
+    out
+}
 
-    // Servers ready / stalled / recovered.
+/// A cell's events refer to its result ConfigMap (the name the runner gives it, also when a
+/// failed cell has none).
+fn result_of(benchmark: &str, id: &str) -> Option<Related> {
+    Some(Related::config_map(names::result_name(benchmark, id)))
+}
+
+/// Servers ready, stalled, or no longer stalled.
+fn server_events(old: &MongoBenchmarkStatus, new: &MongoBenchmarkStatus) -> Vec<EventSpec> {
+    let mut out = Vec::new();
     let was = condition(old, ct::SERVERS_READY);
     if let Some(("True", "Ready", message)) = condition(new, ct::SERVERS_READY)
         && was.map(|c| (c.0, c.1)) != Some(("True", "Ready"))
@@ -107,152 +119,172 @@ pub fn transitions(
         }
         _ => {}
     }
+    out
+}
 
-    // A platform whose targets will not run interleaved, and why; the event refers to the
-    // platform's first runner Job, so two platforms' warnings are not folded into one series.
-    for r in new.runners.iter().filter(|r| !r.interleaved) {
-        let before = old.runners.iter().find(|o| o.platform == r.platform);
-        if before.is_some_and(|o| !o.interleaved && o.reason == r.reason) {
-            continue;
-        }
-        let related = r.jobs.first().map(|job| Related {
-            api_version: "batch/v1",
-            kind: "Job",
-            name: job.clone(),
-        });
-        out.push(warning("NotInterleaved", r.message.clone()).about(related));
-    }
+/// A platform whose targets will not run interleaved, and why; the event refers to the
+/// platform's first runner Job, so two platforms' warnings are not folded into one series.
+fn not_interleaved_events(
+    old: &MongoBenchmarkStatus,
+    new: &MongoBenchmarkStatus,
+) -> Vec<EventSpec> {
+    new.runners
+        .iter()
+        .filter(|r| !r.interleaved)
+        .filter(|r| {
+            let before = old.runners.iter().find(|o| o.platform == r.platform);
+            !before.is_some_and(|o| !o.interleaved && o.reason == r.reason)
+        })
+        .map(|r| {
+            let related = r.jobs.first().map(|job| Related {
+                api_version: "batch/v1",
+                kind: "Job",
+                name: job.clone(),
+            });
+            warning("NotInterleaved", r.message.clone()).about(related)
+        })
+        .collect()
+}
 
-    // Seeded to a size: the first completed cell of a (target, platform, size).
-    let seeded = |s: &MongoBenchmarkStatus| -> BTreeSet<(String, String, String)> {
-        s.cells
-            .iter()
-            .filter(|c| matches!(c.phase, CellPhase::Completed | CellPhase::Invalid))
-            .map(|c| (c.target.clone(), c.platform.clone(), c.size.clone()))
-            .collect()
-    };
-    let before = seeded(old);
+/// Seeded to a size: the first completed cell of a (target, platform, size).
+fn seeded_events(
+    benchmark: &str,
+    old: &MongoBenchmarkStatus,
+    new: &MongoBenchmarkStatus,
+) -> Vec<EventSpec> {
+    let measured = |c: &&CellStatus| matches!(c.phase, CellPhase::Completed | CellPhase::Invalid);
+    let key = |c: &CellStatus| (c.target.clone(), c.platform.clone(), c.size.clone());
+    let before: BTreeSet<_> = old.cells.iter().filter(measured).map(key).collect();
     let mut announced = BTreeSet::new();
-    for c in &new.cells {
-        let key = (c.target.clone(), c.platform.clone(), c.size.clone());
-        let measured = matches!(c.phase, CellPhase::Completed | CellPhase::Invalid);
-        if measured && !before.contains(&key) && announced.insert(key) {
-            out.push(
-                normal(
-                    "DataSeeded",
-                    format!(
-                        "target {} on platform {} seeded to {}",
-                        c.target, c.platform, c.size
-                    ),
-                )
-                .about(result_of(&c.id)),
-            );
-        }
-    }
-
-    // What the runners start on: seeding a cell's size, restoring its data, measuring it.
-    for c in &new.cells {
-        let Some(activity) = c.activity.as_deref() else {
-            continue;
-        };
-        let before = old.cells.iter().find(|o| o.id == c.id);
-        if before.and_then(|o| o.activity.as_deref()) == Some(activity) {
-            continue;
-        }
-        let (reason, what) = match activity {
-            "seeding" => ("Seeding", format!("seeding {} to {}", c.target, c.size)),
-            "restoring" => (
-                "Restoring",
-                format!("restoring {}'s data seeded to {}", c.target, c.size),
-            ),
-            "measuring" => (
-                "Measuring",
+    new.cells
+        .iter()
+        .filter(measured)
+        .filter(|c| {
+            let key = key(c);
+            !before.contains(&key) && announced.insert(key)
+        })
+        .map(|c| {
+            normal(
+                "DataSeeded",
                 format!(
-                    "measuring {} at {}, repetition {}",
-                    c.target, c.size, c.repetition
+                    "target {} on platform {} seeded to {}",
+                    c.target, c.platform, c.size
                 ),
-            ),
-            _ => continue,
-        };
-        // Each cell's event names its result ConfigMap, so that the recorder keeps one
-        // series per cell instead of folding every cell's into the first one's.
-        out.push(normal(reason, format!("cell {}: {what}", c.id)).about(result_of(&c.id)));
-    }
+            )
+            .about(result_of(benchmark, &c.id))
+        })
+        .collect()
+}
 
-    // Cells done or failed.
-    for c in &new.cells {
-        let before = old.cells.iter().find(|o| o.id == c.id).map(|o| o.phase);
-        if before == Some(c.phase) {
-            continue;
-        }
-        match c.phase {
-            CellPhase::Completed => out.push(
-                normal(
+/// What the runners start on: seeding a cell's size, restoring its data, measuring it.
+fn activity_events(
+    benchmark: &str,
+    old: &MongoBenchmarkStatus,
+    new: &MongoBenchmarkStatus,
+) -> Vec<EventSpec> {
+    new.cells
+        .iter()
+        .filter_map(|c| {
+            let activity = c.activity.as_deref()?;
+            let before = old.cells.iter().find(|o| o.id == c.id);
+            if before.and_then(|o| o.activity.as_deref()) == Some(activity) {
+                return None;
+            }
+            let (reason, what) = activity_note(c, activity)?;
+            // Each cell's event names its result ConfigMap, so that the recorder keeps one
+            // series per cell instead of folding every cell's into the first one's.
+            Some(
+                normal(reason, format!("cell {}: {what}", c.id)).about(result_of(benchmark, &c.id)),
+            )
+        })
+        .collect()
+}
+
+/// The reason and note of the activity a cell starts on; `None` for the phases shown in its
+/// status only.
+fn activity_note(c: &CellStatus, activity: &str) -> Option<(&'static str, String)> {
+    Some(match activity {
+        "seeding" => ("Seeding", format!("seeding {} to {}", c.target, c.size)),
+        "restoring" => (
+            "Restoring",
+            format!("restoring {}'s data seeded to {}", c.target, c.size),
+        ),
+        "measuring" => (
+            "Measuring",
+            format!(
+                "measuring {} at {}, repetition {}",
+                c.target, c.size, c.repetition
+            ),
+        ),
+        _ => return None,
+    })
+}
+
+/// Cells done or failed.
+fn cell_events(
+    benchmark: &str,
+    old: &MongoBenchmarkStatus,
+    new: &MongoBenchmarkStatus,
+) -> Vec<EventSpec> {
+    new.cells
+        .iter()
+        .filter(|c| old.cells.iter().find(|o| o.id == c.id).map(|o| o.phase) != Some(c.phase))
+        .filter_map(|c| {
+            let said = |fallback: &str| {
+                format!(
+                    "cell {}: {}",
+                    c.id,
+                    c.message.as_deref().unwrap_or(fallback)
+                )
+            };
+            let event = match c.phase {
+                CellPhase::Completed => normal(
                     "CellCompleted",
                     match c.ops_per_second {
                         Some(ops) => format!("cell {}: {ops:.1} ops/s", c.id),
                         None => format!("cell {}: completed", c.id),
                     },
-                )
-                .about(result_of(&c.id)),
-            ),
-            CellPhase::Invalid => out.push(
-                warning(
-                    "CellInvalid",
-                    format!(
-                        "cell {}: {}",
-                        c.id,
-                        c.message.as_deref().unwrap_or("invalid")
-                    ),
-                )
-                .about(result_of(&c.id)),
-            ),
-            CellPhase::Failed => out.push(
-                warning(
-                    "CellFailed",
-                    format!(
-                        "cell {}: {}",
-                        c.id,
-                        c.message.as_deref().unwrap_or("failed")
-                    ),
-                )
-                .about(result_of(&c.id)),
-            ),
-            _ => {}
-        }
-    }
-
-    // The end, or a pause.
-    if new.phase != old.phase {
-        let progress = new.progress.clone().unwrap_or_default();
-        match new.phase {
-            Some(StatusPhase::Completed) => out.push(normal(
-                "Completed",
-                format!(
-                    "{progress} cells finished{}",
-                    new.headline
-                        .as_deref()
-                        .map(|h| format!("; {h}"))
-                        .unwrap_or_default()
                 ),
-            )),
-            Some(StatusPhase::Failed) => out.push(warning(
-                "Failed",
-                format!("no cell succeeded ({progress} finished)"),
-            )),
-            Some(StatusPhase::Suspended) => {
-                out.push(normal("Suspended", "spec.suspend is true".to_owned()))
-            }
-            _ => {}
-        }
+                CellPhase::Invalid => warning("CellInvalid", said("invalid")),
+                CellPhase::Failed => warning("CellFailed", said("failed")),
+                _ => return None,
+            };
+            Some(event.about(result_of(benchmark, &c.id)))
+        })
+        .collect()
+}
+
+/// The end, or a pause.
+fn phase_event(old: &MongoBenchmarkStatus, new: &MongoBenchmarkStatus) -> Option<EventSpec> {
+    if new.phase == old.phase {
+        return None;
     }
-    out
+    let progress = new.progress.clone().unwrap_or_default();
+    match new.phase {
+        Some(StatusPhase::Completed) => Some(normal(
+            "Completed",
+            format!(
+                "{progress} cells finished{}",
+                new.headline
+                    .as_deref()
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default()
+            ),
+        )),
+        Some(StatusPhase::Failed) => Some(warning(
+            "Failed",
+            format!("no cell succeeded ({progress} finished)"),
+        )),
+        Some(StatusPhase::Suspended) => {
+            Some(normal("Suspended", "spec.suspend is true".to_owned()))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::CellStatus;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
     use k8s_openapi::jiff::Timestamp;
 
@@ -434,6 +466,58 @@ mod tests {
         };
         assert_eq!(transitions("b", Some(&short), &fits), []);
         assert_eq!(transitions("b", None, &fits), []);
+    }
+
+    #[test]
+    fn a_phase_change_is_announced_only_for_the_end_or_a_pause() {
+        let at = |phase: StatusPhase| MongoBenchmarkStatus {
+            phase: Some(phase),
+            progress: Some("1/4".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            phase_event(&at(StatusPhase::Running), &at(StatusPhase::Suspended)),
+            Some(EventSpec {
+                warning: false,
+                reason: "Suspended".into(),
+                note: "spec.suspend is true".into(),
+                related: None
+            })
+        );
+        assert_eq!(
+            phase_event(&at(StatusPhase::Suspended), &at(StatusPhase::Suspended)),
+            None
+        );
+        assert_eq!(
+            phase_event(&at(StatusPhase::Pending), &at(StatusPhase::Running)),
+            None
+        );
+        assert_eq!(
+            phase_event(&at(StatusPhase::Running), &at(StatusPhase::Completed)),
+            Some(EventSpec {
+                warning: false,
+                reason: "Completed".into(),
+                note: "1/4 cells finished".into(),
+                related: None
+            })
+        );
+    }
+
+    #[test]
+    fn only_seeding_restoring_and_measuring_have_an_activity_event() {
+        let c = CellStatus {
+            repetition: 2,
+            ..cell("a1", "1k", CellPhase::Running)
+        };
+        assert_eq!(
+            activity_note(&c, "measuring"),
+            Some(("Measuring", "measuring t at 1k, repetition 2".to_owned()))
+        );
+        assert_eq!(
+            activity_note(&c, "restoring"),
+            Some(("Restoring", "restoring t's data seeded to 1k".to_owned()))
+        );
+        assert_eq!(activity_note(&c, "warmup"), None);
     }
 
     #[test]

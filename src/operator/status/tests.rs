@@ -132,6 +132,10 @@ fn comparisons_and_headline_name_the_largest_significant_change() {
         ("new", "base")
     );
     assert_eq!((c[0].repetitions, c[0].baseline_repetitions), (3, 3));
+    // What each side's servers said they are, and nothing to warn about.
+    assert_eq!(c[0].server.as_deref(), Some("8.0.4, replica set"));
+    assert_eq!(c[0].baseline_server.as_deref(), Some("8.0.4, replica set"));
+    assert!(c[0].warnings.is_empty(), "{:?}", c[0].warnings);
     assert_eq!(c[0].throughput_delta_percent, Some(19.048));
     let t = &c[0].metrics[0];
     assert_eq!(t.interval_low_percent, Some(7.822));

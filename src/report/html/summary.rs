@@ -2,14 +2,29 @@
 //! verdicts in words with their intervals, what the MDE means, and the warnings that bear on
 //! each verdict (cells the noise canaries or the validity gates flagged).
 
-use crate::report::comparison::{interval, level};
-use crate::report::summary::{baseline_first, flagged_by_canary, target_facts, warnings};
+use crate::report::comparison::{interval, level, targets_described};
+use crate::report::summary::{target_facts, warnings};
 use crate::result::CellResult;
 use crate::verdict::{
     CompareError, Comparison, ComparisonGroup, ComparisonRow, MetricVerdict, Verdict, headline,
 };
 
 use super::markup::{escape, section};
+
+/// Each target and what it is: what its servers said (the comparison's), or, without a
+/// comparison, what its results record.
+fn targets(
+    results: &[CellResult],
+    comparison: &Result<Comparison, CompareError>,
+) -> Vec<(String, String)> {
+    match comparison {
+        Ok(c) => targets_described(c),
+        Err(_) => target_facts(results)
+            .into_iter()
+            .map(|t| (t.target, t.facts.join("; ")))
+            .collect(),
+    }
+}
 
 /// `a, b and c`.
 fn words(items: &[String]) -> String {
@@ -71,34 +86,59 @@ fn question(results: &[CellResult], comparison: &Result<Comparison, CompareError
     }
 }
 
-/// Cells of `target` in `group` that the noise canaries flagged (kept or not) and that the
-/// validity gates left out, as words; `None` when there are none.
-fn flags(results: &[CellResult], g: &ComparisonGroup, target: &str) -> Option<String> {
+/// Cells of `target` in `group` the validity gates left out, as words; `None` when none were.
+fn left_out(results: &[CellResult], g: &ComparisonGroup, target: &str) -> Option<String> {
     let cells: Vec<&CellResult> = results
         .iter()
         .filter(|r| {
             let c = &r.cell;
-            (c.workload.as_str(), c.platform.as_str(), c.size.as_str())
-                == (g.workload.as_str(), g.platform.as_str(), g.size.as_str())
+            (
+                c.workload.as_str(),
+                c.platform.as_str(),
+                c.size.as_str(),
+                c.target.as_str(),
+            ) == (
+                g.workload.as_str(),
+                g.platform.as_str(),
+                g.size.as_str(),
+                target,
+            )
         })
-        .filter(|r| r.cell.target == target)
         .collect();
-    let canaried = cells.iter().filter(|r| flagged_by_canary(r)).count();
-    let left_out = cells.iter().filter(|r| !r.is_valid()).count();
-    let mut out = Vec::new();
-    if canaried > 0 {
-        out.push(format!(
-            "{canaried} of {} {target} cells flagged by the noise canaries",
+    let n = cells.iter().filter(|r| !r.is_valid()).count();
+    (n > 0).then(|| {
+        format!(
+            "{n} of {} {target} cells left out as invalid or incomplete",
             cells.len()
+        )
+    })
+}
+
+/// What bears on a row's verdict: what the target differs in from the baseline besides its
+/// version and its cells a noise canary flagged (the comparison's warnings), the baseline's
+/// flagged cells, and the cells of either the validity gates left out.
+fn row_warnings(
+    results: &[CellResult],
+    c: &Comparison,
+    g: &ComparisonGroup,
+    row: &ComparisonRow,
+) -> Vec<String> {
+    let mut out: Vec<String> = row
+        .warnings(&c.baseline)
+        .into_iter()
+        .map(|w| format!("{}: {w}", row.target))
+        .collect();
+    if let Some(base) = g.rows.iter().find(|r| r.target == c.baseline)
+        && base.canary_flagged > 0
+    {
+        out.push(format!(
+            "{}: {} of its {} valid cells flagged by a noise canary (kept in the figures)",
+            c.baseline, base.canary_flagged, base.repetitions
         ));
     }
-    if left_out > 0 {
-        out.push(format!(
-            "{left_out} of {} {target} cells left out as invalid or incomplete",
-            cells.len()
-        ));
-    }
-    (!out.is_empty()).then(|| out.join("; "))
+    out.extend(left_out(results, g, &row.target));
+    out.extend(left_out(results, g, &c.baseline));
+    out
 }
 
 /// One verdict in words: `wiredtiger is faster than postgres in ops/s: +12.0%, 95% interval
@@ -153,7 +193,6 @@ fn verdicts(results: &[CellResult], c: &Comparison) -> String {
     let several = c.groups.len() > 1;
     let mut out = String::from("<ul class=\"verdicts\">\n");
     for g in &c.groups {
-        let flags_of_baseline = flags(results, g, &c.baseline);
         for row in g.rows.iter().filter(|r| r.verdict != Verdict::Baseline) {
             let place = if several {
                 format!("At size {} on {}: ", g.size, g.platform)
@@ -178,10 +217,7 @@ fn verdicts(results: &[CellResult], c: &Comparison) -> String {
                     .map(|v| verdict_words(&c.baseline, row, v))
                     .collect()
             };
-            let warning: Vec<String> = [flags(results, g, &row.target), flags_of_baseline.clone()]
-                .into_iter()
-                .flatten()
-                .collect();
+            let warning = row_warnings(results, c, g, row);
             let warning = if warning.is_empty() {
                 String::new()
             } else {
@@ -221,15 +257,11 @@ pub(super) fn summary(
         ));
     }
     out.push_str("<ul class=\"targets\">\n");
-    let mut facts = target_facts(results);
-    if let Ok(c) = comparison {
-        baseline_first(&mut facts, c);
-    }
-    for t in facts {
+    for (target, facts) in targets(results, comparison) {
         out.push_str(&format!(
             "<li><strong>{}</strong>: {}</li>\n",
-            escape(&t.target),
-            escape(&t.facts.join("; "))
+            escape(&target),
+            escape(&facts)
         ));
     }
     out.push_str("</ul>\n");

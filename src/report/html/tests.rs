@@ -113,7 +113,7 @@ fn the_page_parses_as_html_with_every_section_and_fetches_nothing() {
     let headline = select(&doc, "p.headline#headline");
     assert_eq!(headline.len(), 1);
     assert!(
-        text(&headline[0]).contains("vs psmdb-8.0 at 1M"),
+        text(&headline[0]).contains("vs psmdb-8.0 (8.0.4) at 1M"),
         "{}",
         text(&headline[0])
     );

@@ -96,6 +96,9 @@ pub(super) fn verdict_tables(comparison: &Result<Comparison, CompareError>) -> S
         out.push_str(&table(&HEADERS, &NUMERIC, &rows));
         let mut notes = Vec::new();
         for r in &g.rows {
+            for warning in r.warnings(&c.baseline) {
+                notes.push(format!("{}: {warning}", r.target));
+            }
             if let Some(reason) = &r.reason {
                 notes.push(format!("{}: {reason}", r.target));
             }

@@ -100,6 +100,9 @@ impl CellRun<'_> {
         result.server = result::ServerInfo {
             version: Some(target.server.version.clone()),
             topology: Some(target.server.topology.clone()),
+            distribution: Some(target.server.distribution.clone()),
+            storage_engine: target.server.storage_engine.clone(),
+            cache_bytes: target.server.cache_bytes,
             ..Default::default()
         };
         result.dataset.seeded_documents = seeded.documents;

@@ -50,6 +50,15 @@ pub struct ServerInfo {
     /// Percona Server for MongoDB reports its own version as `psmdbVersion`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub psmdb_version: Option<String>,
+    /// Whose server it is ([`distribution`]).
+    pub distribution: String,
+    /// `serverStatus.storageEngine.name` (`wiredTiger`); absent where the server does not say
+    /// (FerretDB, a router).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub storage_engine: Option<String>,
+    /// The WiredTiger cache size (`wiredTiger.cache."maximum bytes configured"`), bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_bytes: Option<u64>,
     /// `standalone`, `replicaSet:<name>` or `mongos`.
     pub topology: String,
     /// `hello.isWritablePrimary`.
@@ -185,12 +194,19 @@ pub async fn connect_with(
         .run_command(doc! {"buildInfo": 1})
         .await
         .map_err(unreachable)?;
+    // The engine and its cache only describe the target: a server that refuses
+    // `serverStatus` here is still measured (the cell's own rounds say what it lacks).
+    let status = admin.run_command(doc! {"serverStatus": 1}).await.ok();
+    let mut server = server_info(&hello, &build);
+    if let Some(status) = &status {
+        (server.storage_engine, server.cache_bytes) = storage_engine(status);
+    }
     let wire = wire::probe(wire::choose(&opts, &hello, timeout)).await;
     tracing::info!(target = name, "workers send through {wire}");
     Ok(ConnectedTarget {
         name: name.to_owned(),
         client,
-        server: server_info(&hello, &build),
+        server,
         wire,
         sharding: None,
         canaries: Vec::new(),
@@ -220,10 +236,56 @@ pub fn server_info(hello: &Document, build: &Document) -> ServerInfo {
         version: build.get_str("version").unwrap_or("unknown").to_owned(),
         git_version: build.get_str("gitVersion").ok().map(str::to_owned),
         psmdb_version: build.get_str("psmdbVersion").ok().map(str::to_owned),
+        distribution: distribution(build),
+        storage_engine: None,
+        cache_bytes: None,
         topology,
         writable_primary,
         hosts,
     }
+}
+
+/// Whose server a `buildInfo` reply comes from, by the field each distribution adds:
+/// `Percona Server for MongoDB`, `MongoDB Enterprise`, `FerretDB`, `SecantusDB`, else `MongoDB`
+/// (Community adds nothing of its own).
+pub fn distribution(build: &Document) -> String {
+    let has = |key| build.contains_key(key);
+    let enterprise = build
+        .get_array("modules")
+        .is_ok_and(|m| m.iter().any(|module| module.as_str() == Some("enterprise")));
+    let name = if has("psmdbVersion") {
+        "Percona Server for MongoDB"
+    } else if has("ferretdbVersion") {
+        "FerretDB"
+    } else if has("secantusVersion") {
+        "SecantusDB"
+    } else if enterprise {
+        "MongoDB Enterprise"
+    } else {
+        "MongoDB"
+    };
+    name.to_owned()
+}
+
+/// The storage engine's name and WiredTiger's configured cache from a `serverStatus` reply.
+pub fn storage_engine(status: &Document) -> (Option<String>, Option<u64>) {
+    let name = status
+        .get_document("storageEngine")
+        .and_then(|e| e.get_str("name"))
+        .ok()
+        .map(str::to_owned);
+    let cache = status
+        .get_document("wiredTiger")
+        .and_then(|w| w.get_document("cache"))
+        .ok()
+        .and_then(|c| c.get("maximum bytes configured"))
+        .and_then(|b| match b {
+            mongodb::bson::Bson::Int64(n) => u64::try_from(*n).ok(),
+            mongodb::bson::Bson::Int32(n) => u64::try_from(*n).ok(),
+            mongodb::bson::Bson::Double(f) if *f >= 0.0 => Some(*f as u64),
+            _ => None,
+        });
+    (name, cache)
 }
 
 #[cfg(test)]
@@ -240,6 +302,38 @@ mod tests {
         assert!(info.writable_primary);
         assert_eq!(info.hosts, ["a:27017", "b:27017"]);
         assert_eq!(info.psmdb_version.as_deref(), Some("8.0.34-15"));
+        assert_eq!(info.distribution, "Percona Server for MongoDB");
+    }
+
+    #[test]
+    fn each_distribution_is_named_by_the_field_it_adds_to_build_info() {
+        let named = |build: Document| distribution(&build);
+        assert_eq!(named(doc! {"version": "8.0.4", "modules": []}), "MongoDB");
+        assert_eq!(
+            named(doc! {"version": "8.0.4", "modules": ["enterprise"]}),
+            "MongoDB Enterprise"
+        );
+        assert_eq!(
+            named(doc! {"version": "7.0.42", "ferretdbVersion": "unknown"}),
+            "FerretDB"
+        );
+        assert_eq!(
+            named(doc! {"version": "8.2.11", "secantusVersion": "0.4.0"}),
+            "SecantusDB"
+        );
+    }
+
+    #[test]
+    fn the_engine_and_its_cache_are_read_where_the_server_reports_them() {
+        let wt = doc! {
+            "storageEngine": {"name": "wiredTiger", "persistent": true},
+            "wiredTiger": {"cache": {"maximum bytes configured": 1_073_741_824_i64}},
+        };
+        assert_eq!(
+            storage_engine(&wt),
+            (Some("wiredTiger".to_owned()), Some(1_073_741_824))
+        );
+        assert_eq!(storage_engine(&doc! {"version": "7.0.42"}), (None, None));
     }
 
     #[test]

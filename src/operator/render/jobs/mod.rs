@@ -12,7 +12,7 @@ use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
     Affinity, ConfigMap, ConfigMapVolumeSource, Container, EnvVar, EnvVarSource, KeyToPath,
     ObjectFieldSelector, PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec,
-    SecretVolumeSource, Volume, VolumeMount, WeightedPodAffinityTerm,
+    SecretVolumeSource, Toleration, Volume, VolumeMount, WeightedPodAffinityTerm,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::ResourceExt;
@@ -245,8 +245,33 @@ pub fn runner_objects(
         ..ConfigMap::default()
     };
 
+    let (tls_volumes, tls_mounts): (Vec<Volume>, Vec<VolumeMount>) = targets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| tls_volume(t, i))
+        .unzip();
+    let image = runner_image(bench, default_image);
+    let container = runner_container(bench, targets, platform, &plan, image, tls_mounts);
+    let pod_spec = runner_pod(bench, container, &plan_name, tls_volumes, &job_name)?;
+    let deadline = active_deadline_seconds(bench, targets, platform)?;
+    let job = Job {
+        metadata: meta(bench, &job_name, &labels)?,
+        spec: Some(job_spec(bench, deadline, &labels, pod_spec)),
+        ..Job::default()
+    };
+    Ok(RunnerObjects {
+        plan: config_map,
+        job,
+    })
+}
+
+/// Where the client pods run: on `spec.client.platform`'s nodes, else by the client's own
+/// node selector and tolerations.
+fn client_pinning(
+    bench: &MongoBenchmark,
+) -> Result<(BTreeMap<String, String>, Vec<Toleration>), Error> {
     let client = bench.spec.client.clone().unwrap_or_default();
-    let (node_selector, tolerations) = match &client.platform {
+    Ok(match &client.platform {
         Some(name) => {
             let p = bench
                 .spec
@@ -258,25 +283,30 @@ pub fn runner_objects(
                 })?;
             (p.effective_node_selector(), p.effective_tolerations())
         }
-        None => (client.node_selector.clone(), client.tolerations.clone()),
-    };
-    let env = runner_env(bench, targets, platform, &plan);
-    let pods = bench.spec.client_pods();
-    let (tls_volumes, tls_mounts): (Vec<Volume>, Vec<VolumeMount>) = targets
-        .iter()
-        .enumerate()
-        .filter_map(|(i, t)| tls_volume(t, i))
-        .unzip();
-    let container = Container {
+        None => (client.node_selector, client.tolerations),
+    })
+}
+
+/// The runner container: `mongobench run` on the plan, with its targets' URIs and the TLS
+/// files of `tls_mounts`.
+fn runner_container(
+    bench: &MongoBenchmark,
+    targets: &[&Target],
+    platform: &Platform,
+    plan: &JobPlan,
+    image: &str,
+    tls_mounts: Vec<VolumeMount>,
+) -> Container {
+    Container {
         name: "runner".to_owned(),
-        image: Some(runner_image(bench, default_image).to_owned()),
+        image: Some(image.to_owned()),
         command: Some(vec!["mongobench".to_owned()]),
         args: Some(vec![
             "run".to_owned(),
             "--plan".to_owned(),
             format!("{PLAN_DIR}/{PLAN_KEY}"),
         ]),
-        env: Some(env),
+        env: Some(runner_env(bench, targets, platform, plan)),
         volume_mounts: Some(
             std::iter::once(VolumeMount {
                 name: "plan".to_owned(),
@@ -291,16 +321,31 @@ pub fn runner_objects(
         termination_message_policy: Some("FallbackToLogsOnError".to_owned()),
         security_context: Some(read_only_container_security()),
         ..Container::default()
-    };
-    let pod_spec = PodSpec {
-        service_account_name: Some(names::runner_account(&bench_name)),
+    }
+}
+
+/// The runner pod: `container` with the plan ConfigMap `plan_name` and the TLS Secrets as
+/// volumes, on the client's nodes, its pods spread when there are several.
+///
+/// # Errors
+/// [`Error::Spec`] when `spec.client.platform` names no platform.
+fn runner_pod(
+    bench: &MongoBenchmark,
+    container: Container,
+    plan_name: &str,
+    tls_volumes: Vec<Volume>,
+    job_name: &str,
+) -> Result<PodSpec, Error> {
+    let (node_selector, tolerations) = client_pinning(bench)?;
+    Ok(PodSpec {
+        service_account_name: Some(names::runner_account(&bench.name_any())),
         restart_policy: Some("Never".to_owned()),
         containers: vec![container],
         volumes: Some(
             std::iter::once(Volume {
                 name: "plan".to_owned(),
                 config_map: Some(ConfigMapVolumeSource {
-                    name: plan_name.clone(),
+                    name: plan_name.to_owned(),
                     ..ConfigMapVolumeSource::default()
                 }),
                 ..Volume::default()
@@ -310,7 +355,7 @@ pub fn runner_objects(
         ),
         node_selector: non_empty(node_selector),
         tolerations: non_empty(tolerations),
-        affinity: (pods > 1).then(|| spread(&job_name)),
+        affinity: (bench.spec.client_pods() > 1).then(|| spread(job_name)),
         security_context: Some(pod_security(
             RunAs {
                 user: RUNNER_USER,
@@ -320,31 +365,33 @@ pub fn runner_objects(
             false,
         )),
         ..PodSpec::default()
-    };
-    let deadline = active_deadline_seconds(bench, targets, platform)?;
-    let job = Job {
-        metadata: meta(bench, &job_name, &labels)?,
-        spec: Some(JobSpec {
-            backoff_limit: Some(BACKOFF_LIMIT),
-            completions: (pods > 1).then_some(pods as i32),
-            parallelism: (pods > 1).then_some(pods as i32),
-            completion_mode: (pods > 1).then(|| "Indexed".to_owned()),
-            active_deadline_seconds: Some(i64::try_from(deadline).unwrap_or(i64::MAX)),
-            template: PodTemplateSpec {
-                metadata: Some(ObjectMeta {
-                    labels: Some(labels.clone()),
-                    ..ObjectMeta::default()
-                }),
-                spec: Some(pod_spec),
-            },
-            ..JobSpec::default()
-        }),
-        ..Job::default()
-    };
-    Ok(RunnerObjects {
-        plan: config_map,
-        job,
     })
+}
+
+/// The Job around `pod_spec`: one retry, `deadline` seconds at most, and with several client
+/// pods, one indexed completion each.
+fn job_spec(
+    bench: &MongoBenchmark,
+    deadline: u64,
+    labels: &BTreeMap<String, String>,
+    pod_spec: PodSpec,
+) -> JobSpec {
+    let pods = bench.spec.client_pods();
+    JobSpec {
+        backoff_limit: Some(BACKOFF_LIMIT),
+        completions: (pods > 1).then_some(pods as i32),
+        parallelism: (pods > 1).then_some(pods as i32),
+        completion_mode: (pods > 1).then(|| "Indexed".to_owned()),
+        active_deadline_seconds: Some(i64::try_from(deadline).unwrap_or(i64::MAX)),
+        template: PodTemplateSpec {
+            metadata: Some(ObjectMeta {
+                labels: Some(labels.clone()),
+                ..ObjectMeta::default()
+            }),
+            spec: Some(pod_spec),
+        },
+        ..JobSpec::default()
+    }
 }
 
 /// The runner container's environment: each target's URI (from its Secret, or the

@@ -6,7 +6,8 @@
 //! Pinning: the platform's effective node selector and tolerations (with `arch: arm64`, the
 //! arch selector and the toleration of the arm64 taint), pod anti-affinity on
 //! `kubernetes.io/hostname` (required: one member per node), the requested resources, and one
-//! volume per member from the platform's StorageClass, deleted with the StatefulSet.
+//! volume per member from the platform's StorageClass, deleted with the StatefulSet. With
+//! authentication, each member gets the benchmark's keyfile (`keyfile.rs`).
 
 use std::collections::BTreeMap;
 
@@ -14,25 +15,23 @@ use k8s_openapi::api::apps::v1::{
     StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec,
 };
 use k8s_openapi::api::core::v1::{
-    Affinity, Container, ContainerPort, EmptyDirVolumeSource, EnvVar, KeyToPath,
-    PersistentVolumeClaim, PersistentVolumeClaimSpec, PodAffinity, PodAffinityTerm,
-    PodAntiAffinity, PodSpec, PodTemplateSpec, Probe, ResourceRequirements, SecretVolumeSource,
-    Service, ServicePort, ServiceSpec, TCPSocketAction, Volume, VolumeMount,
+    Affinity, Container, ContainerPort, EnvVar, PersistentVolumeClaim, PersistentVolumeClaimSpec,
+    PodAffinity, PodAffinityTerm, PodAntiAffinity, PodSpec, PodTemplateSpec, Probe,
+    ResourceRequirements, Service, ServicePort, ServiceSpec, TCPSocketAction, VolumeMount,
     VolumeResourceRequirements, WeightedPodAffinityTerm,
 };
 use k8s_openapi::api::networking::v1::{
     NetworkPolicy, NetworkPolicyEgressRule, NetworkPolicyIngressRule, NetworkPolicyPeer,
     NetworkPolicyPort, NetworkPolicySpec,
 };
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::ResourceExt;
 
 use super::meta::{child_meta, non_empty};
 use super::names::{self, Component, MONGOD_PORT};
-use super::pod::{
-    RunAs, container_security, pod_security, read_only_container_security, secret_env,
-};
+use super::pod::{RunAs, container_security, pod_security, secret_env};
 use super::secrets;
 use crate::api::{
     AntiAffinity, Distribution, MongoBenchmark, MongoBenchmarkSpec, Placement, Platform, Target,
@@ -53,13 +52,6 @@ pub struct ServerObjects {
 
 /// Name of the data volume claim template (claims are `data-<statefulset>-<ordinal>`).
 pub const DATA_VOLUME: &str = "data";
-/// Where the keyfile Secret is mounted (group-readable under `fsGroup`, which mongod refuses).
-pub const KEYFILE_SECRET_DIR: &str = "/etc/mongodb-keyfile-secret";
-/// Where the init container puts the keyfile with mode 0400, for mongod.
-pub const KEYFILE_DIR: &str = "/etc/mongodb-keyfile";
-/// Name of the init container that copies the keyfile.
-pub const KEYFILE_CONTAINER: &str = "keyfile";
-
 /// The mongod arguments of `target`: replica-set name, bind address, with authentication
 /// `--auth` and the keyfile, the WiredTiger cache (when known), then the target's own
 /// `mongodArgs`.
@@ -121,90 +113,6 @@ fn set_args(
     }
     args.extend(target.mongod_args.iter().cloned());
     Ok(args)
-}
-
-/// What a pod needs to hand mongod or mongos the benchmark's keyfile: the Secret and an
-/// in-memory directory as volumes, the mount of that directory, and the init container that
-/// copies the key there with mode 0400.
-pub(crate) struct Keyfile {
-    pub mount: VolumeMount,
-    pub volumes: Vec<Volume>,
-    pub init_container: Container,
-}
-
-impl Keyfile {
-    /// `resources` are the main container's: a pod is Guaranteed only when its init
-    /// containers are too, and the larger of the two is what the pod requests.
-    pub(crate) fn of(
-        bench: &MongoBenchmark,
-        image: &str,
-        resources: &ResourceRequirements,
-    ) -> Keyfile {
-        let key = secrets::KEYFILE_KEY;
-        let volumes = vec![
-            Volume {
-                name: "keyfile-secret".to_owned(),
-                secret: Some(SecretVolumeSource {
-                    secret_name: Some(secrets::keyfile_name(bench)),
-                    items: Some(vec![KeyToPath {
-                        key: key.to_owned(),
-                        path: key.to_owned(),
-                        ..KeyToPath::default()
-                    }]),
-                    default_mode: Some(0o400),
-                    ..SecretVolumeSource::default()
-                }),
-                ..Volume::default()
-            },
-            Volume {
-                name: "keyfile".to_owned(),
-                empty_dir: Some(EmptyDirVolumeSource {
-                    medium: Some("Memory".to_owned()),
-                    ..EmptyDirVolumeSource::default()
-                }),
-                ..Volume::default()
-            },
-        ];
-        // fsGroup makes the kubelet add group read to the Secret's files, and mongod refuses
-        // a keyfile any group can read: a copy the same user makes is 0400.
-        let init_container = Container {
-            name: KEYFILE_CONTAINER.to_owned(),
-            image: Some(image.to_owned()),
-            command: Some(vec![
-                "install".to_owned(),
-                "-m".to_owned(),
-                "0400".to_owned(),
-                format!("{KEYFILE_SECRET_DIR}/{key}"),
-                format!("{KEYFILE_DIR}/{key}"),
-            ]),
-            resources: Some(resources.clone()),
-            security_context: Some(read_only_container_security()),
-            volume_mounts: Some(vec![
-                VolumeMount {
-                    name: "keyfile-secret".to_owned(),
-                    mount_path: KEYFILE_SECRET_DIR.to_owned(),
-                    read_only: Some(true),
-                    ..VolumeMount::default()
-                },
-                VolumeMount {
-                    name: "keyfile".to_owned(),
-                    mount_path: KEYFILE_DIR.to_owned(),
-                    ..VolumeMount::default()
-                },
-            ]),
-            ..Container::default()
-        };
-        Keyfile {
-            mount: VolumeMount {
-                name: "keyfile".to_owned(),
-                mount_path: KEYFILE_DIR.to_owned(),
-                read_only: Some(true),
-                ..VolumeMount::default()
-            },
-            volumes,
-            init_container,
-        }
-    }
 }
 
 /// A container of `image` serving the MongoDB port with `resources`, its TCP readiness probe
@@ -393,108 +301,25 @@ pub(crate) fn replica_set_objects(
         return Err(Error::Incomplete(bench_name));
     }
     let (image, distribution) = image_of(target)?;
-    let rs = bench.spec.replica_set();
-    let auth = rs.auth();
-    let storage = rs
+    let storage = bench
+        .spec
+        .replica_set()
         .storage_size
-        .as_ref()
+        .clone()
         .ok_or_else(|| Error::from(SpecError::NoStorageSize))?;
-    let name = set.name.clone();
-    let labels = set.labels.clone();
-    let metadata = child_meta(bench, &name, &labels)?;
-    let selector = match_labels(&labels);
-    let resources = rs
-        .resources
-        .as_ref()
-        .map(|r| r.to_resource_requirements())
-        .unwrap_or_default();
-    let mut env = Vec::new();
-    let mut mounts = vec![VolumeMount {
-        name: DATA_VOLUME.to_owned(),
-        mount_path: "/data/db".to_owned(),
-        ..VolumeMount::default()
-    }];
-    let mut volumes = Vec::new();
-    let mut init_containers = Vec::new();
-    if distribution == Distribution::Percona {
-        // The entrypoint otherwise starts a telemetry agent beside mongod: CPU the
-        // measurement does not want.
-        env.push(EnvVar {
-            name: "PERCONA_TELEMETRY_DISABLE".to_owned(),
-            value: Some("1".to_owned()),
-            ..EnvVar::default()
-        });
-    }
-    if auth {
-        // Both images' entrypoints create this user (role root) on an empty data directory,
-        // before mongod starts with --replSet (specs/kubernetes.md §11).
-        let admin = secrets::admin_name(bench);
-        env.push(secret_env(
-            "MONGO_INITDB_ROOT_USERNAME",
-            &admin,
-            secrets::USERNAME_KEY,
-        ));
-        env.push(secret_env(
-            "MONGO_INITDB_ROOT_PASSWORD",
-            &admin,
-            secrets::PASSWORD_KEY,
-        ));
-        let keyfile = Keyfile::of(bench, image, &resources);
-        mounts.push(keyfile.mount);
-        volumes.extend(keyfile.volumes);
-        init_containers.push(keyfile.init_container);
-    }
-    let canary = set
-        .canary_image
-        .as_deref()
-        .map(|canary_image| canary::canary_container(canary_image, &resources));
-    let container = Container {
-        args: Some(set_args(bench, target, &name, set.role)?),
-        env: non_empty(env),
-        volume_mounts: Some(mounts),
-        ..serving_container(names::MONGOD_CONTAINER, image, resources)
+    let metadata = child_meta(bench, &set.name, &set.labels)?;
+    let selector = match_labels(&set.labels);
+    let member = Member {
+        image,
+        distribution,
+        args: set_args(bench, target, &set.name, set.role)?,
     };
-    let pod_spec = PodSpec {
-        affinity: Some(Affinity {
-            pod_anti_affinity: Some(anti_affinity(rs.anti_affinity(), &selector)),
-            pod_affinity: shared_nodes(bench, target, platform),
-            ..Affinity::default()
-        }),
-        containers: std::iter::once(container).chain(canary).collect(),
-        init_containers: non_empty(init_containers),
-        // Neither mongod nor the canary calls the Kubernetes API: no token in their pods.
-        automount_service_account_token: Some(false),
-        node_selector: non_empty(platform.effective_node_selector()),
-        tolerations: non_empty(platform.effective_tolerations()),
-        security_context: Some(pod_security(RunAs::of(distribution), true)),
-        // The canary reads the server process's CPU time (docs/design.md, "Where the server
-        // figures come from"): it must see the process.
-        share_process_namespace: set.canary_image.is_some().then_some(true),
-        volumes: non_empty(volumes),
-        ..PodSpec::default()
-    };
-    let claim = PersistentVolumeClaim {
-        metadata: ObjectMeta {
-            name: Some(DATA_VOLUME.to_owned()),
-            labels: Some(labels.clone()),
-            ..ObjectMeta::default()
-        },
-        spec: Some(PersistentVolumeClaimSpec {
-            access_modes: Some(vec!["ReadWriteOnce".to_owned()]),
-            resources: Some(VolumeResourceRequirements {
-                requests: Some(BTreeMap::from([("storage".to_owned(), storage.clone())])),
-                ..VolumeResourceRequirements::default()
-            }),
-            storage_class_name: platform.storage_class_name.clone(),
-            ..PersistentVolumeClaimSpec::default()
-        }),
-        ..PersistentVolumeClaim::default()
-    };
+    let pod_spec = member.pod(bench, target, platform, set, &selector);
     let stateful_set = StatefulSet {
         metadata: metadata.clone(),
         spec: Some(StatefulSetSpec {
             replicas: Some(i32::try_from(set.members).unwrap_or(i32::MAX)),
-            service_name: Some(name.clone()),
+            service_name: Some(set.name.clone()),
             pod_management_policy: Some("Parallel".to_owned()),
             persistent_volume_claim_retention_policy: Some(
                 StatefulSetPersistentVolumeClaimRetentionPolicy {
@@ -505,17 +330,17 @@ pub(crate) fn replica_set_objects(
             selector: selector.clone(),
             template: PodTemplateSpec {
                 metadata: Some(ObjectMeta {
-                    labels: Some(labels.clone()),
+                    labels: Some(set.labels.clone()),
                     ..ObjectMeta::default()
                 }),
                 spec: Some(pod_spec),
             },
-            volume_claim_templates: Some(vec![claim]),
+            volume_claim_templates: Some(vec![data_claim(set, platform, storage)]),
             ..StatefulSetSpec::default()
         }),
         ..StatefulSet::default()
     };
-    let mut service = mongodb_service(metadata.clone(), &labels);
+    let mut service = mongodb_service(metadata.clone(), &set.labels);
     if let Some(spec) = service.spec.as_mut() {
         spec.cluster_ip = Some("None".to_owned());
         spec.publish_not_ready_addresses = Some(true);
@@ -529,6 +354,125 @@ pub(crate) fn replica_set_objects(
         service,
         network_policy,
     })
+}
+
+/// One member's volume from the platform's StorageClass.
+fn data_claim(set: &SetShape, platform: &Platform, storage: Quantity) -> PersistentVolumeClaim {
+    PersistentVolumeClaim {
+        metadata: ObjectMeta {
+            name: Some(DATA_VOLUME.to_owned()),
+            labels: Some(set.labels.clone()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(PersistentVolumeClaimSpec {
+            access_modes: Some(vec!["ReadWriteOnce".to_owned()]),
+            resources: Some(VolumeResourceRequirements {
+                requests: Some(BTreeMap::from([("storage".to_owned(), storage)])),
+                ..VolumeResourceRequirements::default()
+            }),
+            storage_class_name: platform.storage_class_name.clone(),
+            ..PersistentVolumeClaimSpec::default()
+        }),
+        ..PersistentVolumeClaim::default()
+    }
+}
+
+/// The mongod of one member: its image, distribution and arguments.
+struct Member<'a> {
+    image: &'a str,
+    distribution: Distribution,
+    args: Vec<String>,
+}
+
+impl Member<'_> {
+    /// The pod of a member of `set`: mongod (with the keyfile under authentication) and the
+    /// canary beside it, pinned to the platform's nodes, one member per node.
+    fn pod(
+        self,
+        bench: &MongoBenchmark,
+        target: &Target,
+        platform: &Platform,
+        set: &SetShape,
+        selector: &LabelSelector,
+    ) -> PodSpec {
+        let rs = bench.spec.replica_set();
+        let resources = rs
+            .resources
+            .as_ref()
+            .map(|r| r.to_resource_requirements())
+            .unwrap_or_default();
+        let mut env = self.env();
+        let mut mounts = vec![VolumeMount {
+            name: DATA_VOLUME.to_owned(),
+            mount_path: "/data/db".to_owned(),
+            ..VolumeMount::default()
+        }];
+        let mut volumes = Vec::new();
+        let mut init_containers = Vec::new();
+        if rs.auth() {
+            // Both images' entrypoints create this user (role root) on an empty data
+            // directory, before mongod starts with --replSet (specs/kubernetes.md §11).
+            let admin = secrets::admin_name(bench);
+            env.push(secret_env(
+                "MONGO_INITDB_ROOT_USERNAME",
+                &admin,
+                secrets::USERNAME_KEY,
+            ));
+            env.push(secret_env(
+                "MONGO_INITDB_ROOT_PASSWORD",
+                &admin,
+                secrets::PASSWORD_KEY,
+            ));
+            let keyfile = Keyfile::of(bench, self.image, &resources);
+            mounts.push(keyfile.mount);
+            volumes.extend(keyfile.volumes);
+            init_containers.push(keyfile.init_container);
+        }
+        let canary = set
+            .canary_image
+            .as_deref()
+            .map(|canary_image| canary::canary_container(canary_image, &resources));
+        let container = Container {
+            args: Some(self.args),
+            env: non_empty(env),
+            volume_mounts: Some(mounts),
+            ..serving_container(names::MONGOD_CONTAINER, self.image, resources)
+        };
+        PodSpec {
+            affinity: Some(Affinity {
+                pod_anti_affinity: Some(anti_affinity(rs.anti_affinity(), selector)),
+                pod_affinity: shared_nodes(bench, target, platform),
+                ..Affinity::default()
+            }),
+            containers: std::iter::once(container).chain(canary).collect(),
+            init_containers: non_empty(init_containers),
+            // Neither mongod nor the canary calls the Kubernetes API: no token in their pods.
+            automount_service_account_token: Some(false),
+            node_selector: non_empty(platform.effective_node_selector()),
+            tolerations: non_empty(platform.effective_tolerations()),
+            security_context: Some(pod_security(RunAs::of(self.distribution), true)),
+            // The canary reads the server process's CPU time (docs/design.md, "Where the
+            // server figures come from"): it must see the process.
+            share_process_namespace: set.canary_image.is_some().then_some(true),
+            volumes: non_empty(volumes),
+            ..PodSpec::default()
+        }
+    }
+
+    /// The environment its distribution's entrypoint needs before authentication's.
+    fn env(&self) -> Vec<EnvVar> {
+        if self.distribution == Distribution::Percona {
+            // The entrypoint otherwise starts a telemetry agent beside mongod: CPU the
+            // measurement does not want.
+            vec![EnvVar {
+                name: "PERCONA_TELEMETRY_DISABLE".to_owned(),
+                value: Some("1".to_owned()),
+                ..EnvVar::default()
+            }]
+        } else {
+            Vec::new()
+        }
+    }
 }
 
 /// A NetworkPolicy for the server pods `selector` picks: in, only `bench_name`'s pods, on the
@@ -586,7 +530,11 @@ pub(crate) fn admit_benchmark_pods(
 pub const DNS_PORT: i32 = 53;
 
 pub mod canary;
+mod keyfile;
 pub mod sharded;
+
+pub(crate) use keyfile::Keyfile;
+pub use keyfile::{KEYFILE_CONTAINER, KEYFILE_DIR, KEYFILE_SECRET_DIR};
 
 #[cfg(test)]
 mod tests;
