@@ -68,7 +68,7 @@ fn targets_and_warnings(results: &[CellResult], comparison: Option<&Comparison>)
     };
     let mut lines: Vec<String> = targets
         .iter()
-        .map(|(target, facts)| format!("- **{}**: {}", escape(target), escape(facts)))
+        .map(|(target, facts)| format!("- {}: {}", escape(target), escape(facts)))
         .collect();
     lines.extend(
         warnings(results)
