@@ -88,20 +88,18 @@ async fn every_example_is_accepted_and_defaults_land_in_the_stored_spec() {
         );
     }
     // The API server applies schema defaults; the operator never writes them.
-    let quickstart = api.get("quickstart").await.unwrap();
+    // (sweep-knee.yaml sets none of these fields.)
+    let sweep = api.get("sweep-knee").await.unwrap();
+    assert_eq!(sweep.spec.parallelism, Some(api::Parallelism::PerPlatform));
+    assert_eq!(sweep.spec.suspend, Some(false));
+    assert_eq!(sweep.spec.workload.think_time.as_deref(), Some("0"));
     assert_eq!(
-        quickstart.spec.parallelism,
-        Some(api::Parallelism::PerPlatform)
-    );
-    assert_eq!(quickstart.spec.suspend, Some(false));
-    assert_eq!(quickstart.spec.workload.think_time.as_deref(), Some("0"));
-    assert_eq!(
-        quickstart.spec.workload.read_preference,
+        sweep.spec.workload.read_preference,
         Some(api::ReadPreference::Primary)
     );
-    assert_eq!(quickstart.spec.dataset.seed_batch_size, Some(1000));
+    assert_eq!(sweep.spec.dataset.seed_batch_size, Some(1000));
     // Defaults of an absent block stay absent: no replicaSet was written.
-    assert_eq!(quickstart.spec.replica_set, None);
+    assert_eq!(sweep.spec.replica_set, None);
 }
 
 struct Fixture {

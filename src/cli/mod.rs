@@ -16,6 +16,7 @@ pub mod get;
 pub mod import;
 pub mod input;
 pub mod kube_args;
+mod manifest_kind;
 pub mod operator;
 pub mod plan;
 pub mod plan_file;

@@ -47,94 +47,15 @@ pub fn read_plan(path: &Path) -> anyhow::Result<JobPlan> {
 /// Every problem found, in line order (at least one).
 pub fn parse_plan(text: &str) -> Result<JobPlan, Vec<Problem>> {
     let one = |p: Problem| vec![p];
-    if let Some((line, c)) = first_control_character(text) {
-        return Err(one(Problem::at_line(
-            line,
-            format!(
-                "control character U+{:04X} is not allowed in YAML",
-                u32::from(c)
-            ),
-        )));
-    }
-    let lines = LineIndex::parse(text).map_err(|e| {
-        let (line, message) = scan_error(text, &e);
-        one(Problem::at_line(line, message))
-    })?;
-    if text.trim().is_empty() {
-        return Err(one(Problem::file(format!(
-            "the file is empty: {}",
-            expected()
-        ))));
-    }
-    if lines.documents() != 1 {
-        let what = match lines.documents() {
-            0 => "only comments".to_string(),
-            n => format!("{n} YAML documents"),
-        };
-        return Err(one(Problem {
-            line: lines.line(1, ""),
-            path: String::new(),
-            message: format!("the file holds {what}: {}", expected()),
-        }));
-    }
-    if let Some(f) = lines.flagged().first() {
-        return Err(one(Problem {
-            line: Some(f.line),
-            path: f.path.clone(),
-            message: f.message.clone(),
-        }));
-    }
+    let lines = plan_lines(text).map_err(one)?;
     let value: Value = serde_yaml::from_str(text).map_err(|e| one(reader_problem(&e)))?;
-    let at = |path: &str| lines.line(0, path);
-    let Value::Mapping(map) = &value else {
-        return Err(one(Problem {
-            line: at(""),
-            path: String::new(),
-            message: format!("{}, not a plan: {}", describe(&value), expected()),
-        }));
-    };
-    if map.get("kind").and_then(Value::as_str) == Some(KIND) {
-        return Err(one(Problem {
-            line: at("kind"),
-            path: "kind".into(),
-            message: format!(
-                "this is a {KIND} manifest, not a plan: run it with `mongobench run -f FILE \
-                 --target NAME=URI`"
-            ),
-        }));
-    }
-    match map.get(PLAN_VERSION_KEY) {
-        None => {
-            return Err(one(Problem {
-                line: at(""),
-                path: PLAN_VERSION_KEY.into(),
-                message: format!(
-                    "required field is missing: not a plan, or one written by a mongobench \
-                     before plan versions; this mongobench reads {PLAN_VERSION_KEY} \
-                     {PLAN_VERSION}"
-                ),
-            }));
-        }
-        Some(v) if v.as_u64() == Some(PLAN_VERSION) => {}
-        Some(v) => {
-            let shown = serde_yaml::to_string(v).unwrap_or_default();
-            return Err(one(Problem {
-                line: at(PLAN_VERSION_KEY),
-                path: PLAN_VERSION_KEY.into(),
-                message: format!(
-                    "{} is not a version this mongobench reads ({PLAN_VERSION}): run the runner \
-                     with the image of the operator release that wrote the plan",
-                    shown.trim()
-                ),
-            }));
-        }
-    }
+    check_is_plan(&value, &lines).map_err(one)?;
     let plan: JobPlan = serde_yaml::from_str(text).map_err(|e| one(reader_problem(&e)))?;
     let mut problems: Vec<Problem> = plan
         .problems()
         .into_iter()
         .map(|(path, message)| Problem {
-            line: at(&path),
+            line: lines.line(0, &path),
             path,
             message,
         })
@@ -144,6 +65,93 @@ pub fn parse_plan(text: &str) -> Result<JobPlan, Vec<Problem>> {
     } else {
         problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
         Err(problems)
+    }
+}
+
+/// The lines of a plan file that is one YAML document, free of control characters and of the
+/// constructs the line index flags.
+fn plan_lines(text: &str) -> Result<LineIndex, Problem> {
+    if let Some((line, c)) = first_control_character(text) {
+        return Err(Problem::at_line(
+            line,
+            format!(
+                "control character U+{:04X} is not allowed in YAML",
+                u32::from(c)
+            ),
+        ));
+    }
+    let lines = LineIndex::parse(text).map_err(|e| {
+        let (line, message) = scan_error(text, &e);
+        Problem::at_line(line, message)
+    })?;
+    if text.trim().is_empty() {
+        return Err(Problem::file(format!("the file is empty: {}", expected())));
+    }
+    if lines.documents() != 1 {
+        let what = match lines.documents() {
+            0 => "only comments".to_string(),
+            n => format!("{n} YAML documents"),
+        };
+        return Err(Problem {
+            line: lines.line(1, ""),
+            path: String::new(),
+            message: format!("the file holds {what}: {}", expected()),
+        });
+    }
+    if let Some(f) = lines.flagged().first() {
+        return Err(Problem {
+            line: Some(f.line),
+            path: f.path.clone(),
+            message: f.message.clone(),
+        });
+    }
+    Ok(lines)
+}
+
+/// Refuses a document that is not a plan of this `planVersion`: not a mapping, a manifest, a
+/// plan without a version or of another one.
+fn check_is_plan(value: &Value, lines: &LineIndex) -> Result<(), Problem> {
+    let at = |path: &str| lines.line(0, path);
+    let Value::Mapping(map) = value else {
+        return Err(Problem {
+            line: at(""),
+            path: String::new(),
+            message: format!("{}, not a plan: {}", describe(value), expected()),
+        });
+    };
+    if map.get("kind").and_then(Value::as_str) == Some(KIND) {
+        return Err(Problem {
+            line: at("kind"),
+            path: "kind".into(),
+            message: format!(
+                "this is a {KIND} manifest, not a plan: run it with `mongobench run -f FILE \
+                 --target NAME=URI`"
+            ),
+        });
+    }
+    match map.get(PLAN_VERSION_KEY) {
+        None => Err(Problem {
+            line: at(""),
+            path: PLAN_VERSION_KEY.into(),
+            message: format!(
+                "required field is missing: not a plan, or one written by a mongobench \
+                 before plan versions; this mongobench reads {PLAN_VERSION_KEY} \
+                 {PLAN_VERSION}"
+            ),
+        }),
+        Some(v) if v.as_u64() == Some(PLAN_VERSION) => Ok(()),
+        Some(v) => {
+            let shown = serde_yaml::to_string(v).unwrap_or_default();
+            Err(Problem {
+                line: at(PLAN_VERSION_KEY),
+                path: PLAN_VERSION_KEY.into(),
+                message: format!(
+                    "{} is not a version this mongobench reads ({PLAN_VERSION}): run the runner \
+                     with the image of the operator release that wrote the plan",
+                    shown.trim()
+                ),
+            })
+        }
     }
 }
 

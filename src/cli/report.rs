@@ -19,11 +19,11 @@ use crate::api::MongoBenchmark;
 use crate::contract::names::{BENCHMARK_LABEL, RESULT_KEY};
 use crate::plan::sanitize;
 use crate::report::{
-    ComparisonDocument, render_comparison, render_comparison_json, render_csv, render_history_csv,
-    render_html, render_json, render_markdown, render_table, render_verdicts_csv, render_ycsb,
+    ComparisonDocument, render_comparison_json, render_csv, render_history_csv, render_html,
+    render_json, render_markdown, render_verdicts_csv, render_ycsb,
 };
 use crate::result::CellResult;
-use crate::verdict::{CompareOptions, compare, compare_options};
+use crate::verdict::{CompareOptions, compare_options};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -126,7 +126,7 @@ pub fn document(
     results: &[CellResult],
     options: &CompareOptions,
 ) -> anyhow::Result<ComparisonDocument> {
-    compare(results, options)
+    crate::report::compare_in_order(results, options)
         .map(|c| ComparisonDocument::of(&c))
         .map_err(|e| invalid(e.to_string()))
 }
@@ -139,27 +139,12 @@ pub fn render(
     format: Format,
 ) -> anyhow::Result<String> {
     Ok(match format {
-        Format::Table => {
-            let mut out = render_table(results);
-            out.push_str(&crate::report::settle::render_unsettled(results));
-            out.push_str(&crate::report::sweep_text::render_sweeps(results));
-            out.push_str(&crate::report::sharding_text::render_shards(results));
-            out.push_str(&crate::report::canary_text::render_canaries(results));
-            let targets: std::collections::BTreeSet<&str> =
-                results.iter().map(|r| r.cell.target.as_str()).collect();
-            if targets.len() > 1 {
-                out.push('\n');
-                match compare(results, options) {
-                    Ok(c) => out.push_str(&render_comparison(&c)),
-                    Err(e) => out.push_str(&format!("no comparison: {e}\n")),
-                }
-            }
-            out
-        }
+        Format::Table => crate::report::render_text(results, options),
         Format::Csv => render_csv(results),
-        Format::Json => {
-            render_comparison_json(&compare(results, options).map_err(|e| invalid(e.to_string()))?)
-        }
+        Format::Json => render_comparison_json(
+            &crate::report::compare_in_order(results, options)
+                .map_err(|e| invalid(e.to_string()))?,
+        ),
         Format::VerdictsCsv => render_verdicts_csv(&document(results, options)?),
         Format::CellsJson => render_json(results)?,
         Format::Html => render_html(results, options)?,

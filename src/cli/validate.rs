@@ -17,8 +17,9 @@ use serde::Deserialize;
 
 pub use super::input::Problem;
 use super::input::{MAX_MANIFEST_BYTES, label, read_text};
+use super::manifest_kind::{expected, is_mongo_benchmark, not_an_object};
 use super::yaml_lines::{LineIndex, first_control_character, scan_error};
-use crate::api::{self, GROUP, KIND};
+use crate::api::{self, KIND};
 use crate::plan::custom::{CustomError, parse_document};
 
 /// Where an inline custom workload document is, the prefix of its problems.
@@ -86,14 +87,6 @@ impl FileReport {
             ..FileReport::default()
         }
     }
-}
-
-/// What a manifest must hold, quoted in refusals of files without one.
-fn expected() -> String {
-    format!(
-        "expected a {KIND} (apiVersion {}, kind {KIND})",
-        api::API_VERSION
-    )
 }
 
 /// Checks every MongoBenchmark in a YAML text (one or more documents).
@@ -187,17 +180,9 @@ fn check_document(
             message: f.message.clone(),
         })
         .collect();
-    let value = match serde_json::Value::deserialize(document) {
+    let value = match read_document(index, document, lines, &prefix) {
         Ok(value) => value,
-        Err(e) => {
-            let mut problem = reader_problem(&e);
-            let fallback = if problem.message.contains("repetition limit") {
-                lines.first_alias(index)
-            } else {
-                None
-            };
-            problem.line = problem.line.or(fallback).or_else(|| lines.line(index, ""));
-            problem.message = format!("{prefix}{}", problem.message);
+        Err(problem) => {
             problems.push(problem);
             return Checked::without_benchmark(problems);
         }
@@ -214,14 +199,7 @@ fn check_document(
         .and_then(|n| n.as_str())
         .unwrap_or("<unnamed>")
         .to_string();
-    let namespace = value
-        .pointer("/metadata/namespace")
-        .and_then(|n| n.as_str())
-        .map(str::to_string);
-    if let Some((_, _, first)) = names
-        .iter()
-        .find(|(ns, n, _)| *ns == namespace && *n == name)
-    {
+    if let Some(first) = note_name(&value, &name, number, names) {
         problems.push(Problem {
             line: lines.line(index, "metadata.name"),
             path: "metadata.name".to_string(),
@@ -230,50 +208,106 @@ fn check_document(
                  applying the file would replace the first with the second"
             ),
         });
-    } else if value.pointer("/metadata/name").is_some() {
-        names.push((namespace, name.clone(), number));
     }
     problems.extend(api::validate_document(&value).into_iter().map(|v| Problem {
         line: lines.line(index, &v.path),
         path: v.path,
         message: v.message,
     }));
-    if problems.is_empty()
-        && let Some(text) = value
-            .pointer("/spec/workload/custom/inline")
-            .and_then(|t| t.as_str())
-        && let Err(CustomError::Document { origin, error }) = parse_document(text, INLINE)
-    {
-        problems.push(Problem {
-            line: lines.line(index, &origin),
-            message: error.to_string(),
-            path: origin,
-        });
+    if problems.is_empty() {
+        problems.extend(inline_custom_problem(&value, index, lines));
     }
     problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
     let spec = match value.get("spec").cloned().map(serde_json::from_value) {
         Some(Ok(spec)) if problems.is_empty() => Some(spec),
         _ => None,
     };
-    let advice = spec.as_ref().map_or_else(Vec::new, |spec| {
-        let access = crate::operator::access::offline_notes(spec, crate::operator::DEFAULT_IMAGE);
-        api::advice(spec)
-            .into_iter()
-            .map(|a| (a.path, a.message))
-            .chain(access)
-            .map(|(path, message)| Problem {
-                line: lines.line(index, &path),
-                path,
-                message,
-            })
-            .collect()
-    });
     Checked {
+        advice: spec
+            .as_ref()
+            .map_or_else(Vec::new, |s| advice(s, index, lines)),
         estimate: spec.as_ref().map(|spec| estimate_line(&name, spec)),
         name: Some(name),
         problems,
-        advice,
     }
+}
+
+/// Document `index` as JSON, or the reader's problem with the best line found for it.
+fn read_document(
+    index: usize,
+    document: serde_yaml::Deserializer<'_>,
+    lines: &LineIndex,
+    prefix: &str,
+) -> Result<serde_json::Value, Problem> {
+    serde_json::Value::deserialize(document).map_err(|e| {
+        let mut problem = reader_problem(&e);
+        let fallback = if problem.message.contains("repetition limit") {
+            lines.first_alias(index)
+        } else {
+            None
+        };
+        problem.line = problem.line.or(fallback).or_else(|| lines.line(index, ""));
+        problem.message = format!("{prefix}{}", problem.message);
+        problem
+    })
+}
+
+/// Notes the benchmark `name` of document `number` in `names`; the number of the document that
+/// already holds one of that namespace and name, if any.
+fn note_name(
+    value: &serde_json::Value,
+    name: &str,
+    number: usize,
+    names: &mut Names,
+) -> Option<usize> {
+    let namespace = value
+        .pointer("/metadata/namespace")
+        .and_then(|n| n.as_str())
+        .map(str::to_string);
+    if let Some((_, _, first)) = names
+        .iter()
+        .find(|(ns, n, _)| *ns == namespace && *n == name)
+    {
+        return Some(*first);
+    }
+    if value.pointer("/metadata/name").is_some() {
+        names.push((namespace, name.to_owned(), number));
+    }
+    None
+}
+
+/// The first problem of an inline custom workload document.
+fn inline_custom_problem(
+    value: &serde_json::Value,
+    index: usize,
+    lines: &LineIndex,
+) -> Option<Problem> {
+    let text = value
+        .pointer("/spec/workload/custom/inline")
+        .and_then(|t| t.as_str())?;
+    let Err(CustomError::Document { origin, error }) = parse_document(text, INLINE) else {
+        return None;
+    };
+    Some(Problem {
+        line: lines.line(index, &origin),
+        message: error.to_string(),
+        path: origin,
+    })
+}
+
+/// The notes on a valid benchmark: [`api::advice`] and what its access needs.
+fn advice(spec: &api::MongoBenchmarkSpec, index: usize, lines: &LineIndex) -> Vec<Problem> {
+    let access = crate::operator::access::offline_notes(spec, crate::operator::DEFAULT_IMAGE);
+    api::advice(spec)
+        .into_iter()
+        .map(|a| (a.path, a.message))
+        .chain(access)
+        .map(|(path, message)| Problem {
+            line: lines.line(index, &path),
+            path,
+            message,
+        })
+        .collect()
 }
 
 /// What benchmark `name` is expected to take, at the typical rates of
@@ -284,42 +318,6 @@ fn estimate_line(name: &str, spec: &api::MongoBenchmarkSpec) -> String {
         Ok(e) => format!("estimate: {KIND} {name}: {}", e.summary(spec)),
         Err(e) => format!("estimate: {KIND} {name}: none ({e})"),
     }
-}
-
-/// A document that is not a Kubernetes object: not a mapping, or a mapping without `kind`.
-/// Empty documents (between two `---`) are left alone, as kubectl leaves them.
-fn not_an_object(value: &serde_json::Value, prefix: &str) -> Option<Problem> {
-    let shape = match value {
-        serde_json::Value::Object(map) => {
-            if map.get("kind").is_some_and(serde_json::Value::is_string)
-                || is_mongo_benchmark(value)
-            {
-                return None;
-            }
-            return Some(Problem {
-                line: None,
-                path: "kind".to_string(),
-                message: format!(
-                    "{prefix}required field is missing: a Kubernetes object names its apiVersion \
-                     and kind; {}",
-                    expected()
-                ),
-            });
-        }
-        serde_json::Value::Null => return None,
-        serde_json::Value::Array(_) => "a list",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::Bool(_) => "a boolean",
-    };
-    Some(Problem {
-        line: None,
-        path: String::new(),
-        message: format!(
-            "{prefix}{shape}, not a Kubernetes object (a mapping with apiVersion and kind); {}",
-            expected()
-        ),
-    })
 }
 
 /// A YAML reader error as a problem: its line, the field path it names and the message without
@@ -380,17 +378,6 @@ pub(crate) fn reader_problem(e: &serde_yaml::Error) -> Problem {
         path,
         message,
     }
-}
-
-/// A document meant as a MongoBenchmark: its kind, or any apiVersion of our group.
-fn is_mongo_benchmark(value: &serde_json::Value) -> bool {
-    let kind = value.get("kind").and_then(|k| k.as_str());
-    let group = value
-        .get("apiVersion")
-        .and_then(|v| v.as_str())
-        .and_then(|v| v.split_once('/'))
-        .map(|(group, _)| group);
-    kind == Some(KIND) || group == Some(GROUP)
 }
 
 /// Runs `mongobench validate`, writing the report to `out`.

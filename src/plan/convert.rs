@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::api::{
     DatasetSize, IndexBuild, IndexSet, MongoBenchmarkSpec, ReadPreference, RunLength, UnitsError,
-    WorkloadType, WriteConcern,
+    WorkloadType, WriteConcern, Ycsb,
 };
 use crate::workload::flights::{self, AggregateSplit, FindSplit, Params, WriteSplit};
 use crate::workload::ycsb::RawProperties;
@@ -35,150 +35,154 @@ pub enum PlanError {
 
 /// The generator configuration of the spec's workload.
 pub fn workload_plan(spec: &MongoBenchmarkSpec) -> Result<WorkloadPlan, PlanError> {
-    let w = &spec.workload;
-    match w.kind {
-        WorkloadType::Flights => {
-            let f = w.flights();
-            let mix = f.mix();
-            let find = f.find_split().shares();
-            let update = f.update_split().shares();
-            let delete = f.delete_split().shares();
-            let aggregate = f.aggregate_split().shares();
-            let params = Params {
-                workers: w.workers(),
-                think_time_ms: w.think_time()?.as_millis() as u64,
-                think_jitter_ms: w.think_jitter()?.as_millis() as u64,
-                find_percent: mix.find,
-                update_percent: mix.update,
-                delete_percent: mix.delete,
-                insert_percent: mix.insert,
-                aggregate_percent: mix.aggregate,
-                transaction_percent: mix.transaction,
-                find_split: FindSplit {
-                    by_flight_id: find[0],
-                    by_route: find[1],
-                    by_status: find[2],
-                },
-                update_split: WriteSplit {
-                    one_by_flight_id: update[0],
-                    one_by_id: update[1],
-                    many_by_flight_id: update[2],
-                },
-                delete_split: WriteSplit {
-                    one_by_flight_id: delete[0],
-                    one_by_id: delete[1],
-                    many_by_flight_id: delete[2],
-                },
-                aggregate_split: AggregateSplit {
-                    aircraft_window: aggregate[0],
-                    route_summary: aggregate[1],
-                },
-                hit_rate: f.hit_rate(),
-                find_limit: f.find_limit(),
-                agg_window: f.agg_window(),
-                insert_batch_size: f.insert_batch_size(),
-                seed: w.seed(),
-                dataset_seed: spec.dataset.dataset_seed(),
-                seed_batch_size: spec.dataset.seed_batch_size(),
-                seed_workers: spec.dataset.seed_workers(),
-                index_build: match spec.dataset.index_build() {
-                    IndexBuild::After => flights::IndexBuild::After,
-                    IndexBuild::Before => flights::IndexBuild::Before,
-                },
-                index_set: match f.index_set() {
-                    IndexSet::Plgm6 => flights::IndexSet::Plgm6,
-                    IndexSet::Seven => flights::IndexSet::Seven,
-                },
-                reuse_dataset: spec.dataset.reuse_dataset(),
-                explain_samples: f.explain_samples(),
-                ..Params::default()
-            };
-            params.validate_traffic()?;
-            Ok(WorkloadPlan::Flights(Box::new(params)))
-        }
-        WorkloadType::Ycsb => {
-            let y = w.ycsb.as_ref().ok_or(PlanError::MissingYcsb)?;
-            let preset = format!("workload{}", json_name(&y.workload));
-            let mut raw = RawProperties::preset(&preset)?;
-            let mut set = |key: &str, value: Option<String>| {
-                if let Some(v) = value {
-                    raw.set(key, v);
-                }
-            };
-            set("readproportion", y.read_proportion.map(|v| v.to_string()));
-            set(
-                "updateproportion",
-                y.update_proportion.map(|v| v.to_string()),
-            );
-            set(
-                "insertproportion",
-                y.insert_proportion.map(|v| v.to_string()),
-            );
-            set("scanproportion", y.scan_proportion.map(|v| v.to_string()));
-            set(
-                "readmodifywriteproportion",
-                y.read_modify_write_proportion.map(|v| v.to_string()),
-            );
-            set(
-                "requestdistribution",
-                y.request_distribution.as_ref().map(json_name),
-            );
-            set(
-                "hotspotdatafraction",
-                y.hotspot_data_fraction.map(|v| v.to_string()),
-            );
-            set(
-                "hotspotopnfraction",
-                y.hotspot_opn_fraction.map(|v| v.to_string()),
-            );
-            set(
-                "exponential.percentile",
-                y.exponential_percentile.map(|v| v.to_string()),
-            );
-            set(
-                "exponential.frac",
-                y.exponential_frac.map(|v| v.to_string()),
-            );
-            set("fieldcount", y.field_count.map(|v| v.to_string()));
-            set("fieldlength", y.field_length.map(|v| v.to_string()));
-            set("minfieldlength", y.min_field_length.map(|v| v.to_string()));
-            set(
-                "fieldlengthdistribution",
-                y.field_length_distribution.as_ref().map(json_name),
-            );
-            set("fieldnameprefix", y.field_name_prefix.clone());
-            set("table", y.table.clone());
-            set("readallfields", y.read_all_fields.map(|v| v.to_string()));
-            set("writeallfields", y.write_all_fields.map(|v| v.to_string()));
-            set("dataintegrity", y.data_integrity.map(|v| v.to_string()));
-            set("insertorder", y.insert_order.as_ref().map(json_name));
-            set("zeropadding", y.zero_padding.map(|v| v.to_string()));
-            set("minscanlength", y.min_scan_length.map(|v| v.to_string()));
-            set("maxscanlength", y.max_scan_length.map(|v| v.to_string()));
-            set(
-                "scanlengthdistribution",
-                y.scan_length_distribution.as_ref().map(json_name),
-            );
-            // Checked with a placeholder record count; each cell sets its own.
-            let mut probe = raw.clone();
-            probe.set("recordcount", "1000");
-            let props = crate::workload::ycsb::Properties::from_raw(&probe)?;
-            // Run-phase inserts take keys from one counter shared by a process's workers, which
-            // processes on several pods cannot share.
-            let insert = props.proportions.normalised()[2];
-            if spec.client_pods() > 1 && insert > 0.0 && !props.txninsert_partition {
-                return Err(PlanError::SharedInsertCounter {
-                    pods: spec.client_pods(),
-                    insert,
-                });
-            }
-            Ok(WorkloadPlan::Ycsb {
-                raw,
-                seed: w.seed(),
-            })
-        }
+    match spec.workload.kind {
+        WorkloadType::Flights => Ok(WorkloadPlan::Flights(Box::new(flights_params(spec)?))),
+        WorkloadType::Ycsb => ycsb_plan(spec),
         WorkloadType::Custom => Ok(WorkloadPlan::Custom(Box::new(custom_plan(spec)?))),
     }
+}
+
+/// The flights generator's parameters.
+fn flights_params(spec: &MongoBenchmarkSpec) -> Result<Params, PlanError> {
+    let w = &spec.workload;
+    let f = w.flights();
+    let mix = f.mix();
+    let find = f.find_split().shares();
+    let update = f.update_split().shares();
+    let delete = f.delete_split().shares();
+    let aggregate = f.aggregate_split().shares();
+    let params = Params {
+        workers: w.workers(),
+        think_time_ms: w.think_time()?.as_millis() as u64,
+        think_jitter_ms: w.think_jitter()?.as_millis() as u64,
+        find_percent: mix.find,
+        update_percent: mix.update,
+        delete_percent: mix.delete,
+        insert_percent: mix.insert,
+        aggregate_percent: mix.aggregate,
+        transaction_percent: mix.transaction,
+        find_split: FindSplit {
+            by_flight_id: find[0],
+            by_route: find[1],
+            by_status: find[2],
+        },
+        update_split: WriteSplit {
+            one_by_flight_id: update[0],
+            one_by_id: update[1],
+            many_by_flight_id: update[2],
+        },
+        delete_split: WriteSplit {
+            one_by_flight_id: delete[0],
+            one_by_id: delete[1],
+            many_by_flight_id: delete[2],
+        },
+        aggregate_split: AggregateSplit {
+            aircraft_window: aggregate[0],
+            route_summary: aggregate[1],
+        },
+        hit_rate: f.hit_rate(),
+        find_limit: f.find_limit(),
+        agg_window: f.agg_window(),
+        insert_batch_size: f.insert_batch_size(),
+        seed: w.seed(),
+        dataset_seed: spec.dataset.dataset_seed(),
+        seed_batch_size: spec.dataset.seed_batch_size(),
+        seed_workers: spec.dataset.seed_workers(),
+        index_build: match spec.dataset.index_build() {
+            IndexBuild::After => flights::IndexBuild::After,
+            IndexBuild::Before => flights::IndexBuild::Before,
+        },
+        index_set: match f.index_set() {
+            IndexSet::Plgm6 => flights::IndexSet::Plgm6,
+            IndexSet::Seven => flights::IndexSet::Seven,
+        },
+        reuse_dataset: spec.dataset.reuse_dataset(),
+        explain_samples: f.explain_samples(),
+        ..Params::default()
+    };
+    params.validate_traffic()?;
+    params.validate_traffic()?;
+    Ok(params)
+}
+
+/// A YCSB plan: the preset with the spec's properties over it, checked.
+fn ycsb_plan(spec: &MongoBenchmarkSpec) -> Result<WorkloadPlan, PlanError> {
+    let w = &spec.workload;
+    let y = w.ycsb.as_ref().ok_or(PlanError::MissingYcsb)?;
+    let raw = ycsb_properties(y)?;
+    // Checked with a placeholder record count; each cell sets its own.
+    let mut probe = raw.clone();
+    probe.set("recordcount", "1000");
+    let props = crate::workload::ycsb::Properties::from_raw(&probe)?;
+    // Run-phase inserts take keys from one counter shared by a process's workers, which
+    // processes on several pods cannot share.
+    let insert = props.proportions.normalised()[2];
+    if spec.client_pods() > 1 && insert > 0.0 && !props.txninsert_partition {
+        return Err(PlanError::SharedInsertCounter {
+            pods: spec.client_pods(),
+            insert,
+        });
+    }
+    Ok(WorkloadPlan::Ycsb {
+        raw,
+        seed: w.seed(),
+    })
+}
+
+/// The YCSB properties of `spec.workload.ycsb`: its preset's, with each field given set over
+/// them.
+fn ycsb_properties(y: &Ycsb) -> Result<RawProperties, PlanError> {
+    let preset = format!("workload{}", json_name(&y.workload));
+    let mut raw = RawProperties::preset(&preset)?;
+    let given = [
+        ("readproportion", text(y.read_proportion)),
+        ("updateproportion", text(y.update_proportion)),
+        ("insertproportion", text(y.insert_proportion)),
+        ("scanproportion", text(y.scan_proportion)),
+        (
+            "readmodifywriteproportion",
+            text(y.read_modify_write_proportion),
+        ),
+        (
+            "requestdistribution",
+            y.request_distribution.as_ref().map(json_name),
+        ),
+        ("hotspotdatafraction", text(y.hotspot_data_fraction)),
+        ("hotspotopnfraction", text(y.hotspot_opn_fraction)),
+        ("exponential.percentile", text(y.exponential_percentile)),
+        ("exponential.frac", text(y.exponential_frac)),
+        ("fieldcount", text(y.field_count)),
+        ("fieldlength", text(y.field_length)),
+        ("minfieldlength", text(y.min_field_length)),
+        (
+            "fieldlengthdistribution",
+            y.field_length_distribution.as_ref().map(json_name),
+        ),
+        ("fieldnameprefix", y.field_name_prefix.clone()),
+        ("table", y.table.clone()),
+        ("readallfields", text(y.read_all_fields)),
+        ("writeallfields", text(y.write_all_fields)),
+        ("dataintegrity", text(y.data_integrity)),
+        ("insertorder", y.insert_order.as_ref().map(json_name)),
+        ("zeropadding", text(y.zero_padding)),
+        ("minscanlength", text(y.min_scan_length)),
+        ("maxscanlength", text(y.max_scan_length)),
+        (
+            "scanlengthdistribution",
+            y.scan_length_distribution.as_ref().map(json_name),
+        ),
+    ];
+    for (key, value) in given {
+        if let Some(v) = value {
+            raw.set(key, v);
+        }
+    }
+    Ok(raw)
+}
+
+/// A property's value as YCSB reads it.
+fn text<T: ToString>(value: Option<T>) -> Option<String> {
+    value.map(|v| v.to_string())
 }
 
 /// The serialized (CRD) name of an enum value, which is also YCSB's property value.
@@ -324,5 +328,27 @@ mod tests {
             flights(", writeConcern: majority"),
             Some("majority".to_owned())
         );
+    }
+
+    #[test]
+    fn ycsb_fields_given_are_set_over_the_preset() {
+        let y: Ycsb = serde_yaml::from_str(
+            "{workload: b, readProportion: 0.5, requestDistribution: hotspot, fieldCount: 3, \
+             table: orders, readAllFields: false, scanLengthDistribution: zipfian}",
+        )
+        .unwrap();
+        let raw = ycsb_properties(&y).unwrap();
+        let preset = RawProperties::preset("workloadb").unwrap();
+        assert_eq!(raw.get("readproportion"), Some("0.5"));
+        assert_eq!(raw.get("requestdistribution"), Some("hotspot"));
+        assert_eq!(raw.get("fieldcount"), Some("3"));
+        assert_eq!(raw.get("table"), Some("orders"));
+        assert_eq!(raw.get("readallfields"), Some("false"));
+        assert_eq!(raw.get("scanlengthdistribution"), Some("zipfian"));
+        // Fields not given keep the preset's value (or stay unset).
+        assert_eq!(raw.get("updateproportion"), preset.get("updateproportion"));
+        assert_eq!(raw.get("fieldlength"), preset.get("fieldlength"));
+        assert_eq!(raw.get("insertorder"), None);
+        assert_eq!(preset.get("readproportion"), Some("0.95"));
     }
 }

@@ -102,7 +102,8 @@ fn cells(r: &ComparisonRow) -> Vec<String> {
         fraction(r.ops_per_sec.and_then(|s| s.cv)),
         r.error_rate
             .map_or("-".into(), |e| format!("{:.2}%", e * 100.0)),
-        percent(r.throughput_delta),
+        // The first declared metric's change, beside its interval and test.
+        percent(first.and_then(|v| v.delta).or(r.throughput_delta)),
         of(interval),
         of(level),
         of(|v| v.adjusted_p_value.map(p_value)),
@@ -136,7 +137,17 @@ pub fn render_comparison(comparison: &Comparison) -> String {
             metrics.join(", ")
         ));
         let rows: Vec<Vec<String>> = group.rows.iter().map(cells).collect();
-        out.push_str(&fixed_width(&HEADERS, &RIGHT, &rows));
+        let delta = format!(
+            "Δ {}",
+            comparison
+                .metrics
+                .first()
+                .map_or("ops/s", |m| m.label())
+                .to_uppercase()
+        );
+        let mut headers = HEADERS;
+        headers[6] = &delta;
+        out.push_str(&fixed_width(&headers, &RIGHT, &rows));
         for r in &group.rows {
             out.push_str(&format!("  {}: {}\n", r.target, r.server.describe()));
             for warning in r.warnings(&comparison.baseline) {
@@ -250,5 +261,29 @@ MDE: the difference these repetitions would find with 80% power at level 5% ÷ 1
 mongo-9.0 (MongoDB 9.0.1) +10.0% [+5.3%, +14.9%] ops/s vs psmdb-8.0 (Percona Server for MongoDB 8.0.12-4) at 1M, 3 reps, MDE 6.1%
 ";
         assert_eq!(render_comparison(&c), expected);
+    }
+
+    #[test]
+    fn the_change_column_is_the_first_declared_metric_s() {
+        let options = crate::verdict::CompareOptions {
+            metrics: vec![
+                crate::api::VerdictMetric::CpuPerOperation,
+                crate::api::VerdictMetric::Throughput,
+            ],
+            ..options()
+        };
+        let text = render_comparison(&compare(&study(), &options).unwrap());
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[1].contains("  Δ CPU PER OPERATION  Δ CI "),
+            "{}",
+            lines[1]
+        );
+        // 45 µs against 50 µs per operation, beside its interval.
+        assert!(
+            lines[3].contains("  -10.0%  [-18.3%, -1.0%]"),
+            "{}",
+            lines[3]
+        );
     }
 }

@@ -6,8 +6,8 @@
 use hdrhistogram::Histogram;
 
 use crate::result::{CellResult, OperationResult};
-use crate::verdict::Comparison;
 use crate::verdict::stats::Summary;
+use crate::verdict::{CompareError, CompareOptions, Comparison, compare};
 
 /// The cells of one (benchmark, run, workload, platform, size).
 pub(super) struct Group<'r> {
@@ -27,6 +27,13 @@ impl Group<'_> {
             "{}, platform {}, size {}",
             self.workload, self.platform, self.size
         )
+    }
+
+    /// Where the size goes among the sizes of its run: by its value (`1k` before `10k`,
+    /// whatever the text order), then by the documents seeded for it.
+    fn size_order(&self) -> (u64, u64) {
+        let value = crate::api::units::parse_dataset_size(self.size).map(|s| s.value());
+        (value.unwrap_or_else(|_| self.documents()), self.documents())
     }
 
     /// Seeded documents of the size (the largest any cell reports; 0 when none got that far).
@@ -105,7 +112,7 @@ pub(super) fn operation<'r>(
 }
 
 /// The groups of `results`: by benchmark, run, workload and platform in the order they first
-/// appear, sizes from the smallest dataset up.
+/// appear, sizes from the smallest up (by value, then documents seeded).
 pub(super) fn groups(results: &[CellResult]) -> Vec<Group<'_>> {
     let mut groups: Vec<Group<'_>> = Vec::new();
     for r in results {
@@ -162,9 +169,32 @@ pub(super) fn groups(results: &[CellResult]) -> Vec<Group<'_>> {
     groups.sort_by_key(|g| {
         let key = (g.benchmark, g.run_id, g.workload, g.platform);
         let rank = first_seen.iter().position(|k| *k == key);
-        (rank, g.documents())
+        (rank, g.size_order())
     });
     groups
+}
+
+/// The comparison of `results` with its groups in the order of [`groups`]: what every report
+/// shows, so that sizes read the same way everywhere.
+///
+/// # Errors
+/// As [`compare`].
+pub fn compare_in_order(
+    results: &[CellResult],
+    options: &CompareOptions,
+) -> Result<Comparison, CompareError> {
+    let mut comparison = compare(results, options)?;
+    sort_like_groups(&mut comparison, results);
+    Ok(comparison)
+}
+
+/// The cells of `results` in the order of [`groups`] (by run, workload, platform, size, then
+/// target and repetition), for reports that list every cell.
+pub fn in_group_order(results: &[CellResult]) -> Vec<&CellResult> {
+    groups(results)
+        .into_iter()
+        .flat_map(|g| g.targets.into_iter().flat_map(|t| t.cells))
+        .collect()
 }
 
 /// Puts the groups of a comparison in the order of [`groups`] (sizes from the smallest dataset

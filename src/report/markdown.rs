@@ -1,14 +1,16 @@
-//! Markdown to paste into an issue or a pull request: the headline, the comparison table and
-//! a short "how measured" block that says what ran and which statistics decided the verdicts.
+//! Markdown to paste into an issue or a pull request: the answer first (the headline, what each
+//! target is, the warnings), then the comparison table, then a short "how measured" block that
+//! says what ran and which statistics decided the verdicts.
 
 use std::collections::BTreeSet;
 
 use super::comparison::{interval, level, metric_line, p_value, targets_described};
-use super::groups::{groups, sort_like_groups};
+use super::groups::{compare_in_order, groups};
 use super::sharding_text;
+use super::summary::{target_facts, warnings};
 use super::sweep_text::{knee_text, steps_text};
 use crate::result::CellResult;
-use crate::verdict::{CompareOptions, Comparison, compare, headline, method_lines};
+use crate::verdict::{CompareOptions, Comparison, headline, method_lines};
 
 /// The Markdown text of `results` compared as `options` say, `\n` line ends.
 pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> String {
@@ -22,19 +24,20 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
         .map(|(b, r)| format!("{} (run {})", escape(b), escape(r)))
         .collect();
     out.push_str(&format!("## Benchmark {}\n\n", runs.join(", ")));
-    let comparison = compare(results, options);
+    let comparison = compare_in_order(results, options);
     match &comparison {
         Ok(comparison) => {
-            let mut comparison = comparison.clone();
-            sort_like_groups(&mut comparison, results);
-            if let Some(line) = headline(&comparison) {
+            if let Some(line) = headline(comparison) {
                 out.push_str(&format!("**{}**\n\n", escape(&line)));
             }
-            out.push_str(&targets(&comparison));
-            out.push_str(&table(&comparison));
-            out.push_str(&notes(&comparison));
+            out.push_str(&targets_and_warnings(results, Some(comparison)));
+            out.push_str(&table(comparison));
+            out.push_str(&notes(comparison));
         }
-        Err(e) => out.push_str(&format!("No comparison: {}\n", escape(&e.to_string()))),
+        Err(e) => {
+            out.push_str(&format!("No comparison: {}\n\n", escape(&e.to_string())));
+            out.push_str(&targets_and_warnings(results, None));
+        }
     }
     let warmups: Vec<String> = super::settle::render_unsettled(results)
         .lines()
@@ -54,13 +57,26 @@ pub fn render_markdown(results: &[CellResult], options: &CompareOptions) -> Stri
     out
 }
 
-/// What each target is, from its servers' own answers.
-fn targets(c: &Comparison) -> String {
-    let lines: Vec<String> = targets_described(c)
+/// What each target is (what its servers said, with a comparison; else what its results
+/// record) and the warnings about the run, as a list before the table.
+fn targets_and_warnings(results: &[CellResult], comparison: Option<&Comparison>) -> String {
+    let targets: Vec<(String, String)> = match comparison {
+        Some(c) => targets_described(c),
+        None => target_facts(results)
+            .into_iter()
+            .map(|t| (t.target, t.facts.join("; ")))
+            .collect(),
+    };
+    let mut lines: Vec<String> = targets
         .iter()
         .map(|(target, facts)| format!("- {}: {}", escape(target), escape(facts)))
         .collect();
-    format!("Targets:\n\n{}\n\n", lines.join("\n"))
+    lines.extend(
+        warnings(results)
+            .iter()
+            .map(|w| format!("- ⚠ {}", escape(w))),
+    );
+    format!("{}\n\n", lines.join("\n"))
 }
 
 fn table(c: &Comparison) -> String {

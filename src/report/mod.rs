@@ -33,8 +33,10 @@ pub mod settle;
 pub mod sharding_text;
 #[cfg(test)]
 mod study;
+mod summary;
 pub mod sweep_text;
 mod table;
+mod text;
 mod verdicts_csv;
 mod ycsb_text;
 
@@ -47,11 +49,13 @@ pub use csv::{CSV_COLUMNS, OVERALL, render_csv, unneutralise};
 pub use error::ReportError;
 pub use estimate::{Estimate, MAX_SLOTS, estimate, render_estimate};
 pub use gate::{Failure, Gate, GateCase, GateError, verdict_line};
+pub use groups::{compare_in_order, in_group_order};
 pub use history::{HISTORY_COLUMNS, render_history_csv};
 pub use html::render_html;
 pub use json::render_json;
 pub use junit::render_junit;
 pub use markdown::render_markdown;
 pub use table::render_table;
+pub use text::render_text;
 pub use verdicts_csv::{VERDICT_COLUMNS, render_verdicts_csv};
 pub use ycsb_text::{YcsbOptions, render_ycsb};

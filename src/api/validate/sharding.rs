@@ -9,70 +9,89 @@ use crate::api::sharding::{
     FLIGHTS_FIELDS, FLIGHTS_UPDATED_FIELDS, FieldKind, MongosPool, ShardKeyType, ShardedCollection,
 };
 use crate::api::spec::MongoBenchmarkSpec;
+use crate::api::targets::Target;
 use crate::api::workload::{Workload, WorkloadType};
 
 pub(super) fn check_sharding(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>) {
-    let sharded: Vec<usize> = (0..spec.targets.len())
-        .filter(|&i| spec.targets[i].is_sharded())
-        .collect();
     for (i, target) in spec.targets.iter().enumerate() {
-        let path = format!("spec.targets[{i}]");
-        // The first of them given: where a reader looks.
-        let shaped = [
-            ("shards", target.shards.is_some()),
-            ("configServers", target.config_servers.is_some()),
-            ("mongos", target.mongos.is_some()),
-        ]
-        .into_iter()
-        .find_map(|(field, given)| given.then(|| format!("{path}.{field}")));
-        if let Some(field) = &shaped
-            && !target.is_sharded()
-        {
-            out.push(Violation::new(
-                field,
-                "shards, configServers and mongos apply only to topology sharded",
-            ));
-        }
-        if let (Some(field), Some(_)) = (&shaped, &target.external) {
-            out.push(Violation::new(
-                field,
-                "shards, configServers and mongos shape a cluster the operator provisions; an \
-                 external sharded target is reached through its mongos URI",
-            ));
-        }
-        if let Some(shards) = &target.shards
-            && let Some(members) = shards.members
+        check_target_shape(spec, i, target, out);
+    }
+    let first_sharded = spec.targets.iter().position(|t| t.is_sharded());
+    check_workload_sharding(spec, first_sharded, out);
+}
+
+/// A target's cluster shape (shards, configServers, mongos): only on a provisioned sharded
+/// target, with member counts a replica set can have.
+fn check_target_shape(
+    spec: &MongoBenchmarkSpec,
+    i: usize,
+    target: &Target,
+    out: &mut Vec<Violation>,
+) {
+    let path = format!("spec.targets[{i}]");
+    // The first of them given: where a reader looks.
+    let shaped = [
+        ("shards", target.shards.is_some()),
+        ("configServers", target.config_servers.is_some()),
+        ("mongos", target.mongos.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(field, given)| given.then(|| format!("{path}.{field}")));
+    if let Some(field) = &shaped
+        && !target.is_sharded()
+    {
+        out.push(Violation::new(
+            field,
+            "shards, configServers and mongos apply only to topology sharded",
+        ));
+    }
+    if let (Some(field), Some(_)) = (&shaped, &target.external) {
+        out.push(Violation::new(
+            field,
+            "shards, configServers and mongos shape a cluster the operator provisions; an \
+             external sharded target is reached through its mongos URI",
+        ));
+    }
+    let members = [
+        ("shards", target.shards.as_ref().and_then(|s| s.members)),
+        (
+            "configServers",
+            target.config_servers.as_ref().and_then(|c| c.members),
+        ),
+    ];
+    for (field, members) in members {
+        if let Some(members) = members
             && ![1, 3, 5, 7].contains(&members)
         {
             out.push(Violation::new(
-                &format!("{path}.shards.members"),
+                &format!("{path}.{field}.members"),
                 format!("must be 1, 3, 5 or 7, got {members}"),
-            ));
-        }
-        if let Some(config) = &target.config_servers
-            && let Some(members) = config.members
-            && ![1, 3, 5, 7].contains(&members)
-        {
-            out.push(Violation::new(
-                &format!("{path}.configServers.members"),
-                format!("must be 1, 3, 5 or 7, got {members}"),
-            ));
-        }
-        let client = spec.client.clone().unwrap_or_default();
-        if target
-            .mongos
-            .as_ref()
-            .is_some_and(|m| m.pool() == MongosPool::Client)
-            && client.platform.is_none()
-            && client.node_selector.is_empty()
-        {
-            out.push(Violation::new(
-                &format!("{path}.mongos.pool"),
-                "client puts the routers on the client's pool, but spec.client names none (set \
-                 spec.client.platform or spec.client.nodeSelector)",
             ));
         }
     }
+    let client = spec.client.clone().unwrap_or_default();
+    if target
+        .mongos
+        .as_ref()
+        .is_some_and(|m| m.pool() == MongosPool::Client)
+        && client.platform.is_none()
+        && client.node_selector.is_empty()
+    {
+        out.push(Violation::new(
+            &format!("{path}.mongos.pool"),
+            "client puts the routers on the client's pool, but spec.client names none (set \
+             spec.client.platform or spec.client.nodeSelector)",
+        ));
+    }
+}
+
+/// `spec.workload.sharding`: present exactly when a target is sharded (optional for a custom
+/// workload, whose document names its shard keys), each collection once.
+fn check_workload_sharding(
+    spec: &MongoBenchmarkSpec,
+    first_sharded: Option<usize>,
+    out: &mut Vec<Violation>,
+) {
     let custom = spec.workload.kind == WorkloadType::Custom;
     if custom
         && let Some(sharding) = &spec.workload.sharding
@@ -80,14 +99,15 @@ pub(super) fn check_sharding(spec: &MongoBenchmarkSpec, out: &mut Vec<Violation>
     {
         out.push(Violation::new(
             "spec.workload.sharding.collections",
-            "a custom workload names each collection's shard key in its document              (collections[].shardKey, docs/specs/custom.md); leave this list empty",
+            "a custom workload names each collection's shard key in its document \
+             (collections[].shardKey, docs/specs/custom.md); leave this list empty",
         ));
         return;
     }
-    match (&spec.workload.sharding, sharded.first()) {
+    match (&spec.workload.sharding, first_sharded) {
         // A custom workload's shard keys are in its document; the block is optional.
         (None, Some(_)) if custom => {}
-        (None, Some(&i)) => out.push(Violation::new(
+        (None, Some(i)) => out.push(Violation::new(
             "spec.workload",
             format!(
                 "sharding is required: spec.targets[{i}] ({}) is sharded; name each \
@@ -219,42 +239,65 @@ fn check_collection(
             "set chunksPerShard or points, not both",
         ));
     }
+    let key = KeyOf {
+        workload: workload.kind,
+        field: &key.field,
+        kind,
+        key_type: key.kind,
+    };
     if split.points.is_empty() {
-        // chunksPerShard on a range key cuts at quantiles of the seeded keys, which the
-        // runner samples from the generator for integer and string fields it can regenerate.
-        let sampled = match workload.kind {
-            WorkloadType::Flights => matches!(kind, FieldKind::Int | FieldKind::String),
-            WorkloadType::Ycsb => key.field == "_id",
-            WorkloadType::Custom => false,
-        };
-        if key.kind == ShardKeyType::Range && !sampled {
-            out.push(Violation::new(
-                &format!("{path}.preSplit.chunksPerShard"),
-                format!(
-                    "a range key is cut at quantiles of the keys the generator seeds, and {} \
-                     ({}) has none to sample; split it at points, or use a hashed key",
-                    key.field,
-                    match workload.kind {
-                        WorkloadType::Ycsb => "a random YCSB value",
-                        WorkloadType::Flights | WorkloadType::Custom => kind.as_str(),
-                    }
-                ),
-            ));
-        }
-        return;
+        check_sampled_chunks(&key, path, out);
+    } else {
+        check_points(&key, &split.points, &format!("{path}.preSplit.points"), out);
     }
-    let points_path = format!("{path}.preSplit.points");
-    if key.kind == ShardKeyType::Hashed {
+}
+
+/// A shard key as the pre-split rules see it.
+struct KeyOf<'a> {
+    workload: WorkloadType,
+    field: &'a str,
+    /// The kind of the values the workload generates in the field.
+    kind: FieldKind,
+    key_type: ShardKeyType,
+}
+
+/// chunksPerShard on a range key cuts at quantiles of the seeded keys, which the runner samples
+/// from the generator for integer and string fields it can regenerate.
+fn check_sampled_chunks(key: &KeyOf, path: &str, out: &mut Vec<Violation>) {
+    let sampled = match key.workload {
+        WorkloadType::Flights => matches!(key.kind, FieldKind::Int | FieldKind::String),
+        WorkloadType::Ycsb => key.field == "_id",
+        WorkloadType::Custom => false,
+    };
+    if key.key_type == ShardKeyType::Range && !sampled {
         out.push(Violation::new(
-            &points_path,
+            &format!("{path}.preSplit.chunksPerShard"),
+            format!(
+                "a range key is cut at quantiles of the keys the generator seeds, and {} \
+                 ({}) has none to sample; split it at points, or use a hashed key",
+                key.field,
+                match key.workload {
+                    WorkloadType::Ycsb => "a random YCSB value",
+                    WorkloadType::Flights | WorkloadType::Custom => key.kind.as_str(),
+                }
+            ),
+        ));
+    }
+}
+
+/// Split points: only on a range key, of the field's type, strictly ascending.
+fn check_points(key: &KeyOf, points: &[IntOrString], points_path: &str, out: &mut Vec<Violation>) {
+    if key.key_type == ShardKeyType::Hashed {
+        out.push(Violation::new(
+            points_path,
             "applies only to a range shard key: a hashed key's chunks are slices of the hash \
              space; use chunksPerShard",
         ));
         return;
     }
-    for (n, point) in split.points.iter().enumerate() {
+    for (n, point) in points.iter().enumerate() {
         let fits = matches!(
-            (kind, point),
+            (key.kind, point),
             (FieldKind::Int, IntOrString::Int(_)) | (FieldKind::String, IntOrString::String(_))
         );
         if !fits {
@@ -263,15 +306,15 @@ fn check_collection(
                 format!(
                     "{} is not {}, the type of {}",
                     shown(point),
-                    kind.as_str(),
+                    key.kind.as_str(),
                     key.field
                 ),
             ));
             return;
         }
     }
-    for n in 1..split.points.len() {
-        let ascending = match (&split.points[n - 1], &split.points[n]) {
+    for n in 1..points.len() {
+        let ascending = match (&points[n - 1], &points[n]) {
             (IntOrString::Int(a), IntOrString::Int(b)) => a < b,
             (IntOrString::String(a), IntOrString::String(b)) => a < b,
             _ => true,
@@ -281,8 +324,8 @@ fn check_collection(
                 &format!("{points_path}[{n}]"),
                 format!(
                     "{} does not follow {}: split points must be strictly ascending",
-                    shown(&split.points[n]),
-                    shown(&split.points[n - 1])
+                    shown(&points[n]),
+                    shown(&points[n - 1])
                 ),
             ));
         }

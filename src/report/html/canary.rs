@@ -1,13 +1,14 @@
 //! The noise canaries' section: the client's probes and each server node's, in the order the
-//! cells ran, as percentages of their medians, and the cells whose canary deviated.
+//! cells ran, as percentages of their medians, with the bound the run judged them against,
+//! and the cells whose canary deviated.
 
-use crate::measure::canary::{CanaryFigures, DEVIATION_THRESHOLD};
+use crate::measure::canary::{self, CanaryFigures};
 use crate::report::ReportError;
 use crate::report::plots::{self, Curve};
 use crate::result::CellResult;
 
 use super::figures::figure;
-use super::markup::{note, section, table};
+use super::markup::{fold, note, section, table};
 
 /// One figure of a probe, as a time (a bandwidth is inverted), so higher is always slower.
 type Figure = fn(&CanaryFigures) -> Option<f64>;
@@ -17,6 +18,40 @@ const FIGURES: [(&str, Figure); 3] = [
     ("memory copy time", |f| Some(1.0 / f.memory_gbps)),
     ("loopback round trip", |f| f.loopback_rtt_us),
 ];
+
+/// The deviation (percent) the runner judged these cells' canaries against: the threshold
+/// [`canary::threshold`] sets for the run's precision goal. A run without a goal records a
+/// design without pilot slots, and was judged at [`canary::DEVIATION_THRESHOLD`]; under a goal
+/// the threshold is the goal, which the results do not record, and results older than the
+/// design record say neither: `None` then, and no bound is drawn.
+pub(super) fn judged_threshold(cells: &[&CellResult]) -> Option<f64> {
+    let designs: Vec<_> = cells.iter().filter_map(|c| c.design.as_ref()).collect();
+    if designs.is_empty() || designs.iter().any(|d| d.pilot_slots.is_some()) {
+        return None;
+    }
+    Some(canary::threshold(None) * 100.0)
+}
+
+/// The section's opening note, naming the bound the cells were judged against.
+fn explanation(threshold: Option<f64>) -> String {
+    let bound = match threshold {
+        Some(t) => format!(
+            "more than {t:.0}% from the median of the same machine's earlier probes in the run \
+             (the run had no precision goal; grey lines: the same bound around this median)"
+        ),
+        None => "past the run's threshold from the median of the same machine's earlier probes \
+             in the run: the run's precision goal, which these results do not record, so no \
+             bound is drawn"
+            .to_owned(),
+    };
+    note(&format!(
+        "A fixed probe before every cell: CPU work, a memory copy past the caches and loopback \
+         round trips, on the client and on each server node that has a canary beside its \
+         member. Each line is the time one took, as a percentage of its median over these \
+         cells (100 % is a usual cell; higher is a slower machine). A cell deviates when a \
+         figure is {bound}."
+    ))
+}
 
 /// The section, empty when no cell has a canary.
 pub(super) fn canary(results: &[CellResult]) -> Result<String, ReportError> {
@@ -29,73 +64,83 @@ pub(super) fn canary(results: &[CellResult]) -> Result<String, ReportError> {
     }
     // The order they ran: by start time where known (stable, so ties keep the result order).
     cells.sort_by(|a, b| a.started_at.cmp(&b.started_at));
-    let threshold = DEVIATION_THRESHOLD * 100.0;
-    let mut out = note(&format!(
-        "A fixed probe before every cell: CPU work, a memory copy past the caches and loopback \
-         round trips, on the client and on each server node that has a canary beside its \
-         member. Each line is the time one took, as a percentage of its median over these \
-         cells (100 % is a usual cell; higher is a slower machine). A cell deviates when a \
-         figure is more than {threshold:.0}% from the median of the same machine's earlier \
-         probes in the run (grey lines: the same bound around this median)."
-    ));
+    let threshold = judged_threshold(&cells);
+    let mut out = explanation(threshold);
+    out.push_str(&client_plot(&cells, threshold)?);
+    out.push_str(&server_plot(&cells, threshold)?);
+    out.push_str(&flagged_table(&cells));
+    out.push_str(&unreachable(&cells));
+    Ok(section("canary", "Noise canaries", &out))
+}
+
+/// The client's three figures, one line each; empty without a client probe.
+fn client_plot(cells: &[&CellResult], threshold: Option<f64>) -> Result<String, ReportError> {
     let client: Vec<Option<&CanaryFigures>> = cells
         .iter()
         .map(|c| c.canary.as_ref().map(|k| &k.figures))
         .collect();
-    if client.iter().any(Option::is_some) {
-        let curves: Vec<Curve> = FIGURES
-            .iter()
-            .enumerate()
-            .filter_map(|(color, (label, f))| curve(label, color, &client, *f))
-            .collect();
-        let title = "Noise canary drift: client";
-        out.push_str(&figure(
-            "canary",
-            title,
-            &plots::canary_drift(title, &curves, threshold)?,
-        ));
+    if client.iter().all(Option::is_none) {
+        return Ok(String::new());
     }
+    let curves: Vec<Curve> = FIGURES
+        .iter()
+        .enumerate()
+        .filter_map(|(color, (label, f))| curve(label, color, &client, *f))
+        .collect();
+    let title = "Noise canary drift: client";
+    let plot = plots::canary_drift(title, &curves, threshold)?;
+    Ok(figure("canary", title, &plot))
+}
+
+/// One line per server node: of its three figures, the one furthest from its median; empty
+/// without a server canary.
+fn server_plot(cells: &[&CellResult], threshold: Option<f64>) -> Result<String, ReportError> {
     let mut addresses: Vec<&str> = Vec::new();
     for s in cells.iter().flat_map(|c| &c.server_canaries) {
         if !addresses.contains(&s.address.as_str()) {
             addresses.push(&s.address);
         }
     }
-    if !addresses.is_empty() {
-        // One line per node: of its three figures, the one furthest from its median.
-        let curves: Vec<Curve> = addresses
-            .iter()
-            .enumerate()
-            .map(|(color, address)| {
-                let probes: Vec<Option<&CanaryFigures>> = cells
-                    .iter()
-                    .map(|c| {
-                        let s = c.server_canaries.iter().find(|s| s.address == *address)?;
-                        s.figures.as_ref()
-                    })
-                    .collect();
-                furthest(address, color, &probes)
-            })
-            .collect();
-        let title = "Noise canary drift: server nodes";
-        out.push_str(&figure(
-            "canary-servers",
-            title,
-            &plots::canary_drift(title, &curves, threshold)?,
-        ));
+    if addresses.is_empty() {
+        return Ok(String::new());
     }
+    let curves: Vec<Curve> = addresses
+        .iter()
+        .enumerate()
+        .map(|(color, address)| {
+            let probes: Vec<Option<&CanaryFigures>> = cells
+                .iter()
+                .map(|c| {
+                    let s = c.server_canaries.iter().find(|s| s.address == *address)?;
+                    s.figures.as_ref()
+                })
+                .collect();
+            furthest(address, color, &probes)
+        })
+        .collect();
+    let title = "Noise canary drift: server nodes";
+    let plot = plots::canary_drift(title, &curves, threshold)?;
+    Ok(figure("canary-servers", title, &plot))
+}
+
+/// The cells whose canary deviated, on which machine, and whether the cell was kept.
+fn flagged_table(cells: &[&CellResult]) -> String {
     let mut flagged: Vec<Vec<String>> = Vec::new();
-    for c in &cells {
+    for c in cells {
         let kept = if c.is_valid() { "kept" } else { "left out" };
         let client = c
             .canary
             .as_ref()
             .and_then(|k| Some(("client", k.deviation.as_ref()?)));
+        let during = c
+            .phase_canary
+            .as_ref()
+            .and_then(|p| Some(("client, during the cell", p.deviation.as_ref()?)));
         let servers = c
             .server_canaries
             .iter()
             .filter_map(|s| Some((s.address.as_str(), s.deviation.as_ref()?)));
-        for (machine, d) in client.into_iter().chain(servers) {
+        for (machine, d) in client.into_iter().chain(during).chain(servers) {
             flagged.push(vec![
                 c.cell.to_string(),
                 machine.to_owned(),
@@ -106,15 +151,26 @@ pub(super) fn canary(results: &[CellResult]) -> Result<String, ReportError> {
         }
     }
     if flagged.is_empty() {
-        out.push_str(&note("No cell's canary deviated."));
-    } else {
-        out.push_str(&table(
+        return note("No cell's canary deviated.");
+    }
+    let cells = flagged
+        .iter()
+        .map(|row| &row[0])
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    fold(
+        &format!("{cells} cells whose canary deviated"),
+        &table(
             &["cell", "probe of", "figure", "from the median", "cell"],
             &["from the median"],
             &flagged,
-        ));
-    }
-    let unreachable: Vec<String> = cells
+        ),
+    )
+}
+
+/// The server canaries that did not answer, as a note; empty when every one did.
+fn unreachable(cells: &[&CellResult]) -> String {
+    let silent: Vec<String> = cells
         .iter()
         .flat_map(|c| {
             c.server_canaries.iter().filter_map(move |s| {
@@ -122,13 +178,13 @@ pub(super) fn canary(results: &[CellResult]) -> Result<String, ReportError> {
             })
         })
         .collect();
-    if !unreachable.is_empty() {
-        out.push_str(&note(&format!(
-            "Server node canaries that did not answer: {}.",
-            unreachable.join("; ")
-        )));
+    if silent.is_empty() {
+        return String::new();
     }
-    Ok(section("canary", "Noise canaries", &out))
+    note(&format!(
+        "Server node canaries that did not answer: {}.",
+        silent.join("; ")
+    ))
 }
 
 /// The median of figure `f` over `probes`; `None` when no probe has it.

@@ -1,10 +1,11 @@
 //! The facts behind the figures: each cell's regime, the cells left out and why, what ran
 //! (workload identity, seed, fingerprints) and where (images, nodes, zones, instance types).
 
+use crate::report::groups::in_group_order;
 use crate::report::sharding_text;
-use crate::result::{CellResult, CellStatus};
+use crate::result::{CellResult, CellStatus, WorkloadIdentity};
 
-use super::markup::{escape, note, or_dash, section, table};
+use super::markup::{fold, note, or_dash, section, table};
 
 fn cell_columns(r: &CellResult) -> [String; 4] {
     let c = &r.cell;
@@ -41,13 +42,22 @@ pub(super) fn regimes(results: &[CellResult]) -> String {
             row
         })
         .collect();
+    if rows.iter().all(|row| row[4] == "-") {
+        let none = note(
+            "No cell's server figures tell what limited it (docs/results.md, \"Regime rules\").",
+        );
+        return section("regime", "Regime per cell", &none);
+    }
     let content = note(
         "What limited each cell (docs/results.md, \"Regime rules\"): CPU-bound, I/O-bound or \
          cache-resident; - when the server's figures cannot tell.",
-    ) + &table(
-        &["target", "platform", "size", "rep", "regime", "status"],
-        &["rep"],
-        &rows,
+    ) + &fold(
+        &format!("the regime of each of the {} cells", rows.len()),
+        &table(
+            &["target", "platform", "size", "rep", "regime", "status"],
+            &["rep"],
+            &rows,
+        ),
     );
     section("regime", "Regime per cell", &content)
 }
@@ -110,43 +120,111 @@ pub(super) fn excluded(results: &[CellResult]) -> String {
     section("excluded", "Invalid and incomplete cells", &content)
 }
 
-/// Each distinct workload identity with its parameters, and every cell's seed and traffic
-/// fingerprint.
+/// One distinct workload identity and the target-size pairs that used it.
+struct Used<'r> {
+    identity: &'r WorkloadIdentity,
+    users: Vec<String>,
+}
+
+/// `1 parameter`, `3 parameters`.
+fn parameters_count(n: usize) -> String {
+    format!("{n} parameter{}", if n == 1 { "" } else { "s" })
+}
+
+/// The distinct workload identities of `results`, in the order they first appear.
+fn identities(results: &[CellResult]) -> Vec<Used<'_>> {
+    let mut out: Vec<Used<'_>> = Vec::new();
+    // In the order of the groups, so that sizes read as everywhere else.
+    for r in in_group_order(results)
+        .into_iter()
+        .filter(|r| !r.identity.is_empty())
+    {
+        let user = format!("{} {}", r.cell.target, r.cell.size);
+        match out.iter_mut().find(|u| u.identity.hash == r.identity.hash) {
+            Some(u) if u.users.contains(&user) => {}
+            Some(u) => u.users.push(user),
+            None => out.push(Used {
+                identity: &r.identity,
+                users: vec![user],
+            }),
+        }
+    }
+    out
+}
+
+/// The parameters of the identities: all of them once when there is one identity; else the
+/// ones that differ, side by side, and the ones they share folded away.
+fn parameters(used: &[Used<'_>]) -> String {
+    let [first, ..] = used else {
+        return String::new();
+    };
+    let rows = |names: &[&String]| -> Vec<Vec<String>> {
+        names
+            .iter()
+            .map(|name| {
+                let mut row = vec![(*name).clone()];
+                row.extend(
+                    used.iter()
+                        .map(|u| or_dash(u.identity.parameters.get(*name).cloned())),
+                );
+                row
+            })
+            .collect()
+    };
+    let mut names: Vec<&String> = used
+        .iter()
+        .flat_map(|u| u.identity.parameters.keys())
+        .collect();
+    names.sort();
+    names.dedup();
+    let (differ, same): (Vec<&String>, Vec<&String>) = names.into_iter().partition(|n| {
+        used.iter()
+            .any(|u| u.identity.parameters.get(*n) != first.identity.parameters.get(*n))
+    });
+    let mut headers = vec!["parameter".to_owned()];
+    headers.extend(
+        used.iter()
+            .map(|u| format!("{} ({})", u.identity.hash, u.users.join(", "))),
+    );
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    if used.len() == 1 {
+        return note(&format!(
+            "One identity, {}, used by {}.",
+            first.identity.hash,
+            first.users.join(", ")
+        )) + &fold(
+            &format!("its {} parameters", same.len()),
+            &table(&["parameter", "value"], &[], &rows(&same)),
+        );
+    }
+    note(&format!(
+        "{} identities: the {} that differ between them, then the {} they share.",
+        used.len(),
+        parameters_count(differ.len()),
+        same.len()
+    )) + &table(&headers, &[], &rows(&differ))
+        + &fold(
+            &format!("the {} parameters they share", same.len()),
+            &table(
+                &["parameter", "value"],
+                &[],
+                &rows(&same)
+                    .into_iter()
+                    .map(|r| r[..2].to_vec())
+                    .collect::<Vec<_>>(),
+            ),
+        )
+}
+
+/// The workload identities with their parameters (once when every cell ran the same
+/// parameters, else those that differ), and every cell's seed, start and traffic fingerprint
+/// folded away.
 pub(super) fn identity(results: &[CellResult]) -> String {
     let mut out = note(
         "Results are comparable only when their workload identities are equal; equal \
          fingerprints mean the same operations were sent.",
     );
-    let mut seen: Vec<&str> = Vec::new();
-    for r in results.iter().filter(|r| !r.identity.is_empty()) {
-        let hash = r.identity.hash.as_str();
-        if seen.contains(&hash) {
-            continue;
-        }
-        seen.push(hash);
-        let users: Vec<String> = results
-            .iter()
-            .filter(|o| o.identity.hash == hash)
-            .map(|o| format!("{} {}", o.cell.target, o.cell.size))
-            .fold(Vec::new(), |mut acc, u| {
-                if !acc.contains(&u) {
-                    acc.push(u);
-                }
-                acc
-            });
-        out.push_str(&format!(
-            "<h3>Identity <code>{}</code></h3>\n",
-            escape(hash)
-        ));
-        out.push_str(&note(&format!("Used by {}.", users.join(", "))));
-        let rows: Vec<Vec<String>> = r
-            .identity
-            .parameters
-            .iter()
-            .map(|(k, v)| vec![k.clone(), v.clone()])
-            .collect();
-        out.push_str(&table(&["parameter", "value"], &[], &rows));
-    }
+    out.push_str(&parameters(&identities(results)));
     let rows: Vec<Vec<String>> = results
         .iter()
         .map(|r| {
@@ -161,19 +239,24 @@ pub(super) fn identity(results: &[CellResult]) -> String {
             row
         })
         .collect();
-    out.push_str("<h3>Cells</h3>\n");
-    out.push_str(&table(
-        &[
-            "target",
-            "platform",
-            "size",
-            "rep",
-            "seed",
-            "started",
-            "fingerprint",
-        ],
-        &["rep"],
-        &rows,
+    out.push_str(&fold(
+        &format!(
+            "Seeds, start times and fingerprints of the {} cells",
+            rows.len()
+        ),
+        &table(
+            &[
+                "target",
+                "platform",
+                "size",
+                "rep",
+                "seed",
+                "started",
+                "fingerprint",
+            ],
+            &["rep"],
+            &rows,
+        ),
     ));
     section(
         "identity",
@@ -237,21 +320,24 @@ pub(super) fn hardware(results: &[CellResult]) -> String {
         ],
         &[],
         &servers,
-    ) + &table(
-        &[
-            "target",
-            "platform",
-            "member",
-            "node",
-            "zone",
-            "instance type",
-            "arch",
-            "cores",
-            "memory MB",
-            "CPU model",
-        ],
-        &["cores", "memory MB"],
-        &nodes,
+    ) + &fold(
+        &format!("the {} nodes the members ran on", nodes.len()),
+        &table(
+            &[
+                "target",
+                "platform",
+                "member",
+                "node",
+                "zone",
+                "instance type",
+                "arch",
+                "cores",
+                "memory MB",
+                "CPU model",
+            ],
+            &["cores", "memory MB"],
+            &nodes,
+        ),
     );
     section("hardware", "Servers, images and nodes", &content)
 }

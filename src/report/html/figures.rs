@@ -87,14 +87,23 @@ pub(super) fn throughput(groups: &[Group<'_>]) -> Result<String, ReportError> {
     Ok(section("throughput", "Throughput", &out))
 }
 
-/// Latency percentile curves, p50 to p99.99, per operation type, one line per target, from
-/// the histograms of the valid repetitions added up.
+/// The highest percentile `samples` support: p(1 − 1/n), beyond which a percentile is the
+/// largest sample whatever the true tail.
+pub(super) fn supported_percentile(samples: u64) -> f64 {
+    100.0 * (1.0 - 1.0 / samples.max(1) as f64)
+}
+
+/// Latency percentile curves from p50, per operation type, one line per target labelled with
+/// its sample count, each cut at the highest percentile its samples support, from the
+/// histograms of the valid repetitions added up.
 pub(super) fn latency(groups: &[Group<'_>]) -> Result<String, ReportError> {
     let palette = palette(groups);
     let grid = plots::percentile_grid();
     let mut out = note(
         "Latency of successful operations at each percentile, from the full histograms of the \
-         valid repetitions added together; the latency axis is logarithmic.",
+         valid repetitions added together; the latency axis is logarithmic. Each curve stops at \
+         the highest percentile its samples (n) support, p(1 − 1/n): beyond it a percentile is \
+         only the largest sample.",
     );
     for g in groups {
         let mut labels: Vec<&str> = g.targets.iter().flat_map(|t| t.labels()).collect();
@@ -107,12 +116,17 @@ pub(super) fn latency(groups: &[Group<'_>]) -> Result<String, ReportError> {
                 .iter()
                 .filter_map(|t| {
                     let h = t.merged_latency(label)?;
-                    Some(Curve {
-                        label: t.target.to_owned(),
-                        points: grid
-                            .iter()
-                            .map(|&p| (p, value_at_percentile(&h, p) as f64))
-                            .collect(),
+                    let end = supported_percentile(h.len()).min(grid[grid.len() - 1]);
+                    let points: Vec<(f64, f64)> = grid
+                        .iter()
+                        .copied()
+                        .filter(|&p| p < end - 1e-9)
+                        .chain(std::iter::once(end))
+                        .map(|p| (p, value_at_percentile(&h, p) as f64))
+                        .collect();
+                    (points.len() > 1).then(|| Curve {
+                        label: format!("{} (n = {})", t.target, plots::count(h.len())),
+                        points,
                         color: color_of(&palette, t.target),
                     })
                 })
@@ -206,7 +220,7 @@ fn unsettled_warmups(cells: &[&CellResult]) -> String {
     )
 }
 
-fn repetition_label(c: &CellResult) -> String {
+pub(super) fn repetition_label(c: &CellResult) -> String {
     match c.exclusion() {
         None => format!("repetition {}", c.cell.repetition),
         Some(_) if c.is_complete() => format!("repetition {} (invalid)", c.cell.repetition),
@@ -296,6 +310,7 @@ pub(super) fn cpu(groups: &[Group<'_>]) -> Result<String, ReportError> {
          machine or by the canary beside the member.",
     );
     let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut drawn = 0;
     for g in groups {
         let mut stacks: Vec<Stack> = Vec::new();
         let mut named_primary = true;
@@ -355,6 +370,14 @@ pub(super) fn cpu(groups: &[Group<'_>]) -> Result<String, ReportError> {
         let title = g.title();
         let plot = plots::cpu_per_member(&title, legend, &stacks)?;
         out.push_str(&figure("cpu", &title, &plot));
+        drawn += 1;
+    }
+    if drawn == 0 {
+        let none = note(
+            "No cell reports the server's CPU time (neither serverStatus nor a canary beside \
+             its members), so there is no CPU per operation to show.",
+        );
+        return Ok(section("cpu", "Server CPU per operation", &none));
     }
     out.push_str(&table(
         &["group", "target", "role", "member", "CPU µs/op", "source"],

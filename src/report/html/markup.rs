@@ -58,3 +58,11 @@ pub(super) fn note(text: &str) -> String {
 pub(super) fn or_dash(value: Option<String>) -> String {
     value.unwrap_or_else(|| "-".to_string())
 }
+
+/// `content` folded away under a one-line `label` the reader opens it by.
+pub(super) fn fold(label: &str, content: &str) -> String {
+    format!(
+        "<details>\n<summary>{}</summary>\n{content}</details>\n",
+        escape(label)
+    )
+}

@@ -12,10 +12,14 @@ mod facts;
 mod figures;
 mod markup;
 mod page;
+mod summary;
 mod sweep;
+mod timeline;
 mod verdicts;
 
 pub use page::render_html;
 
+#[cfg(test)]
+mod summary_tests;
 #[cfg(test)]
 mod tests;

@@ -2,8 +2,8 @@
 //! operations.
 
 use super::markup::{escape, note, or_dash, section, table};
-use crate::report::comparison::{interval, level, metric_line, p_value, targets_described};
-use crate::verdict::{CompareError, Comparison, headline, method_lines};
+use crate::report::comparison::{interval, level, metric_line, p_value};
+use crate::verdict::{CompareError, Comparison, method_lines};
 
 const HEADERS: [&str; 14] = [
     "target",
@@ -35,8 +35,8 @@ const NUMERIC: [&str; 11] = [
     "CPU µs/op",
 ];
 
-/// The headline paragraph and the verdict tables, or why there is no comparison.
-pub(super) fn headline_and_verdicts(comparison: &Result<Comparison, CompareError>) -> String {
+/// The verdict tables (the headline is the summary's), or why there is no comparison.
+pub(super) fn verdict_tables(comparison: &Result<Comparison, CompareError>) -> String {
     let c = match comparison {
         Ok(c) => c,
         Err(e) => {
@@ -48,17 +48,6 @@ pub(super) fn headline_and_verdicts(comparison: &Result<Comparison, CompareError
         }
     };
     let mut out = String::new();
-    if let Some(line) = headline(c) {
-        out.push_str(&format!(
-            "<p class=\"headline\" id=\"headline\">{}</p>\n",
-            escape(&line)
-        ));
-    }
-    let targets: String = targets_described(c)
-        .iter()
-        .map(|(t, facts)| format!("<li>{}: {}</li>", escape(t), escape(facts)))
-        .collect();
-    out.push_str(&format!("<ul class=\"targets\">{targets}</ul>\n"));
     let metrics: Vec<&str> = c.metrics.iter().map(|m| m.name()).collect();
     for g in &c.groups {
         out.push_str(&format!(

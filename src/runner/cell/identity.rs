@@ -50,6 +50,18 @@ fn length_text(length: RunLength) -> String {
 /// documents (records), starting from the seeded state.
 pub fn identity(plan: &WorkloadPlan, settings: &RunSettings, documents: u64) -> WorkloadIdentity {
     let mut p: BTreeMap<String, String> = BTreeMap::new();
+    run_parameters(&mut p, plan, settings, documents);
+    workload_parameters(&mut p, plan, settings, documents);
+    WorkloadIdentity::new(p)
+}
+
+/// What every identity holds: the workload's name, its size and how the phases run.
+fn run_parameters(
+    p: &mut BTreeMap<String, String>,
+    plan: &WorkloadPlan,
+    settings: &RunSettings,
+    documents: u64,
+) {
     let mut put = |k: &str, v: String| {
         p.insert(k.to_owned(), v);
     };
@@ -84,6 +96,18 @@ pub fn identity(plan: &WorkloadPlan, settings: &RunSettings, documents: u64) -> 
         "run.readPreference",
         settings.read_preference.clone().unwrap_or("primary".into()),
     );
+}
+
+/// What the workload's own streams depend on.
+fn workload_parameters(
+    p: &mut BTreeMap<String, String>,
+    plan: &WorkloadPlan,
+    settings: &RunSettings,
+    documents: u64,
+) {
+    let mut put = |k: &str, v: String| {
+        p.insert(k.to_owned(), v);
+    };
     match plan {
         WorkloadPlan::Flights(params) => {
             let dataset = DatasetInfo::fresh(params.dataset_seed, documents);
@@ -130,7 +154,6 @@ pub fn identity(plan: &WorkloadPlan, settings: &RunSettings, documents: u64) -> 
             }
         }
     }
-    WorkloadIdentity::new(p)
 }
 
 /// The flights knobs a worker's stream depends on, by their spec names (§9).
@@ -247,102 +270,20 @@ pub fn verify_with(
     }
     let workload: String = parameter(identity, "workload")?;
     let documents: u64 = parameter(identity, "documents")?;
-    let workload_error = |e: String| VerifyError::Workload(e);
     let sources = if workload == flights::VERSION {
-        let p = |n: &str| parameter::<u32>(identity, n);
-        let params = Params {
-            workers,
-            seed: parameter(identity, "seed")?,
-            dataset_seed: parameter(identity, "datasetSeed")?,
-            find_percent: p("findPercent")?,
-            update_percent: p("updatePercent")?,
-            delete_percent: p("deletePercent")?,
-            insert_percent: p("insertPercent")?,
-            aggregate_percent: p("aggregatePercent")?,
-            transaction_percent: p("transactionPercent")?,
-            find_split: flights::FindSplit {
-                by_flight_id: p("findSplit.byFlightId")?,
-                by_route: p("findSplit.byRoute")?,
-                by_status: p("findSplit.byStatus")?,
-            },
-            update_split: flights::WriteSplit {
-                one_by_flight_id: p("updateSplit.oneByFlightId")?,
-                one_by_id: p("updateSplit.oneById")?,
-                many_by_flight_id: p("updateSplit.manyByFlightId")?,
-            },
-            delete_split: flights::WriteSplit {
-                one_by_flight_id: p("deleteSplit.oneByFlightId")?,
-                one_by_id: p("deleteSplit.oneById")?,
-                many_by_flight_id: p("deleteSplit.manyByFlightId")?,
-            },
-            aggregate_split: flights::AggregateSplit {
-                aircraft_window: p("aggregateSplit.aircraftWindow")?,
-                route_summary: p("aggregateSplit.routeSummary")?,
-            },
-            hit_rate: parameter(identity, "hitRate")?,
-            find_limit: p("findLimit")?,
-            agg_window: p("aggWindow")?,
-            insert_batch_size: p("insertBatchSize")?,
-            ..Params::default()
-        };
-        let dataset = DatasetInfo {
-            dataset_seed: params.dataset_seed,
-            documents,
-            insert_base: parameter(identity, "insertBase")?,
-        };
         let version = FingerprintVersion::of(&result.fingerprint);
-        let mut sources = Vec::new();
-        for (w, &count) in counts.iter().enumerate() {
-            let worker =
-                flights::Worker::new(&params, &dataset, w as u32, flights::RunPhase::Measured)
-                    .map_err(|e| workload_error(e.to_string()))?;
-            sources.push(Source::flights_as(
-                version,
-                worker,
-                Some(count),
-                Default::default(),
-            ));
-        }
-        sources
+        Ok(flights_sources(
+            identity, counts, workers, documents, version,
+        )?)
     } else if workload == custom::VERSION {
-        match custom_sources(identity, counts, workers, document)? {
-            Ok(sources) => sources,
-            Err(why) => return Ok(Verification::NotReproducible(why)),
-        }
+        custom_sources(identity, counts, workers, document)?
     } else {
-        let mut raw = RawProperties::new();
-        for (k, v) in &identity.parameters {
-            if let Some(key) = k.strip_prefix(YCSB_PREFIX) {
-                raw.set(key, v.as_str());
-            }
-        }
-        let props = ycsb::Properties::from_raw(&raw).map_err(|e| workload_error(e.to_string()))?;
-        let seed: u64 = parameter(identity, "seed")?;
-        let shared = SharedState::new(documents);
-        let mut sources = Vec::new();
-        for (w, &count) in counts.iter().enumerate() {
-            let mut worker = ycsb::Worker::new(
-                &props,
-                seed,
-                w as u32,
-                workers,
-                ycsb::YcsbPhase::Run,
-                &shared,
-            )
-            .map_err(|e| workload_error(e.to_string()))?;
-            if !worker.is_deterministic() {
-                return Ok(Verification::NotReproducible(format!(
-                    "{workload} inserts from a counter {workers} workers share, so which keys \
-                     they insert and later choose depends on timing (specs/ycsb.md §5); the \
-                     identity and the counts still describe the run"
-                )));
-            }
-            worker.set_remaining(Some(count));
-            sources.push(Source::ycsb(worker, Default::default()));
-        }
-        sources
+        ycsb_sources(identity, counts, workers, documents, &workload)?
     };
-    let mut sources = sources;
+    let mut sources = match sources {
+        Ok(sources) => sources,
+        Err(why) => return Ok(Verification::NotReproducible(why)),
+    };
     for source in &mut sources {
         while source.next_step().is_some() {
             source.complete();
@@ -357,6 +298,119 @@ pub fn verify_with(
             recorded: result.fingerprint.clone(),
         }
     })
+}
+
+fn workload_error(e: impl ToString) -> VerifyError {
+    VerifyError::Workload(e.to_string())
+}
+
+/// The flights parameters an identity records.
+fn flights_params(identity: &WorkloadIdentity, workers: u32) -> Result<Params, VerifyError> {
+    let p = |n: &str| parameter::<u32>(identity, n);
+    let write_split = |split: &str| -> Result<flights::WriteSplit, VerifyError> {
+        Ok(flights::WriteSplit {
+            one_by_flight_id: p(&format!("{split}.oneByFlightId"))?,
+            one_by_id: p(&format!("{split}.oneById"))?,
+            many_by_flight_id: p(&format!("{split}.manyByFlightId"))?,
+        })
+    };
+    Ok(Params {
+        workers,
+        seed: parameter(identity, "seed")?,
+        dataset_seed: parameter(identity, "datasetSeed")?,
+        find_percent: p("findPercent")?,
+        update_percent: p("updatePercent")?,
+        delete_percent: p("deletePercent")?,
+        insert_percent: p("insertPercent")?,
+        aggregate_percent: p("aggregatePercent")?,
+        transaction_percent: p("transactionPercent")?,
+        find_split: flights::FindSplit {
+            by_flight_id: p("findSplit.byFlightId")?,
+            by_route: p("findSplit.byRoute")?,
+            by_status: p("findSplit.byStatus")?,
+        },
+        update_split: write_split("updateSplit")?,
+        delete_split: write_split("deleteSplit")?,
+        aggregate_split: flights::AggregateSplit {
+            aircraft_window: p("aggregateSplit.aircraftWindow")?,
+            route_summary: p("aggregateSplit.routeSummary")?,
+        },
+        hit_rate: parameter(identity, "hitRate")?,
+        find_limit: p("findLimit")?,
+        agg_window: p("aggWindow")?,
+        insert_batch_size: p("insertBatchSize")?,
+        ..Params::default()
+    })
+}
+
+/// The measured streams of a flights result, fingerprinted in `version`.
+fn flights_sources(
+    identity: &WorkloadIdentity,
+    counts: &[u64],
+    workers: u32,
+    documents: u64,
+    version: FingerprintVersion,
+) -> Result<Vec<Source>, VerifyError> {
+    let params = flights_params(identity, workers)?;
+    let dataset = DatasetInfo {
+        dataset_seed: params.dataset_seed,
+        documents,
+        insert_base: parameter(identity, "insertBase")?,
+    };
+    let mut sources = Vec::new();
+    for (w, &count) in counts.iter().enumerate() {
+        let worker = flights::Worker::new(&params, &dataset, w as u32, flights::RunPhase::Measured)
+            .map_err(workload_error)?;
+        sources.push(Source::flights_as(
+            version,
+            worker,
+            Some(count),
+            Default::default(),
+        ));
+    }
+    Ok(sources)
+}
+
+/// The measured streams of a YCSB result, or why they cannot be made: several workers share
+/// the insert counter.
+fn ycsb_sources(
+    identity: &WorkloadIdentity,
+    counts: &[u64],
+    workers: u32,
+    documents: u64,
+    workload: &str,
+) -> Result<Result<Vec<Source>, String>, VerifyError> {
+    let mut raw = RawProperties::new();
+    for (k, v) in &identity.parameters {
+        if let Some(key) = k.strip_prefix(YCSB_PREFIX) {
+            raw.set(key, v.as_str());
+        }
+    }
+    let props = ycsb::Properties::from_raw(&raw).map_err(workload_error)?;
+    let seed: u64 = parameter(identity, "seed")?;
+    let shared = SharedState::new(documents);
+    let mut sources = Vec::new();
+    for (w, &count) in counts.iter().enumerate() {
+        let mut worker = ycsb::Worker::new(
+            &props,
+            seed,
+            w as u32,
+            workers,
+            ycsb::YcsbPhase::Run,
+            &shared,
+        )
+        .map_err(workload_error)?;
+        if !worker.is_deterministic() {
+            return Ok(Err(format!(
+                "{workload} inserts from a counter {workers} workers share, so which keys \
+                 they insert and later choose depends on timing (specs/ycsb.md §5); the \
+                 identity and the counts still describe the run"
+            )));
+        }
+        worker.set_remaining(Some(count));
+        sources.push(Source::ycsb(worker, Default::default()));
+    }
+    Ok(Ok(sources))
 }
 
 /// The measured streams of a custom result, or why they cannot be made: its document is not

@@ -3,6 +3,7 @@
 //! restore after it, and the restore with its digest check. `run.rs` (one cell) and `sweep.rs`
 //! (a cell of several measured phases) build on it.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::api::RunLength;
@@ -19,7 +20,7 @@ use crate::runner::dataset::{self, Restored, Seeded, restore};
 use crate::runner::deadline::{self, bounded};
 use crate::runner::send::Changes;
 use crate::runner::server::{
-    self, ConnectedTarget, Members, SETTLE_TIMEOUT, coll_stats, settle, sharding,
+    self, ConnectedTarget, Members, SETTLE_TIMEOUT, Settled, coll_stats, settle, sharding,
 };
 
 use super::failure::CellFailure;
@@ -27,6 +28,19 @@ use super::inputs::{CellInputs, CellProgress};
 use super::measure::measure;
 use super::meeting::Meeting;
 use super::partial;
+
+/// The step a failure during the measured phase names.
+const MEASURED_STEP: &str = "measured phase";
+
+/// What the measured phase's traffic leaves for the figures and the restore after it.
+struct Traffic {
+    /// What the phase's writes changed, for the restore.
+    changes: Arc<Changes>,
+    /// The measured phase's wall time, merged over the client processes.
+    wall: Duration,
+    /// Operations completed in it.
+    operations: u64,
+}
 
 /// What one cell runs with.
 pub(super) struct CellRun<'a> {
@@ -87,24 +101,12 @@ impl CellRun<'_> {
         seeded: &mut Seeded,
     ) -> Result<(), CellFailure> {
         let (target, plan, progress) = (self.target, self.plan, self.progress);
-        let settings = inputs.settings;
-        let limit = settings.operation_timeout;
-        let records = seeded.documents;
+        let limit = inputs.settings.operation_timeout;
         let (database, collection) =
             dataset::namespace(plan).map_err(|e| CellFailure::at("settings", e.to_string()))?;
-        progress.set(CellStep::Settling);
-        let settled = bounded(
-            SETTLE_TIMEOUT + limit,
-            "waiting for the replica set to settle",
-            settle(&target.client, SETTLE_TIMEOUT),
-        )
-        .await
-        .map_err(|e| CellFailure::at("settling", e))?;
-        result.settle_seconds = Some(settled.seconds);
-        result.invalid_reasons.extend(settled.timed_out);
+        let settled = self.settle_first(limit, result).await?;
 
         progress.set(CellStep::Measuring);
-        let measuring = "measured phase";
         let shard_check = match plan {
             WorkloadPlan::Custom(custom) => ShardCheck::of_custom(target, custom),
             _ => ShardCheck::of(target, &database, &collection),
@@ -114,48 +116,115 @@ impl CellRun<'_> {
                 check
                     .read(target, limit)
                     .await
-                    .map_err(|e| CellFailure::at(measuring, e))?,
+                    .map_err(|e| CellFailure::at(MEASURED_STEP, e))?,
             ),
             None => None,
         };
         let before = bounded(limit, "serverStatus", members.server_status())
             .await
-            .map_err(|e| CellFailure::at(measuring, e))?;
+            .map_err(|e| CellFailure::at(MEASURED_STEP, e))?;
         let os_cpu = members.watch_os_cpu().await;
+        let traffic = self.traffic(inputs, step, seeded.documents, result).await?;
+        let after = bounded(limit, "serverStatus", members.server_status())
+            .await
+            .map_err(|e| CellFailure::at(MEASURED_STEP, e))?;
+        let os_cpu = os_cpu.stop().await;
+        let (wall, operations) = (traffic.wall, traffic.operations);
+        let mut stats = members
+            .stats(&before, &after, os_cpu, &result.nodes, wall, operations)
+            .map_err(|e| CellFailure::at(MEASURED_STEP, e.to_string()))?;
+        stats.primary = settled.state.as_ref().and_then(|s| s.primary.clone());
+        result.server_stats = Some(stats);
+        self.note_interference(limit, &settled, shard_check.zip(shards_before), result)
+            .await?;
+        let sizes = dataset_sizes(target, plan, &database, &collection);
+        let whole = deadline::whole_collection(limit);
+        result.dataset.coll_stats = bounded(whole, "collStats", sizes)
+            .await
+            .map_err(|e| CellFailure::at("collecting statistics", e))?;
+
+        progress.set(CellStep::Restoring);
+        let record = self
+            .restore(seeded, &traffic.changes, "measured")
+            .await
+            .map_err(|e| CellFailure::at("restoring after the measured phase", e))?;
+        result.dataset.restores.push(record);
+
+        Ok(())
+    }
+
+    /// Waits for the replica set to settle before a measured phase; notes a timeout as a
+    /// reason the result is invalid.
+    async fn settle_first(
+        &self,
+        limit: Duration,
+        result: &mut CellResult,
+    ) -> Result<Settled, CellFailure> {
+        self.progress.set(CellStep::Settling);
+        let settled = bounded(
+            SETTLE_TIMEOUT + limit,
+            "waiting for the replica set to settle",
+            settle(&self.target.client, SETTLE_TIMEOUT),
+        )
+        .await
+        .map_err(|e| CellFailure::at("settling", e))?;
+        result.settle_seconds = Some(settled.seconds);
+        result.invalid_reasons.extend(settled.timed_out.clone());
+        Ok(settled)
+    }
+
+    /// The measured traffic of every client process: orders the others' phase, measures this
+    /// one's, merges their parts into `result`.
+    async fn traffic(
+        &self,
+        inputs: &CellInputs<'_>,
+        step: Option<u64>,
+        records: u64,
+        result: &mut CellResult,
+    ) -> Result<Traffic, CellFailure> {
+        let settings = inputs.settings;
         let issued = self
             .order(records, |at| Task::Measure {
                 start_at_ms: at,
                 step,
             })
             .await
-            .map_err(|e| CellFailure::at(measuring, e))?;
+            .map_err(|e| CellFailure::at(MEASURED_STEP, e))?;
         result.started_at = Some(
             k8s_openapi::jiff::Timestamp::now()
                 .strftime("%Y-%m-%dT%H:%M:%SZ")
                 .to_string(),
         );
         let common = self.meet().await?;
-        let servers_during = server::ServerPhaseSampler::start(&target.canaries);
-        let own = measure(inputs, target, issued.as_ref(), common, progress)
+        let servers_during = server::ServerPhaseSampler::start(&self.target.canaries);
+        let own = measure(inputs, self.target, issued.as_ref(), common, self.progress)
             .await
-            .map_err(|e| CellFailure::at(measuring, e))?;
+            .map_err(|e| CellFailure::at(MEASURED_STEP, e))?;
         result.phase_canary = Some(own.during);
         result.server_phase_canaries = servers_during.finish().await;
         let mut parts = vec![own.partial];
         let replies = self
             .replies(issued.as_ref(), settings.measured, own.wall)
             .await
-            .map_err(|e| CellFailure::at(measuring, e))?;
+            .map_err(|e| CellFailure::at(MEASURED_STEP, e))?;
         for reply in replies {
             parts.push(serde_json::from_value(reply).map_err(|e| {
-                CellFailure::at(measuring, format!("a client process's result: {e}"))
+                CellFailure::at(MEASURED_STEP, format!("a client process's result: {e}"))
             })?);
         }
         let slice = self.slice();
-        let merged = partial::merge(&plan.name(), settings.workers.max(1), slice.count, parts)
-            .map_err(|e| CellFailure::at(measuring, e))?;
-        let operations = merged.measured.overall.completed;
-        let wall = merged.measured.duration();
+        let merged = partial::merge(
+            &self.plan.name(),
+            settings.workers.max(1),
+            slice.count,
+            parts,
+        )
+        .map_err(|e| CellFailure::at(MEASURED_STEP, e))?;
+        let traffic = Traffic {
+            changes: own.changes,
+            wall: merged.measured.duration(),
+            operations: merged.measured.overall.completed,
+        };
         result.measured = Some(merged.measured);
         result.client_cpu = Some(merged.cpu);
         result.client_path = merged.path;
@@ -166,55 +235,46 @@ impl CellRun<'_> {
         result.worker_operations = merged.worker_operations;
         result.fingerprint = merged.fingerprint;
         if let Some(fatal) = merged.fatal {
-            return Err(CellFailure::at(measuring, fatal));
+            return Err(CellFailure::at(MEASURED_STEP, fatal));
         }
-        let after = bounded(limit, "serverStatus", members.server_status())
-            .await
-            .map_err(|e| CellFailure::at(measuring, e))?;
-        let os_cpu = os_cpu.stop().await;
-        let mut stats = members
-            .stats(&before, &after, os_cpu, &result.nodes, wall, operations)
-            .map_err(|e| CellFailure::at(measuring, e.to_string()))?;
-        stats.primary = settled.state.as_ref().and_then(|s| s.primary.clone());
-        result.server_stats = Some(stats);
-        let replica_state = server::replication::state(&target.client);
+        Ok(traffic)
+    }
+
+    /// Notes what changed under the phase: a replica set's members or primary, and on a
+    /// sharded target the distribution (`shards`: the check and what it read before).
+    async fn note_interference(
+        &self,
+        limit: Duration,
+        settled: &Settled,
+        shards: Option<(ShardCheck, Distribution)>,
+        result: &mut CellResult,
+    ) -> Result<(), CellFailure> {
+        let replica_state = server::replication::state(&self.target.client);
         let replica_after = bounded(limit, "replSetGetStatus", replica_state)
             .await
-            .map_err(|e| CellFailure::at(measuring, e))?;
+            .map_err(|e| CellFailure::at(MEASURED_STEP, e))?;
         if let (Some(before), Some(after)) = (&settled.state, &replica_after) {
             result.invalid_reasons.extend(before.changes(after));
         }
-        if let (Some(check), Some(before)) = (&shard_check, shards_before) {
-            let after = check
-                .read(target, limit)
-                .await
-                .map_err(|e| CellFailure::at(measuring, e))?;
-            let record = check.judge(before, after);
-            // A migration during the phase is interference, as an election is; a skew is how
-            // this key spreads this data, kept as a flag.
-            if record.chunks_moved > 0 {
-                result.invalid_reasons.push(format!(
-                    "sharding: {}",
-                    DistributionFlag::ChunksMoved {
-                        moved: record.chunks_moved
-                    }
-                ));
-            }
-            result.sharding = Some(record);
+        let Some((check, before)) = shards else {
+            return Ok(());
+        };
+        let after = check
+            .read(self.target, limit)
+            .await
+            .map_err(|e| CellFailure::at(MEASURED_STEP, e))?;
+        let record = check.judge(before, after);
+        // A migration during the phase is interference, as an election is; a skew is how this
+        // key spreads this data, kept as a flag.
+        if record.chunks_moved > 0 {
+            result.invalid_reasons.push(format!(
+                "sharding: {}",
+                DistributionFlag::ChunksMoved {
+                    moved: record.chunks_moved
+                }
+            ));
         }
-        let sizes = dataset_sizes(target, plan, &database, &collection);
-        let whole = deadline::whole_collection(limit);
-        result.dataset.coll_stats = bounded(whole, "collStats", sizes)
-            .await
-            .map_err(|e| CellFailure::at("collecting statistics", e))?;
-
-        progress.set(CellStep::Restoring);
-        let record = self
-            .restore(seeded, &own.changes, "measured")
-            .await
-            .map_err(|e| CellFailure::at("restoring after the measured phase", e))?;
-        result.dataset.restores.push(record);
-
+        result.sharding = Some(record);
         Ok(())
     }
 
@@ -336,6 +396,9 @@ async fn verify(
     Ok(Some(why))
 }
 
+/// A sharded collection's shares per shard and its chunks.
+type Distribution = (Vec<ShardShare>, Vec<Chunk>);
+
 /// The distribution check of a sharded target's collection around a measured phase.
 struct ShardCheck {
     database: String,
@@ -380,7 +443,7 @@ impl ShardCheck {
         &self,
         target: &ConnectedTarget,
         limit: Duration,
-    ) -> Result<(Vec<ShardShare>, Vec<Chunk>), String> {
+    ) -> Result<Distribution, String> {
         let read = sharding::distribution(&target.client, &self.database, &self.collection, limit);
         bounded(
             deadline::whole_collection(limit),
@@ -392,8 +455,8 @@ impl ShardCheck {
 
     fn judge(
         &self,
-        (before, chunks_before): (Vec<ShardShare>, Vec<Chunk>),
-        (after, chunks_after): (Vec<ShardShare>, Vec<Chunk>),
+        (before, chunks_before): Distribution,
+        (after, chunks_after): Distribution,
     ) -> ShardingRecord {
         let flags =
             judge_distribution(&after, &chunks_before, &chunks_after, self.max_skew_percent);

@@ -213,108 +213,116 @@ fn indexes(v: &Value, path: &str) -> Result<Vec<Index>> {
     let items = list(v, path, 0, 64, "indexes")?;
     let mut out: Vec<Index> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let map = Map::new(
-            item,
-            &at_index(path, i),
-            &[
-                "keys",
-                "name",
-                "unique",
-                "sparse",
-                "expireAfterSeconds",
-                "partialFilterExpression",
-            ],
-        )?;
-        let keys_path = map.at("keys");
-        let keys_map = Map::open(map.req("keys")?, &keys_path)?;
-        if keys_map.entries.is_empty() {
-            return Err(err(&keys_path, "expected at least one key"));
-        }
-        let mut keys = Document::new();
-        let mut default_name = Vec::new();
-        for (field, value) in &keys_map.entries {
-            let (bson, text) = match value {
-                Value::Number(n) if n.as_i64() == Some(1) && !n.is_f64() => (Bson::Int32(1), "1"),
-                Value::Number(n) if n.as_i64() == Some(-1) && !n.is_f64() => {
-                    (Bson::Int32(-1), "-1")
-                }
-                Value::String(s) if ["hashed", "text", "2dsphere"].contains(&s.as_str()) => {
-                    (Bson::String(s.clone()), s.as_str())
-                }
-                _ => {
-                    return Err(err(
-                        &keys_map.at(field),
-                        format!(
-                            "expected 1, -1, \"hashed\", \"text\" or \"2dsphere\", got {}",
-                            describe(value)
-                        ),
-                    ));
-                }
-            };
-            if field.is_empty() {
-                return Err(err(&keys_path, "an index key must name a field"));
-            }
-            default_name.push(format!("{field}_{text}"));
-            keys.insert(*field, bson);
-        }
-        let hashed = keys
-            .values()
-            .filter(|v| v.as_str() == Some("hashed"))
-            .count();
-        if hashed > 1 {
-            return Err(err(&keys_path, "at most one key of an index may be hashed"));
-        }
-        let flag = |key: &str| -> Result<Option<bool>> {
-            map.get(key).map(|v| boolean(v, &map.at(key))).transpose()
-        };
-        let unique = flag("unique")?;
-        if unique == Some(true) && hashed > 0 {
-            return Err(err(&map.at("unique"), "a hashed index cannot be unique"));
-        }
-        let expire_after_seconds = match map.get("expireAfterSeconds") {
-            Some(v) => {
-                let p = map.at("expireAfterSeconds");
-                if keys.len() > 1 {
-                    return Err(err(&p, "a TTL index has exactly one key"));
-                }
-                Some(int_in(v, &p, 0, i64::from(i32::MAX))? as i32)
-            }
-            None => None,
-        };
-        let partial_filter = match map.get("partialFilterExpression") {
-            Some(v) => Some(to_document(
-                v,
-                &map.at("partialFilterExpression"),
-                &mut |_, _| Ok(()),
-            )?),
-            None => None,
-        };
-        let name = match map.get("name") {
-            Some(v) => {
-                let s = string(v, &map.at("name"))?;
-                if s.is_empty() || s.contains('\0') {
-                    return Err(err(&map.at("name"), "expected a non-empty index name"));
-                }
-                s.to_owned()
-            }
-            None => default_name.join("_"),
-        };
-        if name == "_id_" || out.iter().any(|other| other.name == name) {
-            return Err(err(
-                &at_index(path, i),
-                format!("duplicate index name {name:?}"),
-            ));
-        }
-        out.push(Index {
-            keys,
-            name,
-            unique,
-            sparse: flag("sparse")?,
-            expire_after_seconds,
-            partial_filter,
-        });
+        let index = index(item, &at_index(path, i), &out)?;
+        out.push(index);
     }
     Ok(out)
+}
+
+/// One index at `path`; its name must differ from `_id_` and from the `earlier` indexes'.
+fn index(item: &Value, path: &str, earlier: &[Index]) -> Result<Index> {
+    let map = Map::new(
+        item,
+        path,
+        &[
+            "keys",
+            "name",
+            "unique",
+            "sparse",
+            "expireAfterSeconds",
+            "partialFilterExpression",
+        ],
+    )?;
+    let keys_path = map.at("keys");
+    let (keys, default_name) = index_keys(map.req("keys")?, &keys_path)?;
+    let hashed = keys
+        .values()
+        .filter(|v| v.as_str() == Some("hashed"))
+        .count();
+    if hashed > 1 {
+        return Err(err(&keys_path, "at most one key of an index may be hashed"));
+    }
+    let flag = |key: &str| -> Result<Option<bool>> {
+        map.get(key).map(|v| boolean(v, &map.at(key))).transpose()
+    };
+    let unique = flag("unique")?;
+    if unique == Some(true) && hashed > 0 {
+        return Err(err(&map.at("unique"), "a hashed index cannot be unique"));
+    }
+    let expire_after_seconds = match map.get("expireAfterSeconds") {
+        Some(v) => {
+            let p = map.at("expireAfterSeconds");
+            if keys.len() > 1 {
+                return Err(err(&p, "a TTL index has exactly one key"));
+            }
+            Some(int_in(v, &p, 0, i64::from(i32::MAX))? as i32)
+        }
+        None => None,
+    };
+    let partial_filter = match map.get("partialFilterExpression") {
+        Some(v) => Some(to_document(
+            v,
+            &map.at("partialFilterExpression"),
+            &mut |_, _| Ok(()),
+        )?),
+        None => None,
+    };
+    let name = match map.get("name") {
+        Some(v) => {
+            let s = string(v, &map.at("name"))?;
+            if s.is_empty() || s.contains('\0') {
+                return Err(err(&map.at("name"), "expected a non-empty index name"));
+            }
+            s.to_owned()
+        }
+        None => default_name,
+    };
+    if name == "_id_" || earlier.iter().any(|other| other.name == name) {
+        return Err(err(path, format!("duplicate index name {name:?}")));
+    }
+    Ok(Index {
+        keys,
+        name,
+        unique,
+        sparse: flag("sparse")?,
+        expire_after_seconds,
+        partial_filter,
+    })
+}
+
+/// An index's `keys` in the order written, with the name MongoDB gives the index by default
+/// (`field_1_other_-1`).
+fn index_keys(v: &Value, keys_path: &str) -> Result<(Document, String)> {
+    let keys_map = Map::open(v, keys_path)?;
+    if keys_map.entries.is_empty() {
+        return Err(err(keys_path, "expected at least one key"));
+    }
+    let mut keys = Document::new();
+    let mut default_name = Vec::new();
+    for (field, value) in &keys_map.entries {
+        let (bson, text) = match value {
+            Value::Number(n) if n.as_i64() == Some(1) && !n.is_f64() => (Bson::Int32(1), "1"),
+            Value::Number(n) if n.as_i64() == Some(-1) && !n.is_f64() => (Bson::Int32(-1), "-1"),
+            Value::String(s) if ["hashed", "text", "2dsphere"].contains(&s.as_str()) => {
+                (Bson::String(s.clone()), s.as_str())
+            }
+            _ => {
+                return Err(err(
+                    &keys_map.at(field),
+                    format!(
+                        "expected 1, -1, \"hashed\", \"text\" or \"2dsphere\", got {}",
+                        describe(value)
+                    ),
+                ));
+            }
+        };
+        if field.is_empty() {
+            return Err(err(keys_path, "an index key must name a field"));
+        }
+        default_name.push(format!("{field}_{text}"));
+        keys.insert(*field, bson);
+    }
+    Ok((keys, default_name.join("_")))
 }
 
 fn shard_key(v: &Value, path: &str, fields: &[(String, Gen)]) -> Result<ShardKey> {
@@ -381,34 +389,7 @@ fn phases(
                 format!("duplicate phase name {name:?}"),
             ));
         }
-        let length = match (map.get("duration"), map.get("operations")) {
-            (Some(_), Some(_)) => {
-                return Err(err(
-                    &phase_path,
-                    "give `duration` or `operations`, not both",
-                ));
-            }
-            (Some(v), None) => {
-                let p = map.at("duration");
-                let parsed = match v {
-                    Value::String(s) => duration(s),
-                    _ => None,
-                };
-                match parsed {
-                    Some(d) if !d.is_zero() => PhaseLength::Duration(d),
-                    Some(_) => return Err(err(&p, "a phase's duration must be above 0")),
-                    None => {
-                        return Err(err(&p, format!("{DURATION_EXAMPLE}, got {}", describe(v))));
-                    }
-                }
-            }
-            (None, Some(v)) => {
-                PhaseLength::Operations(uint_in(v, &map.at("operations"), 1, u64::MAX)?)
-            }
-            (None, None) => {
-                PhaseLength::Duration(Duration::from_secs(if measured { 600 } else { 60 }))
-            }
-        };
+        let length = phase_length(&map, &phase_path, measured, duration)?;
         let workers = map
             .get("workers")
             .map(|v| uint_in(v, &map.at("workers"), 1, MAX_WORKERS).map(|w| w as u32))
@@ -424,18 +405,7 @@ fn phases(
                 phase_path.clone(),
             ),
         };
-        let mut total: u64 = 0;
-        for &w in &weights {
-            total = total
-                .checked_add(w)
-                .ok_or_else(|| err(&weights_path, "the weights add up to more than 2^64 − 1"))?;
-        }
-        if total == 0 {
-            return Err(err(
-                &weights_path,
-                "every weight is 0; at least one operation needs a weight above 0",
-            ));
-        }
+        check_weights(&weights, &weights_path)?;
         out.push(CustomPhase {
             name,
             length,
@@ -445,6 +415,59 @@ fn phases(
         });
     }
     Ok(out)
+}
+
+/// A phase's `duration` or `operations` (not both); 10 minutes for the measured phase and one
+/// for a warm-up when neither is given.
+fn phase_length(
+    map: &Map,
+    phase_path: &str,
+    measured: bool,
+    duration: fn(&str) -> Option<Duration>,
+) -> Result<PhaseLength> {
+    match (map.get("duration"), map.get("operations")) {
+        (Some(_), Some(_)) => Err(err(phase_path, "give `duration` or `operations`, not both")),
+        (Some(v), None) => {
+            let p = map.at("duration");
+            let parsed = match v {
+                Value::String(s) => duration(s),
+                _ => None,
+            };
+            match parsed {
+                Some(d) if !d.is_zero() => Ok(PhaseLength::Duration(d)),
+                Some(_) => Err(err(&p, "a phase's duration must be above 0")),
+                None => Err(err(&p, format!("{DURATION_EXAMPLE}, got {}", describe(v)))),
+            }
+        }
+        (None, Some(v)) => Ok(PhaseLength::Operations(uint_in(
+            v,
+            &map.at("operations"),
+            1,
+            u64::MAX,
+        )?)),
+        (None, None) => Ok(PhaseLength::Duration(Duration::from_secs(if measured {
+            600
+        } else {
+            60
+        }))),
+    }
+}
+
+/// A phase's weights add up to at least 1 and fit in 64 bits.
+fn check_weights(weights: &[u64], weights_path: &str) -> Result<()> {
+    let mut total: u64 = 0;
+    for &w in weights {
+        total = total
+            .checked_add(w)
+            .ok_or_else(|| err(weights_path, "the weights add up to more than 2^64 − 1"))?;
+    }
+    if total == 0 {
+        return Err(err(
+            weights_path,
+            "every weight is 0; at least one operation needs a weight above 0",
+        ));
+    }
+    Ok(())
 }
 
 /// A phase's mix: operation name → weight; unnamed operations weigh 0.

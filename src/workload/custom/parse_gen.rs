@@ -109,6 +109,7 @@ fn constant(v: &Value, path: &str) -> Result<Bson> {
     })
 }
 
+/// One generator: a map with one key, its kind; a scalar is a constant where `scalar_ok`.
 fn generator(v: &Value, path: &str, cx: &Cx, scalar_ok: bool) -> Result<Gen> {
     let kinds = KINDS.join(", ");
     let map = match v {
@@ -134,134 +135,147 @@ fn generator(v: &Value, path: &str, cx: &Cx, scalar_ok: bool) -> Result<Gen> {
     };
     let p = map.at(kind);
     let p = p.as_str();
-    Ok(match kind {
-        "sequence" => {
-            if !cx.fields {
-                return Err(err(
-                    p,
-                    "`sequence` is only allowed in a collection's fields",
-                ));
-            }
-            let a = args_map(args, p, &["start"])?;
-            let start = opt_int(&a, "start")?.unwrap_or(0);
-            Gen::Sequence { start }
-        }
-        "int" => {
-            let a = args_map(args, p, &["min", "max", "distribution"])?;
-            let min = int_in(a.req("min")?, &a.at("min"), i64::MIN, i64::MAX)?;
-            let max = int_in(a.req("max")?, &a.at("max"), i64::MIN, i64::MAX)?;
-            if min > max {
-                return Err(err(&a.at("max"), format!("max {max} is below min {min}")));
-            }
-            let dist = distribution(&a)?;
-            let items = (max.wrapping_sub(min) as u64).saturating_add(1);
-            let zipf = Zipf::new(if dist == Dist::Uniform { 1 } else { items });
-            Gen::Int {
-                min,
-                max,
-                dist,
-                zipf,
-            }
-        }
-        "double" => double(args, p)?,
-        "string" => {
-            let a = args_map(args, p, &["length", "min", "max", "distribution"])?;
-            let (min, max) = match (a.get("length"), a.get("min"), a.get("max")) {
-                (Some(v), None, None) => {
-                    let n = uint_in(v, &a.at("length"), 0, MAX_STRING)?;
-                    (n, n)
-                }
-                (None, Some(lo), Some(hi)) => {
-                    let lo = uint_in(lo, &a.at("min"), 0, MAX_STRING)?;
-                    let hi = uint_in(hi, &a.at("max"), 0, MAX_STRING)?;
-                    if lo > hi {
-                        return Err(err(&a.at("max"), format!("max {hi} is below min {lo}")));
-                    }
-                    (lo, hi)
-                }
-                _ => return Err(err(p, "expected `length`, or `min` and `max`")),
-            };
-            let dist = distribution(&a)?;
-            let zipf = Zipf::new(if dist == Dist::Uniform {
-                1
-            } else {
-                max - min + 1
-            });
-            Gen::Str {
-                min,
-                max,
-                dist,
-                zipf,
-            }
-        }
-        "choice" => choice(args, p)?,
-        "bool" => {
-            let a = args_map(args, p, &["probability"])?;
-            let probability = match a.get("probability") {
-                Some(v) => number(v, &a.at("probability"))?,
-                None => 0.5,
-            };
-            if !(0.0..=1.0).contains(&probability) {
-                return Err(err(
-                    &a.at("probability"),
-                    format!("expected a probability from 0 to 1, got {probability}"),
-                ));
-            }
-            Gen::Bool { probability }
-        }
-        "date" => {
-            let a = args_map(args, p, &["from", "to"])?;
-            let from = date(a.req("from")?, &a.at("from"))?;
-            let to = date(a.req("to")?, &a.at("to"))?;
-            if from > to {
-                return Err(err(&a.at("to"), "`to` is before `from`"));
-            }
-            Gen::Date { from, to }
-        }
+    match kind {
+        "sequence" => sequence(args, p, cx),
+        "int" => int(args, p),
+        "double" => double(args, p),
+        "string" => string_gen(args, p),
+        "choice" => choice(args, p),
+        "bool" => bool_gen(args, p),
+        "date" => date_gen(args, p),
         "objectId" => {
             args_map(args, p, &[])?;
-            Gen::ObjectId
+            Ok(Gen::ObjectId)
         }
-        "constant" => Gen::Const(constant(args, p)?),
-        "array" => {
-            let a = args_map(args, p, &["of", "min", "max"])?;
-            let of = generator(a.req("of")?, &a.at("of"), cx, false)?;
-            let min = opt_uint(&a, "min", MAX_ARRAY)?.unwrap_or(0);
-            let max = opt_uint(&a, "max", MAX_ARRAY)?.unwrap_or(5);
-            if min > max {
-                return Err(err(p, format!("max {max} is below min {min}")));
+        "constant" => Ok(Gen::Const(constant(args, p)?)),
+        "array" => array(args, p, cx),
+        "document" => Ok(Gen::Document(document_fields(args, p, cx)?)),
+        "ref" => reference(args, p, cx),
+        other => Err(err(
+            path,
+            format!("unknown generator kind {other:?}; expected one of: {kinds}"),
+        )),
+    }
+}
+
+fn sequence(args: &Value, p: &str, cx: &Cx) -> Result<Gen> {
+    if !cx.fields {
+        return Err(err(
+            p,
+            "`sequence` is only allowed in a collection's fields",
+        ));
+    }
+    let a = args_map(args, p, &["start"])?;
+    let start = opt_int(&a, "start")?.unwrap_or(0);
+    Ok(Gen::Sequence { start })
+}
+
+fn int(args: &Value, p: &str) -> Result<Gen> {
+    let a = args_map(args, p, &["min", "max", "distribution"])?;
+    let min = int_in(a.req("min")?, &a.at("min"), i64::MIN, i64::MAX)?;
+    let max = int_in(a.req("max")?, &a.at("max"), i64::MIN, i64::MAX)?;
+    if min > max {
+        return Err(err(&a.at("max"), format!("max {max} is below min {min}")));
+    }
+    let dist = distribution(&a)?;
+    let items = (max.wrapping_sub(min) as u64).saturating_add(1);
+    let zipf = Zipf::new(if dist == Dist::Uniform { 1 } else { items });
+    Ok(Gen::Int {
+        min,
+        max,
+        dist,
+        zipf,
+    })
+}
+
+fn string_gen(args: &Value, p: &str) -> Result<Gen> {
+    let a = args_map(args, p, &["length", "min", "max", "distribution"])?;
+    let (min, max) = match (a.get("length"), a.get("min"), a.get("max")) {
+        (Some(v), None, None) => {
+            let n = uint_in(v, &a.at("length"), 0, MAX_STRING)?;
+            (n, n)
+        }
+        (None, Some(lo), Some(hi)) => {
+            let lo = uint_in(lo, &a.at("min"), 0, MAX_STRING)?;
+            let hi = uint_in(hi, &a.at("max"), 0, MAX_STRING)?;
+            if lo > hi {
+                return Err(err(&a.at("max"), format!("max {hi} is below min {lo}")));
             }
-            Gen::Array {
-                of: Box::new(of),
-                min,
-                max,
-            }
+            (lo, hi)
         }
-        "document" => Gen::Document(document_fields(args, p, cx)?),
-        "ref" => {
-            let a = args_map(args, p, &["collection", "distribution"])?;
-            let target_path = a.at("collection");
-            let target = string(a.req("collection")?, &target_path)?;
-            let Some(target) = cx.collections.iter().position(|c| c == target) else {
-                return Err(err(
-                    &target_path,
-                    format!(
-                        "unknown collection {target:?}; expected one of: {}",
-                        cx.collections.join(", ")
-                    ),
-                ));
-            };
-            Gen::Ref {
-                target,
-                dist: distribution(&a)?,
-            }
-        }
-        other => {
-            return Err(err(
-                path,
-                format!("unknown generator kind {other:?}; expected one of: {kinds}"),
-            ));
-        }
+        _ => return Err(err(p, "expected `length`, or `min` and `max`")),
+    };
+    let dist = distribution(&a)?;
+    let zipf = Zipf::new(if dist == Dist::Uniform {
+        1
+    } else {
+        max - min + 1
+    });
+    Ok(Gen::Str {
+        min,
+        max,
+        dist,
+        zipf,
+    })
+}
+
+fn bool_gen(args: &Value, p: &str) -> Result<Gen> {
+    let a = args_map(args, p, &["probability"])?;
+    let probability = match a.get("probability") {
+        Some(v) => number(v, &a.at("probability"))?,
+        None => 0.5,
+    };
+    if !(0.0..=1.0).contains(&probability) {
+        return Err(err(
+            &a.at("probability"),
+            format!("expected a probability from 0 to 1, got {probability}"),
+        ));
+    }
+    Ok(Gen::Bool { probability })
+}
+
+fn date_gen(args: &Value, p: &str) -> Result<Gen> {
+    let a = args_map(args, p, &["from", "to"])?;
+    let from = date(a.req("from")?, &a.at("from"))?;
+    let to = date(a.req("to")?, &a.at("to"))?;
+    if from > to {
+        return Err(err(&a.at("to"), "`to` is before `from`"));
+    }
+    Ok(Gen::Date { from, to })
+}
+
+fn array(args: &Value, p: &str, cx: &Cx) -> Result<Gen> {
+    let a = args_map(args, p, &["of", "min", "max"])?;
+    let of = generator(a.req("of")?, &a.at("of"), cx, false)?;
+    let min = opt_uint(&a, "min", MAX_ARRAY)?.unwrap_or(0);
+    let max = opt_uint(&a, "max", MAX_ARRAY)?.unwrap_or(5);
+    if min > max {
+        return Err(err(p, format!("max {max} is below min {min}")));
+    }
+    Ok(Gen::Array {
+        of: Box::new(of),
+        min,
+        max,
+    })
+}
+
+/// A `ref`: the `_id` of a document of another collection, by position in `cx.collections`.
+fn reference(args: &Value, p: &str, cx: &Cx) -> Result<Gen> {
+    let a = args_map(args, p, &["collection", "distribution"])?;
+    let target_path = a.at("collection");
+    let target = string(a.req("collection")?, &target_path)?;
+    let Some(target) = cx.collections.iter().position(|c| c == target) else {
+        return Err(err(
+            &target_path,
+            format!(
+                "unknown collection {target:?}; expected one of: {}",
+                cx.collections.join(", ")
+            ),
+        ));
+    };
+    Ok(Gen::Ref {
+        target,
+        dist: distribution(&a)?,
     })
 }
 

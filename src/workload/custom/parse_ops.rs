@@ -275,6 +275,7 @@ fn count(v: &Value, path: &str) -> Result<i64> {
     Ok(uint_in(v, path, 0, i64::MAX as u64)? as i64)
 }
 
+/// One operation other than a transaction.
 fn single(
     kind: &str,
     args: &Value,
@@ -286,91 +287,10 @@ fn single(
         generators,
         slots: Vec::new(),
     };
-    let empty = || Tpl::constant(Bson::Document(Document::new()));
     let (collection, body) = match kind {
-        "find" => {
-            let keys = [
-                "collection",
-                "filter",
-                "projection",
-                "sort",
-                "limit",
-                "skip",
-                "hint",
-            ];
-            let a = Map::new(args, p, &keys)?;
-            let c = collection(&a, collections)?;
-            let (mut filter, mut projection, mut sort, mut limit, mut skip, mut hint) =
-                (None, None, None, None, None, None);
-            // In the order written: placeholders take slots in order of first appearance.
-            for (k, v) in &a.entries {
-                let kp = a.at(k);
-                match *k {
-                    "filter" => filter = Some(cx.map_tpl(v, &kp)?),
-                    "projection" => projection = Some(cx.map_tpl(v, &kp)?),
-                    "sort" => sort = Some(cx.map_tpl(v, &kp)?),
-                    "limit" => limit = Some(count(v, &kp)?),
-                    "skip" => skip = Some(count(v, &kp)?),
-                    "hint" if v.is_string() => hint = Some(cx.tpl(v, &kp, false)?),
-                    "hint" => hint = Some(cx.map_tpl(v, &kp)?),
-                    _ => {}
-                }
-            }
-            let filter = filter.unwrap_or_else(empty);
-            let body = Body::Find {
-                filter,
-                projection,
-                sort,
-                limit,
-                skip,
-                hint,
-            };
-            (c, body)
-        }
-        "insert" => {
-            let a = Map::new(args, p, &["collection", "documents"])?;
-            let c = collection(&a, collections)?;
-            let documents = match a.get("documents") {
-                Some(v) => uint_in(v, &a.at("documents"), 1, MAX_INSERT_DOCUMENTS)?,
-                None => 1,
-            };
-            (c, Body::Insert { documents })
-        }
-        "update" => {
-            let keys = ["collection", "filter", "update", "multi", "upsert"];
-            let a = Map::new(args, p, &keys)?;
-            let c = collection(&a, collections)?;
-            a.req("filter")?;
-            a.req("update")?;
-            let (mut filter, mut update) = (None, None);
-            for (k, v) in &a.entries {
-                match *k {
-                    "filter" => filter = Some(cx.map_tpl(v, &a.at(k))?),
-                    "update" => update = Some(cx.update(v, &a.at(k))?),
-                    _ => {}
-                }
-            }
-            let multi = flag(&a, "multi")?;
-            let (Some(filter), Some((update, replacement))) = (filter, update) else {
-                return Err(err(p, "missing key \"filter\" or \"update\""));
-            };
-            if replacement && multi {
-                return Err(err(
-                    &a.at("multi"),
-                    "a replacement document cannot update several documents",
-                ));
-            }
-            let upsert = flag(&a, "upsert")?;
-            (
-                c,
-                Body::Update {
-                    filter,
-                    update,
-                    multi,
-                    upsert,
-                },
-            )
-        }
+        "find" => find(args, p, collections, &mut cx)?,
+        "insert" => insert(args, p, collections)?,
+        "update" => update(args, p, collections, &mut cx)?,
         "delete" => {
             let a = Map::new(args, p, &["collection", "filter", "multi"])?;
             let c = collection(&a, collections)?;
@@ -391,6 +311,17 @@ fn single(
         slots: cx.slots,
         body,
     };
+    check_command_size(&op, p, collections, generators)?;
+    Ok(op)
+}
+
+/// Refuses an operation whose largest command would exceed MongoDB's limit.
+fn check_command_size(
+    op: &Op,
+    p: &str,
+    collections: &[Collection],
+    generators: &[(String, Gen)],
+) -> Result<()> {
     let slot_sizes: Vec<u64> = op
         .slots
         .iter()
@@ -398,14 +329,108 @@ fn single(
         .collect();
     let bytes = op
         .max_bytes(&slot_sizes)
-        .saturating_add(collections[collection].name.len() as u64);
+        .saturating_add(collections[op.collection].name.len() as u64);
     if bytes > MAX_COMMAND_BYTES as u64 {
         return Err(err(
             p,
             format!("a command can reach {bytes} bytes, above MongoDB's limit of 16 MiB"),
         ));
     }
-    Ok(op)
+    Ok(())
+}
+
+fn find(
+    args: &Value,
+    p: &str,
+    collections: &[Collection],
+    cx: &mut Slots,
+) -> Result<(usize, Body)> {
+    let keys = [
+        "collection",
+        "filter",
+        "projection",
+        "sort",
+        "limit",
+        "skip",
+        "hint",
+    ];
+    let a = Map::new(args, p, &keys)?;
+    let c = collection(&a, collections)?;
+    let (mut filter, mut projection, mut sort, mut limit, mut skip, mut hint) =
+        (None, None, None, None, None, None);
+    // In the order written: placeholders take slots in order of first appearance.
+    for (k, v) in &a.entries {
+        let kp = a.at(k);
+        match *k {
+            "filter" => filter = Some(cx.map_tpl(v, &kp)?),
+            "projection" => projection = Some(cx.map_tpl(v, &kp)?),
+            "sort" => sort = Some(cx.map_tpl(v, &kp)?),
+            "limit" => limit = Some(count(v, &kp)?),
+            "skip" => skip = Some(count(v, &kp)?),
+            "hint" if v.is_string() => hint = Some(cx.tpl(v, &kp, false)?),
+            "hint" => hint = Some(cx.map_tpl(v, &kp)?),
+            _ => {}
+        }
+    }
+    let filter = filter.unwrap_or_else(|| Tpl::constant(Bson::Document(Document::new())));
+    let body = Body::Find {
+        filter,
+        projection,
+        sort,
+        limit,
+        skip,
+        hint,
+    };
+    Ok((c, body))
+}
+
+fn insert(args: &Value, p: &str, collections: &[Collection]) -> Result<(usize, Body)> {
+    let a = Map::new(args, p, &["collection", "documents"])?;
+    let c = collection(&a, collections)?;
+    let documents = match a.get("documents") {
+        Some(v) => uint_in(v, &a.at("documents"), 1, MAX_INSERT_DOCUMENTS)?,
+        None => 1,
+    };
+    Ok((c, Body::Insert { documents }))
+}
+
+fn update(
+    args: &Value,
+    p: &str,
+    collections: &[Collection],
+    cx: &mut Slots,
+) -> Result<(usize, Body)> {
+    let keys = ["collection", "filter", "update", "multi", "upsert"];
+    let a = Map::new(args, p, &keys)?;
+    let c = collection(&a, collections)?;
+    a.req("filter")?;
+    a.req("update")?;
+    let (mut filter, mut update) = (None, None);
+    for (k, v) in &a.entries {
+        match *k {
+            "filter" => filter = Some(cx.map_tpl(v, &a.at(k))?),
+            "update" => update = Some(cx.update(v, &a.at(k))?),
+            _ => {}
+        }
+    }
+    let multi = flag(&a, "multi")?;
+    let (Some(filter), Some((update, replacement))) = (filter, update) else {
+        return Err(err(p, "missing key \"filter\" or \"update\""));
+    };
+    if replacement && multi {
+        return Err(err(
+            &a.at("multi"),
+            "a replacement document cannot update several documents",
+        ));
+    }
+    let upsert = flag(&a, "upsert")?;
+    let body = Body::Update {
+        filter,
+        update,
+        multi,
+        upsert,
+    };
+    Ok((c, body))
 }
 
 fn find_and_modify(

@@ -119,6 +119,166 @@ struct Pending {
     body: Value,
 }
 
+/// One query's fields, type-checked.
+struct Query<'a> {
+    obj: Obj<'a>,
+    /// `queries[i]`.
+    path: String,
+    op: &'a str,
+    coll: &'a str,
+    filter: Option<&'a Map<String, Value>>,
+    pipeline: Option<&'a Vec<Value>>,
+    projection: Option<&'a Map<String, Value>>,
+    limit: i64,
+    update: Option<&'a Map<String, Value>>,
+    upsert: bool,
+}
+
+impl<'a> Query<'a> {
+    /// Type errors first: plgm refuses a file whose JSON does not fit its structs.
+    fn read(cx: &mut Cx, q: &'a Value, path: String) -> Result<Query<'a>, ImportError> {
+        let obj = Obj::new(cx, q, &path, QUERY_KEYS)?;
+        let op = obj.str(cx, "operation")?.unwrap_or("");
+        let coll = obj.str(cx, "collection")?.unwrap_or("");
+        obj.str(cx, "database")?;
+        Ok(Query {
+            op,
+            coll,
+            filter: obj.map(cx, "filter")?,
+            pipeline: obj.array(cx, "pipeline")?,
+            projection: obj.map(cx, "projection")?,
+            limit: obj.int(cx, "limit")?.unwrap_or(0),
+            update: obj.map(cx, "update")?,
+            upsert: obj.bool(cx, "upsert")?,
+            obj,
+            path,
+        })
+    }
+
+    /// The bucket of the query's `operation`; `None` (noted) for one plgm accepts but never runs.
+    fn bucket(&self, cx: &mut Cx) -> Result<Option<Bucket>, ImportError> {
+        let op = self.op;
+        if let Some(bucket) = BUCKETS.iter().copied().find(|b| b.plgm() == op) {
+            return Ok(Some(bucket));
+        }
+        if NEVER_RUN.contains(&op) {
+            cx.group(
+                "queries plgm never runs (its timed mode runs only find, updateOne, \
+                 updateMany, deleteOne, deleteMany and aggregate) are skipped",
+                format!("{} ({op})", self.path),
+            );
+            return Ok(None);
+        }
+        let found = if op.is_empty() {
+            "missing".to_owned()
+        } else {
+            format!("unknown operation {op:?}")
+        };
+        Err(cx.invalid(
+            &self.obj.path("operation"),
+            format!("{found}; expected one of: {EXPECTED}"),
+        ))
+    }
+
+    /// The filter as a placeholder template (`{}` when absent).
+    fn filter(&self, cx: &mut Cx) -> Result<Value, ImportError> {
+        let filter = self
+            .filter
+            .cloned()
+            .map(Value::Object)
+            .unwrap_or_else(|| json!({}));
+        template(cx, &filter, &self.obj.path("filter"), true)
+    }
+
+    /// The custom operation's body for `bucket`.
+    fn body(&self, cx: &mut Cx, bucket: Bucket) -> Result<Map<String, Value>, ImportError> {
+        let mut body = Map::new();
+        body.insert("collection".into(), json!(self.coll));
+        match bucket {
+            Bucket::Find => {
+                body.insert("filter".into(), self.filter(cx)?);
+                if let Some(p) = self.projection {
+                    let p = Value::Object(p.clone());
+                    literal(cx, &p, &self.obj.path("projection"))?;
+                    body.insert("projection".into(), p);
+                }
+                let limit = if self.limit > 0 {
+                    self.limit
+                } else {
+                    FIND_LIMIT
+                };
+                body.insert("limit".into(), json!(limit));
+            }
+            Bucket::UpdateOne | Bucket::UpdateMany => {
+                body.insert("filter".into(), self.filter(cx)?);
+                body.insert("update".into(), self.update(cx)?);
+                body.insert("multi".into(), json!(bucket.multi()));
+                if self.upsert {
+                    body.insert("upsert".into(), json!(true));
+                }
+            }
+            Bucket::DeleteOne | Bucket::DeleteMany => {
+                body.insert("filter".into(), self.filter(cx)?);
+                body.insert("multi".into(), json!(bucket.multi()));
+            }
+            Bucket::Aggregate => {
+                body.insert("pipeline".into(), self.pipeline(cx)?);
+            }
+        }
+        Ok(body)
+    }
+
+    /// The update document: present, and operators only.
+    fn update(&self, cx: &mut Cx) -> Result<Value, ImportError> {
+        let update_path = self.obj.path("update");
+        let update = self.update.filter(|u| !u.is_empty()).ok_or_else(|| {
+            cx.invalid(
+                &update_path,
+                format!("missing; plgm's {} fails without one", self.op),
+            )
+        })?;
+        if let Some(key) = update.keys().find(|k| !k.starts_with('$')) {
+            return Err(cx.invalid(
+                &format!("{update_path}.{key}"),
+                "not an update operator; plgm's driver refuses replacement documents in an update",
+            ));
+        }
+        let update = Value::Object(update.clone());
+        literal(cx, &update, &update_path)?;
+        Ok(update)
+    }
+
+    /// The pipeline as a placeholder template: present, and without writing stages.
+    fn pipeline(&self, cx: &mut Cx) -> Result<Value, ImportError> {
+        let pipeline_path = self.obj.path("pipeline");
+        let Some(stages) = self.pipeline.filter(|p| !p.is_empty()) else {
+            return Err(cx.invalid(
+                &pipeline_path,
+                "missing; plgm's aggregate fails without one",
+            ));
+        };
+        for (j, stage) in stages.iter().enumerate() {
+            if let Some(key) = stage
+                .as_object()
+                .and_then(|s| s.keys().find(|k| *k == "$out" || *k == "$merge"))
+            {
+                return Err(cx.invalid(
+                    &format!("{pipeline_path}[{j}].{key}"),
+                    "a custom workload's pipelines do not write",
+                ));
+            }
+        }
+        if self.filter.is_some_and(|f| !f.is_empty()) {
+            cx.group(
+                "filters of aggregate queries are ignored, as plgm ignores them",
+                self.path.clone(),
+            );
+        }
+        let stages = Value::Array(stages.clone());
+        template(cx, &stages, &pipeline_path, false)
+    }
+}
+
 /// The operations of plgm's query file, for `colls`.
 pub(super) fn operations(
     root: &Value,
@@ -135,145 +295,9 @@ pub(super) fn operations(
         ));
     };
     let mut names = Vec::new();
-    let mut queries: Vec<(Bucket, Pending)> = Vec::new();
+    let mut queries = Vec::new();
     for (i, q) in list.iter().enumerate() {
-        let path = format!("queries[{i}]");
-        let obj = Obj::new(cx, q, &path, QUERY_KEYS)?;
-        // Type errors first: plgm refuses a file whose JSON does not fit its structs.
-        let op = obj.str(cx, "operation")?.unwrap_or("");
-        let coll = obj.str(cx, "collection")?.unwrap_or("");
-        obj.str(cx, "database")?;
-        let filter = obj.map(cx, "filter")?;
-        let pipeline = obj.array(cx, "pipeline")?;
-        let projection = obj.map(cx, "projection")?;
-        let limit = obj.int(cx, "limit")?.unwrap_or(0);
-        let update = obj.map(cx, "update")?;
-        let upsert = obj.bool(cx, "upsert")?;
-        let Some(bucket) = BUCKETS.iter().copied().find(|b| b.plgm() == op) else {
-            if NEVER_RUN.contains(&op) {
-                cx.group(
-                    "queries plgm never runs (its timed mode runs only find, updateOne, \
-                     updateMany, deleteOne, deleteMany and aggregate) are skipped",
-                    format!("{path} ({op})"),
-                );
-                continue;
-            }
-            let found = if op.is_empty() {
-                "missing".to_owned()
-            } else {
-                format!("unknown operation {op:?}")
-            };
-            return Err(cx.invalid(
-                &obj.path("operation"),
-                format!("{found}; expected one of: {EXPECTED}"),
-            ));
-        };
-        if !colls.iter().any(|c| c.name == coll) {
-            cx.group(
-                "queries on collections the collection file does not define are dropped, as plgm drops them",
-                format!("{path} ({coll:?})"),
-            );
-            continue;
-        }
-        let filter = filter
-            .cloned()
-            .map(Value::Object)
-            .unwrap_or_else(|| json!({}));
-        let mut body = Map::new();
-        body.insert("collection".into(), json!(coll));
-        match bucket {
-            Bucket::Find => {
-                body.insert(
-                    "filter".into(),
-                    template(cx, &filter, &obj.path("filter"), true)?,
-                );
-                if let Some(p) = projection {
-                    let p = Value::Object(p.clone());
-                    literal(cx, &p, &obj.path("projection"))?;
-                    body.insert("projection".into(), p);
-                }
-                body.insert(
-                    "limit".into(),
-                    json!(if limit > 0 { limit } else { FIND_LIMIT }),
-                );
-            }
-            Bucket::UpdateOne | Bucket::UpdateMany => {
-                body.insert(
-                    "filter".into(),
-                    template(cx, &filter, &obj.path("filter"), true)?,
-                );
-                let update_path = obj.path("update");
-                let update = update.filter(|u| !u.is_empty()).ok_or_else(|| {
-                    cx.invalid(
-                        &update_path,
-                        format!("missing; plgm's {op} fails without one"),
-                    )
-                })?;
-                if let Some(key) = update.keys().find(|k| !k.starts_with('$')) {
-                    return Err(cx.invalid(
-                        &format!("{update_path}.{key}"),
-                        "not an update operator; plgm's driver refuses replacement documents in an update",
-                    ));
-                }
-                let update = Value::Object(update.clone());
-                literal(cx, &update, &update_path)?;
-                body.insert("update".into(), update);
-                body.insert("multi".into(), json!(bucket.multi()));
-                if upsert {
-                    body.insert("upsert".into(), json!(true));
-                }
-            }
-            Bucket::DeleteOne | Bucket::DeleteMany => {
-                body.insert(
-                    "filter".into(),
-                    template(cx, &filter, &obj.path("filter"), true)?,
-                );
-                body.insert("multi".into(), json!(bucket.multi()));
-            }
-            Bucket::Aggregate => {
-                let pipeline_path = obj.path("pipeline");
-                let Some(stages) = pipeline.filter(|p| !p.is_empty()) else {
-                    return Err(cx.invalid(
-                        &pipeline_path,
-                        "missing; plgm's aggregate fails without one",
-                    ));
-                };
-                for (j, stage) in stages.iter().enumerate() {
-                    if let Some(key) = stage
-                        .as_object()
-                        .and_then(|s| s.keys().find(|k| *k == "$out" || *k == "$merge"))
-                    {
-                        return Err(cx.invalid(
-                            &format!("{pipeline_path}[{j}].{key}"),
-                            "a custom workload's pipelines do not write",
-                        ));
-                    }
-                }
-                if filter.as_object().is_some_and(|f| !f.is_empty()) {
-                    cx.group(
-                        "filters of aggregate queries are ignored, as plgm ignores them",
-                        path.clone(),
-                    );
-                }
-                let stages = Value::Array(stages.clone());
-                body.insert(
-                    "pipeline".into(),
-                    template(cx, &stages, &pipeline_path, false)?,
-                );
-            }
-        }
-        let name = unique_name(&format!("{}-{i}", bucket.prefix()), &mut names);
-        queries.push((
-            bucket,
-            Pending {
-                name,
-                class: bucket.plgm(),
-                share: bucket.share(),
-                den: 1,
-                kind: bucket.kind(),
-                body: Value::Object(body),
-            },
-        ));
+        queries.extend(pending_query(cx, i, q, colls, &mut names)?);
     }
     if colls.len() > 1 && !queries.is_empty() {
         cx.note(
@@ -281,49 +305,8 @@ pub(super) fn operations(
              against its own collection",
         );
     }
-    let mut ops = Vec::new();
-    let mut skipped = Vec::new();
-    for bucket in BUCKETS {
-        let n = queries.iter().filter(|(b, _)| *b == bucket).count() as u128;
-        if n == 0 {
-            match bucket {
-                Bucket::Find | Bucket::Aggregate => skipped.push(bucket),
-                _ => ops.extend(fallbacks(cx, bucket, colls, &mut names)),
-            }
-        }
-        for (_, p) in queries.iter_mut().filter(|(b, _)| *b == bucket) {
-            p.den = n;
-        }
-    }
-    for bucket in skipped {
-        cx.group(
-            "kinds without a query are skipped, as plgm skips them, so the other kinds share their time",
-            format!("{} ({} %)", bucket.plgm(), bucket.share() / 100),
-        );
-    }
-    let mut all: Vec<Pending> = queries.into_iter().map(|(_, p)| p).collect();
-    all.extend(ops);
-    let n = colls.len() as u128;
-    for c in colls {
-        let suffix = if colls.len() > 1 {
-            format!("-{}", c.name)
-        } else {
-            String::new()
-        };
-        for (prefix, class, share, documents) in [
-            ("insert", "insert", INSERT_SHARE, 1),
-            ("insert-many", "insertMany", INSERT_MANY_SHARE, INSERT_BATCH),
-        ] {
-            all.push(Pending {
-                name: unique_name(&format!("{prefix}{suffix}"), &mut names),
-                class,
-                share,
-                den: n,
-                kind: "insert",
-                body: json!({"collection": c.name, "documents": documents}),
-            });
-        }
-    }
+    let mut all = share_buckets(cx, queries, colls, &mut names);
+    all.extend(inserts(colls, &mut names));
     if all.len() > MAX_OPERATIONS {
         return Err(cx.invalid(
             "queries",
@@ -348,6 +331,100 @@ pub(super) fn operations(
             Value::Object(op)
         })
         .collect())
+}
+
+/// Query `i` as an operation of its bucket; `None` for one that is skipped or dropped (noted).
+fn pending_query(
+    cx: &mut Cx,
+    i: usize,
+    q: &Value,
+    colls: &[Coll],
+    names: &mut Vec<String>,
+) -> Result<Option<(Bucket, Pending)>, ImportError> {
+    let query = Query::read(cx, q, format!("queries[{i}]"))?;
+    let Some(bucket) = query.bucket(cx)? else {
+        return Ok(None);
+    };
+    if !colls.iter().any(|c| c.name == query.coll) {
+        cx.group(
+            "queries on collections the collection file does not define are dropped, as plgm drops them",
+            format!("{} ({:?})", query.path, query.coll),
+        );
+        return Ok(None);
+    }
+    let body = query.body(cx, bucket)?;
+    let name = unique_name(&format!("{}-{i}", bucket.prefix()), names);
+    Ok(Some((
+        bucket,
+        Pending {
+            name,
+            class: bucket.plgm(),
+            share: bucket.share(),
+            den: 1,
+            kind: bucket.kind(),
+            body: Value::Object(body),
+        },
+    )))
+}
+
+/// Each bucket's share split among its queries; an empty update or delete bucket gets plgm's
+/// fallbacks, an empty find or aggregate bucket is skipped (noted).
+fn share_buckets(
+    cx: &mut Cx,
+    mut queries: Vec<(Bucket, Pending)>,
+    colls: &[Coll],
+    names: &mut Vec<String>,
+) -> Vec<Pending> {
+    let mut ops = Vec::new();
+    let mut skipped = Vec::new();
+    for bucket in BUCKETS {
+        let n = queries.iter().filter(|(b, _)| *b == bucket).count() as u128;
+        if n == 0 {
+            match bucket {
+                Bucket::Find | Bucket::Aggregate => skipped.push(bucket),
+                _ => ops.extend(fallbacks(cx, bucket, colls, names)),
+            }
+        }
+        for (_, p) in queries.iter_mut().filter(|(b, _)| *b == bucket) {
+            p.den = n;
+        }
+    }
+    for bucket in skipped {
+        cx.group(
+            "kinds without a query are skipped, as plgm skips them, so the other kinds share their time",
+            format!("{} ({} %)", bucket.plgm(), bucket.share() / 100),
+        );
+    }
+    let mut all: Vec<Pending> = queries.into_iter().map(|(_, p)| p).collect();
+    all.extend(ops);
+    all
+}
+
+/// plgm's inserts and batch inserts, their shares split evenly among the collections.
+fn inserts(colls: &[Coll], names: &mut Vec<String>) -> Vec<Pending> {
+    let n = colls.len() as u128;
+    let mut all = Vec::new();
+    for c in colls {
+        let suffix = if colls.len() > 1 {
+            format!("-{}", c.name)
+        } else {
+            String::new()
+        };
+        for (prefix, class, share, documents) in [
+            ("insert", "insert", INSERT_SHARE, 1),
+            ("insert-many", "insertMany", INSERT_MANY_SHARE, INSERT_BATCH),
+        ] {
+            all.push(Pending {
+                name: unique_name(&format!("{prefix}{suffix}"), names),
+                class,
+                share,
+                den: n,
+                kind: "insert",
+                body: json!({"collection": c.name, "documents": documents}),
+            });
+        }
+    }
+    all
 }
 
 /// plgm's stand-in for an empty update or delete bucket: on the chosen collection, a filter on

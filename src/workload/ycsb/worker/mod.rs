@@ -75,6 +75,94 @@ pub struct Worker {
     pending_ack: Option<u64>,
 }
 
+/// The seed of worker `worker_index`'s own stream, apart per phase and client pod.
+fn worker_stream(props: &Properties, seed: u64, worker_index: u32, phase: YcsbPhase) -> u64 {
+    let tag = match phase {
+        YcsbPhase::Load => rng::TAG_LOAD,
+        YcsbPhase::Run => rng::TAG_RUN,
+    };
+    rng::key(
+        rng::key(seed, tag, u64::from(props.client_index)),
+        rng::TAG_WORKER,
+        u64::from(worker_index),
+    )
+}
+
+/// The worker's share of the phase's operations; `None` for a run bounded by time alone.
+fn operation_budget(
+    props: &Properties,
+    worker_index: u32,
+    workers: u32,
+    phase: YcsbPhase,
+) -> Result<Option<u64>, WorkerError> {
+    match phase {
+        YcsbPhase::Load => Ok(Some(quota(props.load_range().1, workers, worker_index))),
+        YcsbPhase::Run if props.operation_count == 0 => {
+            if props.max_execution_time == 0 {
+                return Err(WorkerError::Unbounded);
+            }
+            Ok(None)
+        }
+        YcsbPhase::Run => Ok(Some(quota(props.operation_count, workers, worker_index))),
+    }
+}
+
+/// The run-phase operation kinds drawn by their normalised proportions (zero weights left out;
+/// `None` when no weight is positive).
+fn operation_mix(weights: &[f64; 5]) -> Option<Discrete<OpKind>> {
+    let kinds = [
+        OpKind::Read,
+        OpKind::Update,
+        OpKind::Insert,
+        OpKind::Scan,
+        OpKind::ReadModifyWrite,
+    ];
+    Discrete::new(
+        weights
+            .iter()
+            .zip(kinds)
+            .filter(|(w, _)| **w > 0.0)
+            .map(|(w, k)| (*w, k))
+            .collect(),
+    )
+}
+
+/// Which inserted keys the worker sees: its own lane with `mongobench.txninsert.partition`,
+/// else the process's shared frontier.
+fn key_view(
+    props: &Properties,
+    worker_index: u32,
+    workers: u32,
+    shared: &Arc<SharedState>,
+) -> KeyView {
+    if !props.txninsert_partition {
+        return KeyView::Shared(Arc::clone(shared));
+    }
+    KeyView::Lane {
+        shared: Arc::clone(shared),
+        start: shared.insert_start(),
+        lanes: u64::from(props.client_count) * u64::from(workers),
+        lane: u64::from(worker_index) * u64::from(props.client_count)
+            + u64::from(props.client_index),
+        inserted: 0,
+    }
+}
+
+/// The scan length distribution over `[minscanlength, maxscanlength]`.
+fn scan_length(props: &Properties) -> ScanLength {
+    match props.scan_length_distribution {
+        ScanLengthDistribution::Uniform => ScanLength::Uniform(
+            Uniform::new(props.min_scan_length, props.max_scan_length)
+                .expect("validated: minscanlength <= maxscanlength"),
+        ),
+        ScanLengthDistribution::Zipfian => ScanLength::Zipfian(Zipfian::new(
+            props.min_scan_length,
+            props.max_scan_length - props.min_scan_length + 1,
+            super::distributions::ZIPFIAN_CONSTANT,
+        )),
+    }
+}
+
 impl Worker {
     /// Worker `worker_index` of `workers` in this client process (client pod
     /// `props.client_index` of `props.client_count`), drawing from the stream of `seed`.
@@ -101,58 +189,12 @@ impl Worker {
                 workers,
             });
         }
-        let tag = match phase {
-            YcsbPhase::Load => rng::TAG_LOAD,
-            YcsbPhase::Run => rng::TAG_RUN,
-        };
-        let stream = rng::key(
-            rng::key(seed, tag, u64::from(props.client_index)),
-            rng::TAG_WORKER,
-            u64::from(worker_index),
-        );
-        let remaining = match phase {
-            YcsbPhase::Load => Some(quota(props.load_range().1, workers, worker_index)),
-            YcsbPhase::Run if props.operation_count == 0 => {
-                if props.max_execution_time == 0 {
-                    return Err(WorkerError::Unbounded);
-                }
-                None
-            }
-            YcsbPhase::Run => Some(quota(props.operation_count, workers, worker_index)),
-        };
+        let remaining = operation_budget(props, worker_index, workers, phase)?;
         let weights = props.proportions.normalised();
-        let kinds = [
-            OpKind::Read,
-            OpKind::Update,
-            OpKind::Insert,
-            OpKind::Scan,
-            OpKind::ReadModifyWrite,
-        ];
-        let mix = Discrete::new(
-            weights
-                .iter()
-                .zip(kinds)
-                .filter(|(w, _)| **w > 0.0)
-                .map(|(w, k)| (*w, k))
-                .collect(),
-        );
         let reads_keys =
             weights[0] > 0.0 || weights[1] > 0.0 || weights[3] > 0.0 || weights[4] > 0.0;
         let inserts = weights[2] > 0.0;
-
-        let view = if props.txninsert_partition {
-            let lanes = u64::from(props.client_count) * u64::from(workers);
-            KeyView::Lane {
-                shared: Arc::clone(shared),
-                start: shared.insert_start(),
-                lanes,
-                lane: u64::from(worker_index) * u64::from(props.client_count)
-                    + u64::from(props.client_index),
-                inserted: 0,
-            }
-        } else {
-            KeyView::Shared(Arc::clone(shared))
-        };
+        let view = key_view(props, worker_index, workers, shared);
         let chooser = if phase == YcsbPhase::Run && reads_keys {
             Some(build_chooser(
                 props,
@@ -170,20 +212,9 @@ impl Worker {
         let field_names = records.field_names();
         let projection_order =
             java_hash_order(field_names, java_hashset_capacity(field_names.len()));
-        let scan_length = match props.scan_length_distribution {
-            ScanLengthDistribution::Uniform => ScanLength::Uniform(
-                Uniform::new(props.min_scan_length, props.max_scan_length)
-                    .expect("validated: minscanlength <= maxscanlength"),
-            ),
-            ScanLengthDistribution::Zipfian => ScanLength::Zipfian(Zipfian::new(
-                props.min_scan_length,
-                props.max_scan_length - props.min_scan_length + 1,
-                super::distributions::ZIPFIAN_CONSTANT,
-            )),
-        };
         Ok(Worker {
             phase,
-            rng: Rng::new(stream),
+            rng: Rng::new(worker_stream(props, seed, worker_index, phase)),
             remaining,
             deterministic: phase == YcsbPhase::Load
                 || props.txninsert_partition
@@ -204,9 +235,9 @@ impl Worker {
             batch_last_keynum: 0,
             load_next: props.load_range().0 + u64::from(worker_index),
             load_stride: u64::from(workers),
-            mix,
+            mix: operation_mix(&weights),
             chooser,
-            scan_length,
+            scan_length: scan_length(props),
             view,
             pending_ack: None,
         })

@@ -7,10 +7,21 @@ use plotters::prelude::*;
 
 use super::ReportError;
 
-/// Size of every plot, pixels.
-pub(super) const WIDTH: u32 = 720;
+mod ticks;
+
+pub(super) use ticks::count;
+use ticks::tick;
+
+/// Size of every plot, pixels: about the page's column, which it is drawn across, so that
+/// text keeps the size it is drawn at.
+pub(super) const WIDTH: u32 = 1080;
 /// Height of every plot, pixels.
-pub(super) const HEIGHT: u32 = 340;
+pub(super) const HEIGHT: u32 = 400;
+/// Size of tick labels, axis titles and legend text, pixels at the plot's size.
+pub(super) const TEXT_PX: u32 = 15;
+/// Room for the tick labels and the axis title under and left of a chart, pixels.
+const X_LABELS: u32 = 52;
+const Y_LABELS: u32 = 96;
 /// The colour of interval whiskers and nothing else, so they can be told apart.
 pub(super) const WHISKER: RGBColor = RGBColor(34, 34, 34);
 /// Colour-blind-safe series colours (Okabe–Ito), by target.
@@ -25,7 +36,7 @@ const PALETTE: [RGBColor; 7] = [
 ];
 /// The lowest and highest percentile on latency plots.
 const PERCENTILE_RANGE: (f64, f64) = (50.0, 99.99);
-/// Room right of p99.99 so that its label is drawn.
+/// Room right of the last percentile so that its label is drawn.
 const RIGHT_MARGIN_NINES: f64 = 0.05;
 
 /// The colour of the `index`-th target.
@@ -120,6 +131,16 @@ fn category_label(labels: &[String], x: f64) -> String {
     labels.get(i as usize).cloned().unwrap_or_default()
 }
 
+/// A chart on `area` with the margin and the room for labels every plot has.
+fn builder<'a, 'b, 'c>(area: &'a Canvas<'c>) -> ChartBuilder<'a, 'b, SVGBackend<'c>> {
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .margin(12)
+        .x_label_area_size(X_LABELS)
+        .y_label_area_size(Y_LABELS);
+    builder
+}
+
 /// Half the width of a bar, in categories.
 const HALF_BAR: f64 = 0.32;
 
@@ -133,16 +154,15 @@ pub(super) fn throughput(title: &str, y_desc: &str, bars: &[Bar]) -> Result<Plot
         * 1.15;
     let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
     svg(title, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d(categories(bars.len()), 0.0..top)?;
+        let mut chart = builder(root).build_cartesian_2d(categories(bars.len()), 0.0..top)?;
         chart
             .configure_mesh()
+            .label_style(("sans-serif", TEXT_PX))
+            .axis_desc_style(("sans-serif", TEXT_PX))
             .disable_x_mesh()
             .x_labels(bars.len())
             .x_label_formatter(&|x| category_label(&labels, *x))
+            .y_label_formatter(&|y| tick(*y))
             .y_desc(y_desc)
             .draw()?;
         chart.draw_series(bars.iter().zip(0..).map(|(b, i)| {
@@ -168,7 +188,7 @@ pub(super) fn throughput(title: &str, y_desc: &str, bars: &[Bar]) -> Result<Plot
 }
 
 /// Width of the legend strip right of a chart, pixels: a legend there never hides a line.
-const LEGEND_WIDTH: u32 = 150;
+const LEGEND_WIDTH: u32 = 230;
 
 /// How a legend entry shows its series.
 enum Swatch {
@@ -184,7 +204,7 @@ fn with_legend<'a>(
 ) -> Result<Canvas<'a>, Box<dyn std::error::Error>> {
     let (chart, strip) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
     for ((label, c), i) in entries.iter().zip(0..) {
-        let y = 28 + 20 * i;
+        let y = 28 + 24 * i;
         match swatch {
             Swatch::Line => {
                 strip.draw(&PathElement::new(vec![(4, y), (24, y)], c.stroke_width(2)))?
@@ -194,7 +214,7 @@ fn with_legend<'a>(
         strip.draw(&Text::new(
             label.as_str(),
             (30, y - 6),
-            ("sans-serif", 12).into_font(),
+            ("sans-serif", TEXT_PX).into_font(),
         ))?;
     }
     Ok(chart)
@@ -235,8 +255,8 @@ fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo, hi)
 }
 
-/// Latency against percentile, p50 to p99.99, latency on a log scale. Points are
-/// (percentile, µs).
+/// Latency against percentile, from p50 to the highest percentile of any curve (at most
+/// p99.99), latency on a log scale. Points are (percentile, µs).
 pub(super) fn latency_percentiles(title: &str, curves: &[Curve]) -> Result<Plot, ReportError> {
     let (lo, hi) = decades(curves.iter().flat_map(|c| c.points.iter().map(|p| p.1)));
     let curves: Vec<Curve> = curves
@@ -247,22 +267,24 @@ pub(super) fn latency_percentiles(title: &str, curves: &[Curve]) -> Result<Plot,
             color: c.color,
         })
         .collect();
+    // The axis ends where the curve with the most samples does, at least at p90.
+    let right = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.0))
+        .fold(1.0_f64, f64::max)
+        + RIGHT_MARGIN_NINES;
     svg(title, |root| {
         let area = with_legend(root, &entries(&curves), Swatch::Line)?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d(
-                nines(PERCENTILE_RANGE.0)..nines(PERCENTILE_RANGE.1) + RIGHT_MARGIN_NINES,
-                (lo..hi).log_scale(),
-            )?;
+        let mut chart = builder(&area)
+            .build_cartesian_2d(nines(PERCENTILE_RANGE.0)..right, (lo..hi).log_scale())?;
         chart
             .configure_mesh()
+            .label_style(("sans-serif", TEXT_PX))
+            .axis_desc_style(("sans-serif", TEXT_PX))
             .x_labels(5)
             .x_label_formatter(&|x| percentile_label(*x))
             .y_labels(6)
-            .y_label_formatter(&|y| format!("{y:.0}"))
+            .y_label_formatter(&|y| tick(*y))
             .x_desc("percentile, from p50 at the left edge")
             .y_desc("latency µs (log scale)")
             .draw()?;
@@ -286,15 +308,14 @@ pub(super) fn knee(
     let (lo, hi) = decades(points().map(|p| p.1).chain(bound_us));
     svg(title, |root| {
         let area = with_legend(root, &entries(curves), Swatch::Line)?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0.0..right, (lo..hi).log_scale())?;
+        let mut chart = builder(&area).build_cartesian_2d(0.0..right, (lo..hi).log_scale())?;
         chart
             .configure_mesh()
+            .label_style(("sans-serif", TEXT_PX))
+            .axis_desc_style(("sans-serif", TEXT_PX))
             .y_labels(6)
-            .y_label_formatter(&|y| format!("{y:.0}"))
+            .y_label_formatter(&|y| tick(*y))
+            .x_label_formatter(&|x| tick(*x))
             .x_desc("achieved operations per second")
             .y_desc(y_desc)
             .draw()?;
@@ -325,6 +346,17 @@ pub(super) const WARMUP_SHADE: RGBColor = RGBColor(225, 225, 225);
 /// Completions per second over the measured window, after the warm-up's seconds at negative
 /// times (shaded). Points are (second, completions).
 pub(super) fn per_second(title: &str, curves: &[Curve]) -> Result<Plot, ReportError> {
+    seconds(title, "completions per second", curves)
+}
+
+/// Each second's mean latency over the measured window. Points are (second, µs).
+pub(super) fn latency_over_time(title: &str, curves: &[Curve]) -> Result<Plot, ReportError> {
+    seconds(title, "mean latency µs", curves)
+}
+
+/// A figure per second of the measured window, from 0 up, with the warm-up's seconds at
+/// negative times shaded.
+fn seconds(title: &str, y_desc: &str, curves: &[Curve]) -> Result<Plot, ReportError> {
     let left = curves
         .iter()
         .flat_map(|c| c.points.iter().map(|p| p.0))
@@ -342,15 +374,15 @@ pub(super) fn per_second(title: &str, curves: &[Curve]) -> Result<Plot, ReportEr
         * 1.25;
     svg(title, |root| {
         let area = with_legend(root, &entries(curves), Swatch::Line)?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d(left..right, 0.0..top)?;
+        let mut chart = builder(&area).build_cartesian_2d(left..right, 0.0..top)?;
         chart
             .configure_mesh()
+            .label_style(("sans-serif", TEXT_PX))
+            .axis_desc_style(("sans-serif", TEXT_PX))
+            .x_label_formatter(&|x| tick(*x))
+            .y_label_formatter(&|y| tick(*y))
             .x_desc("second of the measured phase (warm-up shaded, before 0)")
-            .y_desc("completions per second")
+            .y_desc(y_desc)
             .draw()?;
         if left < 0.0 {
             chart.draw_series(std::iter::once(Rectangle::new(
@@ -362,14 +394,26 @@ pub(super) fn per_second(title: &str, curves: &[Curve]) -> Result<Plot, ReportEr
     })
 }
 
+/// `+25%`, `−25%`: a threshold line's label.
+pub(super) fn signed_percent(d: f64) -> String {
+    let sign = if d < 0.0 { '−' } else { '+' };
+    format!("{sign}{}%", tick(d.abs()))
+}
+
+/// The colour of a noise canary's threshold lines.
+pub(super) const THRESHOLD: RGBColor = RGBColor(110, 110, 110);
+
 /// Noise canary figures against the cell's place in the run, each as a percentage of its
-/// median over the run, with the deviation threshold drawn both ways. Points are (cell,
-/// percent).
+/// median over the run, with the deviation threshold (percent) drawn both ways when it is
+/// known. Points are (cell, percent).
 pub(super) fn canary_drift(
     title: &str,
     curves: &[Curve],
-    threshold_percent: f64,
+    threshold_percent: Option<f64>,
 ) -> Result<Plot, ReportError> {
+    let bounds: Vec<f64> = threshold_percent
+        .map(|t| vec![100.0 - t, 100.0 + t])
+        .unwrap_or_default();
     let right = curves
         .iter()
         .flat_map(|c| c.points.iter().map(|p| p.0))
@@ -378,28 +422,33 @@ pub(super) fn canary_drift(
     let (lo, hi) = curves
         .iter()
         .flat_map(|c| c.points.iter().map(|p| p.1))
-        .fold(
-            (100.0 - threshold_percent, 100.0 + threshold_percent),
-            |(lo, hi), v| (lo.min(v), hi.max(v)),
-        );
+        .chain(bounds.iter().copied())
+        .fold((100.0_f64, 100.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
     let (lo, hi) = ((lo - 5.0).max(0.0), hi + 5.0);
     svg(title, |root| {
         let area = with_legend(root, &entries(curves), Swatch::Line)?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0.0..right, lo..hi)?;
+        let mut chart = builder(&area).build_cartesian_2d(0.0..right, lo..hi)?;
         chart
             .configure_mesh()
+            .label_style(("sans-serif", TEXT_PX))
+            .axis_desc_style(("sans-serif", TEXT_PX))
+            .x_label_formatter(&|x| tick(*x))
+            .y_label_formatter(&|y| tick(*y))
             .x_desc("cell, in the order the run measured them")
             .y_desc("% of the run's median")
             .draw()?;
-        for bound in [100.0 - threshold_percent, 100.0 + threshold_percent] {
-            chart.draw_series(LineSeries::new(
+        for &bound in &bounds {
+            chart.draw_series(DashedLineSeries::new(
                 [(0.0, bound), (right, bound)],
-                WARMUP_SHADE.stroke_width(2),
+                8,
+                4,
+                THRESHOLD.stroke_width(2),
             ))?;
+            chart.draw_series(std::iter::once(Text::new(
+                signed_percent(bound - 100.0),
+                (right - 0.05 * right, bound),
+                ("sans-serif", TEXT_PX).into_font(),
+            )))?;
         }
         lines(&mut chart, curves)
     })
@@ -438,16 +487,15 @@ pub(super) fn cpu_per_member(
             (legend[1].to_owned(), roles[1]),
         ];
         let area = with_legend(root, &names, Swatch::Block)?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d(categories(stacks.len()), 0.0..top)?;
+        let mut chart = builder(&area).build_cartesian_2d(categories(stacks.len()), 0.0..top)?;
         chart
             .configure_mesh()
+            .label_style(("sans-serif", TEXT_PX))
+            .axis_desc_style(("sans-serif", TEXT_PX))
             .disable_x_mesh()
             .x_labels(stacks.len())
             .x_label_formatter(&|x| category_label(&labels, *x))
+            .y_label_formatter(&|y| tick(*y))
             .y_desc("server CPU µs per operation")
             .draw()?;
         chart.draw_series(blocks.iter().map(|&(x, from, to, fill)| {
@@ -458,79 +506,4 @@ pub(super) fn cpu_per_member(
 }
 
 #[cfg(test)]
-mod tests {
-    use resvg::usvg;
-
-    use super::*;
-
-    /// Filled paths of `color` with their widths, and paths stroked in the whisker colour.
-    fn shapes(svg: &str, color: RGBColor) -> (Vec<f32>, usize) {
-        fn walk(g: &usvg::Group, color: RGBColor, out: &mut (Vec<f32>, usize)) {
-            let rgb = |c: &usvg::Color| (c.red, c.green, c.blue);
-            for node in g.children() {
-                match node {
-                    usvg::Node::Group(g) => walk(g, color, out),
-                    usvg::Node::Path(p) => {
-                        if let Some(usvg::Paint::Color(c)) = p.fill().map(|f| f.paint())
-                            && rgb(c) == (color.0, color.1, color.2)
-                        {
-                            out.0.push(p.bounding_box().width());
-                        }
-                        if let Some(usvg::Paint::Color(c)) = p.stroke().map(|s| s.paint())
-                            && rgb(c) == (WHISKER.0, WHISKER.1, WHISKER.2)
-                        {
-                            out.1 += 1;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        let tree = usvg::Tree::from_str(svg, &usvg::Options::default()).unwrap();
-        let mut out = (Vec::new(), 0);
-        walk(tree.root(), color, &mut out);
-        out
-    }
-
-    #[test]
-    fn one_bar_fills_its_segment_and_two_bars_split_the_width() {
-        let bar = |label: &str, color: usize, interval| Bar {
-            label: label.into(),
-            mean: 100.0,
-            interval,
-            color,
-        };
-        let one = throughput("one", "ops/s", &[bar("a", 0, Some((90.0, 110.0)))]).unwrap();
-        let (widths, whiskers) = shapes(&one.svg, PALETTE[0]);
-        assert_eq!((widths.len(), whiskers), (1, 4), "one bar, one whisker");
-        let two = throughput("two", "ops/s", &[bar("a", 0, None), bar("b", 1, None)]).unwrap();
-        let (two_widths, whiskers) = shapes(&two.svg, PALETTE[0]);
-        assert_eq!(
-            (two_widths.len(), whiskers),
-            (1, 0),
-            "no interval, no whisker"
-        );
-        // No empty segment is left over: two bars each take about half the single bar's room.
-        let ratio = two_widths[0] / widths[0];
-        assert!((0.45..0.55).contains(&ratio), "{ratio}");
-        // Each bar is labelled once, under its centre.
-        for label in ["a", "b"] {
-            assert_eq!(
-                two.svg.matches(&format!(">\n{label}\n</text>")).count(),
-                1,
-                "{label}"
-            );
-        }
-    }
-
-    #[test]
-    fn percentile_positions_put_each_nine_one_apart() {
-        assert!((nines(90.0) - 1.0).abs() < 1e-12);
-        assert!((nines(99.9) - 3.0).abs() < 1e-9);
-        assert_eq!(percentile_label(2.0), "p99");
-        assert_eq!(percentile_label(4.0), "p99.99");
-        let grid = percentile_grid();
-        assert!((grid[0] - 50.0).abs() < 1e-9 && (grid[grid.len() - 1] - 99.99).abs() < 1e-9);
-        assert!(grid.windows(2).all(|w| w[0] < w[1]));
-    }
-}
+mod tests;
