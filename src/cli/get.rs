@@ -330,7 +330,7 @@ mod tests {
         assert_eq!(
             table(std::slice::from_ref(&b), false, true, false, now),
             "pg-vs-sqlite  Running  3/12      sqlite -99.9% ±24.0% ops/s vs postgres at 1k, 3 reps  5m   \
-             flights   postgres,wiredtiger  local      in 12m\n"
+             ycsb      lz4,zlib  local      in 12m\n"
         );
     }
 }

@@ -85,7 +85,7 @@ pub struct Slot {
 /// How a run's comparison was fixed before it ran (docs/results.md, "Verdicts"): the
 /// declared verdict metrics and, under a precision goal, the pilot stage whose spread decides
 /// how many slots run and which the two-stage test takes its spread from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VerdictDesign {
     /// `spec.verdict.metrics`: the figures that get verdicts.
@@ -94,4 +94,8 @@ pub struct VerdictDesign {
     /// a precision goal: every slot was planned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pilot_slots: Option<u32>,
+    /// With `spec.precision`: its goal (`mdePercent`), which also set the deviation the noise
+    /// canaries were judged against (docs/results.md, "Noise canaries").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision_goal_percent: Option<f64>,
 }

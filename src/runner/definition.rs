@@ -151,6 +151,7 @@ impl Benchmark {
             pilot_slots: self
                 .precision
                 .map(|goal| goal.design(self.repetitions).pilot as u32),
+            precision_goal_percent: self.precision.map(|goal| goal.mde_percent),
         }
     }
 

@@ -451,6 +451,7 @@ fn cpu_per_operation_alone_is_cheaper_or_costlier() {
         r.design = Some(crate::result::VerdictDesign {
             metrics: vec![VerdictMetric::CpuPerOperation],
             pilot_slots: None,
+            precision_goal_percent: None,
         });
     }
     let c = compare(&recorded, &options()).unwrap();
@@ -513,6 +514,7 @@ fn a_recorded_pilot_makes_the_test_two_stage_and_the_method_says_so() {
             r.design = Some(crate::result::VerdictDesign {
                 metrics: vec![VerdictMetric::Throughput],
                 pilot_slots: Some(3),
+                precision_goal_percent: Some(3.0),
             });
             results.push(r);
         }

@@ -20,28 +20,29 @@ const FIGURES: [(&str, Figure); 3] = [
 ];
 
 /// The deviation (percent) the runner judged these cells' canaries against: the threshold
-/// [`canary::threshold`] sets for the run's precision goal. A run without a goal records a
-/// design without pilot slots, and was judged at [`canary::DEVIATION_THRESHOLD`]; under a goal
-/// the threshold is the goal, which the results do not record, and results older than the
-/// design record say neither: `None` then, and no bound is drawn.
+/// [`canary::threshold`] sets for the run's precision goal, which each cell's design records.
+/// Results older than the design record, or whose designs disagree, say nothing sure: `None`
+/// then, and no bound is drawn.
 pub(super) fn judged_threshold(cells: &[&CellResult]) -> Option<f64> {
-    let designs: Vec<_> = cells.iter().filter_map(|c| c.design.as_ref()).collect();
-    if designs.is_empty() || designs.iter().any(|d| d.pilot_slots.is_some()) {
-        return None;
-    }
-    Some(canary::threshold(None) * 100.0)
+    let mut goals = cells
+        .iter()
+        .map(|c| c.design.as_ref().map(|d| d.precision_goal_percent));
+    let first = goals.next()??;
+    goals
+        .all(|g| g == Some(first))
+        .then(|| canary::threshold(first) * 100.0)
 }
 
-/// The section's opening note, naming the bound the cells were judged against.
 fn explanation(threshold: Option<f64>) -> String {
     let bound = match threshold {
         Some(t) => format!(
             "more than {t:.0}% from the median of the same machine's earlier probes in the run \
-             (the run had no precision goal; grey lines: the same bound around this median)"
+             (the threshold the run's precision goal set, or 25% without one; grey lines: the \
+             same bound around this median)"
         ),
         None => "past the run's threshold from the median of the same machine's earlier probes \
-             in the run: the run's precision goal, which these results do not record, so no \
-             bound is drawn"
+             in the run: these results do not record the threshold (they predate its record, \
+             or their runs had different precision goals), so no bound is drawn"
             .to_owned(),
     };
     note(&format!(

@@ -346,6 +346,7 @@ fn the_canary_plot_draws_the_threshold_the_run_was_judged_against() {
         r.design = Some(VerdictDesign {
             metrics: Vec::new(),
             pilot_slots: None,
+            precision_goal_percent: None,
         });
     }
     let plot = |results: &[CellResult]| -> (String, String) {
@@ -363,11 +364,22 @@ fn the_canary_plot_draws_the_threshold_the_run_was_judged_against() {
         "{labels}"
     );
     assert!(note.contains("more than 25% from the median"), "{note}");
-    // A precision goal: its threshold is the goal, which the results do not record.
+    // A precision goal of 8 %: the canaries were judged at 8 %.
     for r in &mut results {
-        r.design.as_mut().unwrap().pilot_slots = Some(3);
+        let design = r.design.as_mut().unwrap();
+        (design.pilot_slots, design.precision_goal_percent) = (Some(3), Some(8.0));
     }
     let (labels, note) = plot(&results);
-    assert!(!labels.contains("25%"), "{labels}");
-    assert!(note.contains("which these results do not record"), "{note}");
+    assert!(
+        labels.contains("+8%") && !labels.contains("25%"),
+        "{labels}"
+    );
+    assert!(note.contains("more than 8% from the median"), "{note}");
+    // Results that predate the record say nothing sure: no bound.
+    for r in &mut results {
+        r.design = None;
+    }
+    let (labels, note) = plot(&results);
+    assert!(!labels.contains("+8%"), "{labels}");
+    assert!(note.contains("do not record the threshold"), "{note}");
 }
