@@ -145,7 +145,7 @@ async fn a_delayed_target_is_found_slower_by_one_interleaved_runner_from_apply_t
         .collect();
     let expected: Vec<String> = (1..=REPETITIONS)
         .flat_map(|rep| {
-            mongobench::runner::slots::order(5, 0, rep, 2)
+            mongobench::contract::slot_order::order(5, 0, rep, 2)
                 .into_iter()
                 .map(move |i| format!("{} r{rep}", names[i]))
         })

@@ -2,13 +2,14 @@
 //! (`plan.rs`, versioned, carrying the run resolved from the spec), the activity the runner
 //! publishes while it works (`activity.rs`, versioned) with the steps it names (`step.rs`),
 //! and the names and labels of every object one side writes and the other reads
-//! (`names.rs`). Uses `api/`, `plan/` and `result/`; both `runner/` and `operator/` build on
+//! (`names.rs`), the order of the targets in each slot (`slot_order.rs`). Uses `api/`, `plan/` and `result/`; both `runner/` and `operator/` build on
 //! it, and nothing here does I/O.
 
 pub mod activity;
 pub mod cpus;
 pub mod names;
 pub mod plan;
+pub mod slot_order;
 pub mod step;
 
 pub use activity::{ACTIVITY_VERSION, Activity};

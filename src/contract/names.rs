@@ -9,6 +9,13 @@ use sha2::{Digest, Sha256};
 
 use crate::plan::sanitize;
 
+/// Environment variable with the runner Job's uid, which the operator sets from the pod's
+/// labels: the prefix of its pods' board keys.
+pub const JOB_UID_ENV: &str = "MONGOBENCH_JOB_UID";
+/// Environment variable with the name of the runner's Job (the Job controller's pod label
+/// `batch.kubernetes.io/job-name`), which the operator sets by the downward API.
+pub const JOB_NAME_ENV: &str = "MONGOBENCH_JOB_NAME";
+
 /// Label naming the benchmark (on its children, results and activity).
 pub const BENCHMARK_LABEL: &str = "mongobench.io/benchmark";
 /// Label naming the cell of a result ConfigMap.

@@ -38,15 +38,12 @@ pub enum SinkError {
     },
 }
 
-/// Environment variable with the name of the runner's Job (the Job controller's pod label
-/// `batch.kubernetes.io/job-name`, by the downward API); its uid is in
-/// [`crate::runner::crew::JOB_UID_ENV`].
-pub const JOB_NAME_ENV: &str = "MONGOBENCH_JOB_NAME";
+use crate::contract::names::JOB_NAME_ENV;
 
 /// The runner's Job as the controlling owner of the results it writes, from the environment
 /// the Job gives its pods; `None` outside a Job.
 pub fn job_owner() -> Option<OwnerReference> {
-    let uid = std::env::var(crate::runner::crew::JOB_UID_ENV).ok()?;
+    let uid = std::env::var(crate::contract::names::JOB_UID_ENV).ok()?;
     let name = std::env::var(JOB_NAME_ENV).ok()?;
     (!uid.is_empty() && !name.is_empty()).then(|| OwnerReference {
         api_version: "batch/v1".to_owned(),

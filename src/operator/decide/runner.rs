@@ -9,11 +9,11 @@ use super::platform::{Unit, slot_key, who};
 use super::problems::{ServerIssue, refused_servers, unready_servers};
 use super::situation::Step;
 use crate::api::{CleanupPolicy, MongoBenchmarkSpec};
+use crate::contract::slot_order;
 use crate::contract::{Activity, RunnerStep};
 use crate::operator::observe::{JobState, Observed};
 use crate::operator::status::CellOutcome;
 use crate::plan::PlannedCell;
-use crate::runner::slots;
 
 /// The pending cell (an index into `cells`) an activity is about, with its phase: the cell it
 /// names, or while seeding, the first pending cell of the target and size in `order`.
@@ -286,7 +286,7 @@ pub(super) fn mark_running<'a>(
     let seed = spec.workload.seed();
     let order = |c: &PlannedCell| {
         let size = spec.dataset.sizes.iter().position(|s| *s == c.size);
-        let in_slot = slots::order(seed, size.unwrap_or(0), c.repetition, unit.targets.len());
+        let in_slot = slot_order::order(seed, size.unwrap_or(0), c.repetition, unit.targets.len());
         let target = unit.targets.iter().position(|t| *t == c.target);
         (
             size,

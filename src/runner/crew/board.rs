@@ -10,9 +10,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 
-/// Environment variable with the runner Job's uid (from the pod's labels), the prefix of its
-/// pods' board keys.
-pub const JOB_UID_ENV: &str = "MONGOBENCH_JOB_UID";
+pub use crate::contract::names::JOB_UID_ENV;
 
 /// A place every client process can read and write small JSON values.
 #[derive(Clone)]

@@ -8,9 +8,9 @@ use crate::result::{CellResult, CellStatus, Slot};
 use super::super::canaries::{self, Probes};
 use super::super::cell::{CellProgress, run_cell_with};
 use super::super::sink::SinkError;
-use super::super::slots;
 use super::seeding::reseed;
 use super::size::{Size, SlotOutcome, TargetState};
+use crate::contract::slot_order;
 use crate::runner::definition::Events;
 
 /// Runs slot `slot` of `size`: every target's cell not done yet, in the slot's order.
@@ -25,7 +25,7 @@ pub(crate) async fn in_turn(
     events: &mut impl Events,
 ) -> Result<SlotOutcome, SinkError> {
     let bench = size.bench;
-    let order = slots::order(bench.plan.seed(), size.index, slot, size.targets.len());
+    let order = slot_order::order(bench.plan.seed(), size.index, slot, size.targets.len());
     let mut outcome = SlotOutcome::default();
     for (position, &i) in order.iter().enumerate() {
         let name = size.targets[i].target.name.as_str();

@@ -55,7 +55,7 @@ fn a_platform_of_external_targets_gets_one_runner_for_both_interleaved() {
     // Cells in plan order a.r1, a.r2, b.r1, b.r2; slot 1's seeded order is b a, so the
     // runner starts with b.r1.
     assert_eq!(
-        crate::runner::slots::order(b.spec.workload.seed(), 0, 1, 2),
+        crate::contract::slot_order::order(b.spec.workload.seed(), 0, 1, 2),
         [1, 0]
     );
     assert_eq!(

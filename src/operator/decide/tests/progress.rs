@@ -34,7 +34,7 @@ repetitions: 2
     // No word from the runner: the first cell in its order (slot 1's seeded order is b a),
     // no activity.
     assert_eq!(
-        crate::runner::slots::order(b.spec.workload.seed(), 0, 1, 2),
+        crate::contract::slot_order::order(b.spec.workload.seed(), 0, 1, 2),
         [1, 0]
     );
     let d = decide(&b, &o, &settings(0)).unwrap();

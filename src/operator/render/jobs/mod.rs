@@ -456,8 +456,14 @@ fn runner_env(
         }),
         ..EnvVar::default()
     };
-    env.push(label_env(crate::runner::crew::JOB_UID_ENV, JOB_UID_LABEL));
-    env.push(label_env(crate::runner::sink::JOB_NAME_ENV, JOB_NAME_LABEL));
+    env.push(label_env(
+        crate::contract::names::JOB_UID_ENV,
+        JOB_UID_LABEL,
+    ));
+    env.push(label_env(
+        crate::contract::names::JOB_NAME_ENV,
+        JOB_NAME_LABEL,
+    ));
     env
 }
 
