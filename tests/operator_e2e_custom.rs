@@ -51,7 +51,7 @@ async fn both_servers(test: &str, prefix: &str) -> (common::TestEnv, Running) {
 
 #[tokio::test]
 async fn the_shop_example_runs_from_a_config_map_to_a_verdict() {
-    let (env, _running) = both_servers("e2e-custom", "quickstart-").await;
+    let (env, _running) = both_servers("e2e-custom", "testenv-").await;
 
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/custom-orders.yaml");
     let mut doc: serde_json::Value =

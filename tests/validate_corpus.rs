@@ -257,16 +257,12 @@ fn the_quickstart_with_its_secret_is_valid() {
             )
         })
         .collect();
-    // The test environment's two engines: FerretDB on PostgreSQL, SecantusDB on WiredTiger.
+    // The demo's two SecantusDB servers, lz4 and zlib (testenv/demo starts them).
     assert_eq!(
         names,
         [
-            ("Secret", "quickstart-postgres", "mongodb://127.0.0.1:27018"),
-            (
-                "Secret",
-                "quickstart-wiredtiger",
-                "mongodb://127.0.0.1:27020"
-            )
+            ("Secret", "quickstart-lz4", "mongodb://127.0.0.1:27022"),
+            ("Secret", "quickstart-zlib", "mongodb://127.0.0.1:27023")
         ]
     );
 }
@@ -275,7 +271,7 @@ fn the_quickstart_with_its_secret_is_valid() {
 fn one_file_with_several_mistakes_reports_all_of_them_in_line_order() {
     let text = std::fs::read_to_string(repo("examples/quickstart.yaml"))
         .unwrap()
-        .replace("sizes: [1k, 10k]", "sizes: [10k, 1k]")
+        .replace(r#"sizes: ["2000", "40000"]"#, r#"sizes: ["40000", "2000"]"#)
         .replace("workers: 4", "workers: 0")
         .replace("repetitions: 3", "repetitions: 101");
     let dir = std::env::temp_dir().join(format!("mongobench-corpus-{}", std::process::id()));
