@@ -4,6 +4,7 @@
 //! driver's do, and what needs the driver (retryable writes) still goes through it.
 mod support;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,8 +30,8 @@ async fn relay(upstream: String) -> (String, Captured) {
 }
 
 /// [`relay`] whose first connection, when its client sends a command named `cut`, passes it
-/// on to the server and closes before the reply can come back: the request was made, its
-/// answer is lost.
+/// on to the server and, once the server has answered, closes without passing the answer on:
+/// the request was carried out, its answer is lost.
 async fn relay_cutting(upstream: String, cut: Option<&'static str>) -> (String, Captured) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
@@ -45,8 +46,23 @@ async fn relay_cutting(upstream: String, cut: Option<&'static str>) -> (String, 
             log.lock().unwrap().push(sent.clone());
             let (mut client_read, mut client_write) = client.into_split();
             let (mut server_read, mut server_write) = server.into_split();
+            let cut_now = Arc::new(AtomicBool::new(false));
+            let losing = cut_now.clone();
             let replies = tokio::spawn(async move {
-                let _ = tokio::io::copy(&mut server_read, &mut client_write).await;
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    let n = match server_read.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    // The server has answered the cut command, so it has done what it was
+                    // asked: drop the answer, and close the client's side (dropping its half).
+                    if losing.load(Ordering::SeqCst)
+                        || client_write.write_all(&buf[..n]).await.is_err()
+                    {
+                        break;
+                    }
+                }
             });
             // Only the first connection cuts.
             let cut_here = cut.take();
@@ -67,11 +83,14 @@ async fn relay_cutting(upstream: String, cut: Option<&'static str>) -> (String, 
                             .iter()
                             .any(|d| d.keys().next().map(String::as_str) == Some(name))
                     });
-                    if cutting {
-                        // No reply reaches the client from now on: its side is closed.
-                        replies.abort();
+                    cut_now.store(cutting, Ordering::SeqCst);
+                    if server_write.write_all(&buf[..n]).await.is_err() {
+                        break;
                     }
-                    if server_write.write_all(&buf[..n]).await.is_err() || cutting {
+                    if cutting {
+                        // The client learns of the loss only once the server is done with the
+                        // request, as when a reply is lost on its way: a retry cannot overtake it.
+                        let _ = replies.await;
                         break;
                     }
                 }
