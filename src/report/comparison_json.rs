@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::VerdictMetric;
 use crate::verdict::server_facts::ServerFacts;
+use crate::verdict::simultaneous::SimultaneousDiagnostics;
 use crate::verdict::stats::Delta;
 use crate::verdict::{Comparison, ComparisonRow, MetricVerdict, Verdict, headline, method_lines};
 
@@ -83,6 +84,11 @@ pub struct RowDocument {
     pub cpu_us_per_op: Option<f64>,
     /// One per declared metric, in declared order; empty for the baseline's row.
     pub verdicts: Vec<MetricDocument>,
+    /// Measured at the same time as the baseline (`parallelism: Simultaneous`): how far the
+    /// disturbance was shared, how the ratio moved within the window, the side effect the
+    /// crossover removed; absent for cells run in turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simultaneous: Option<SimultaneousDiagnostics>,
     /// What it differs in from the baseline besides its version, the cells a noise canary
     /// flagged, the cells left out and why, and notes on how the row was measured.
     pub warnings: Vec<String>,
@@ -193,6 +199,7 @@ fn row(comparison: &Comparison, r: &ComparisonRow) -> RowDocument {
         p99_us: r.p99_us.map(|s| s.mean),
         cpu_us_per_op: r.cpu_us_per_op.map(|s| s.mean),
         verdicts,
+        simultaneous: r.simultaneous.clone(),
         warnings,
     }
 }

@@ -140,3 +140,51 @@ fn the_json_reads_back_with_camel_case_fields() {
     let back: ComparisonDocument = serde_json::from_str(&text).unwrap();
     assert_eq!(back, ComparisonDocument::of(&c));
 }
+
+#[test]
+fn a_row_measured_at_the_same_time_carries_its_simultaneous_diagnostics() {
+    use crate::result::Simultaneous;
+    use crate::result::testing::slotted_result;
+    use crate::verdict::CompareOptions;
+    // Four slots on traded sides; side 0 makes its target 10 % faster, b is 2 % faster.
+    let mut results = Vec::new();
+    for (k, b_side) in [0u32, 1, 1, 0].into_iter().enumerate() {
+        let slot = k as u32 + 1;
+        for (target, side, factor, series) in [
+            ("a", 1 - b_side, 1.0, [1000.0, 1100.0, 1000.0]),
+            ("b", b_side, 1.02, [1100.0, 1000.0, 1100.0]),
+        ] {
+            let speed = if side == 0 { 1.10 } else { 1.0 } * factor;
+            let mut r = slotted_result(target, slot, 1000.0);
+            let m = r.measured.as_mut().unwrap();
+            m.duration_us = 3_000_000;
+            m.overall.per_second = series.map(|v: f64| (v * speed).round() as u64).to_vec();
+            r.simultaneous = Some(Simultaneous {
+                window_start_unix_ms: 1_700_000_000_000 + u64::from(slot) * 60_000,
+                side: Some(side),
+                side_cpus: Some(side.to_string()),
+            });
+            results.push(r);
+        }
+    }
+    let options = CompareOptions {
+        baseline: "a".into(),
+        ..CompareOptions::default()
+    };
+    let doc = ComparisonDocument::of(&compare(&results, &options).unwrap());
+    assert_eq!(
+        doc.groups[0].rows[0].simultaneous, None,
+        "the baseline's row"
+    );
+    let s = doc.groups[0].rows[1].simultaneous.as_ref().unwrap();
+    assert_eq!(s.slots, 4);
+    assert!(
+        (s.side_effect_percent.unwrap() - 10.0).abs() < 0.05,
+        "{s:?}"
+    );
+    let value = serde_json::to_value(&doc).unwrap();
+    let json = &value["groups"][0]["rows"][1]["simultaneous"];
+    assert_eq!(json["slots"], 4);
+    assert!(json["sideEffectPercent"].is_f64(), "{json}");
+    assert!(json["sideEffectCi95Percent"].is_array(), "{json}");
+}
