@@ -295,7 +295,15 @@ async fn a_result_no_runner_job_of_the_benchmark_wrote_is_refused() {
     .await;
 
     let status = common::status_until(&env, bench, Duration::from_secs(60), "both cells", |s| {
-        s.cells.len() == 2 && s.cells.iter().all(|c| c.phase != CellPhase::Pending)
+        // Running is not an end: the cell whose result the operator has not read yet is
+        // the runner's current one (a CI run read status between two results).
+        s.cells.len() == 2
+            && s.cells.iter().all(|c| {
+                matches!(
+                    c.phase,
+                    CellPhase::Completed | CellPhase::Invalid | CellPhase::Failed
+                )
+            })
     })
     .await;
     let cell = |rep: u32| status.cells.iter().find(|c| c.repetition == rep).unwrap();

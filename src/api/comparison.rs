@@ -92,7 +92,7 @@ pub struct SimultaneousStatus {
     /// in percent, removed from the throughput change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side_effect_percent: Option<f64>,
-    /// What to know: no crossover and why, a low correlation.
+    /// What to know: no crossover and why, a low correlation, too few slots on traded sides.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }

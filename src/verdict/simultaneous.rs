@@ -14,6 +14,12 @@ use crate::result::CellResult;
 /// not shared between them, and simultaneity cancelled little of it.
 pub const LOW_CORRELATION: f64 = 0.3;
 
+/// Below this many slots on traded sides, the crossover model keeps so few degrees of freedom
+/// (slots − 2) that a target disturbed in just the slots it spent on one side is fitted exactly
+/// as a target effect plus a side effect, with a narrow interval (docs/results.md, "How many
+/// slots with traded sides").
+pub const FEW_CROSSOVER_SLOTS: usize = 6;
+
 /// What a simultaneous comparison of two targets says beside its verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -36,7 +42,8 @@ pub struct SimultaneousDiagnostics {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// Its 95 % interval.
     pub side_effect_ci95_percent: Option<(f64, f64)>,
-    /// What the reader should know: no crossover (and why), a low correlation.
+    /// What the reader should know: no crossover (and why), a low correlation, too few slots
+    /// on traded sides.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
@@ -157,6 +164,15 @@ pub fn compare_throughput(
     }
     let delta = match sides.filter(|s| s.contains(&true) && s.contains(&false)) {
         Some(sides) => crossover(&rates, &sides).map(|(delta, side)| {
+            if rates.len() < FEW_CROSSOVER_SLOTS {
+                diagnostics.notes.push(format!(
+                    "{} slots on traded sides leave the crossover model {} degrees of freedom: a \
+                     target disturbed in just the slots it spent on one side passes for a side \
+                     effect, with a narrow interval; plan {FEW_CROSSOVER_SLOTS} to 8 slots",
+                    rates.len(),
+                    rates.len().saturating_sub(2)
+                ));
+            }
             diagnostics.side_effect_percent = Some(side.percent);
             diagnostics.side_effect_ci95_percent = side.ci95_percent;
             delta

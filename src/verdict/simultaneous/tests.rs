@@ -97,8 +97,43 @@ fn traded_sides_are_estimated_and_removed_and_uncorrelated_series_are_named() {
     );
     assert_eq!(delta.df, Some(2.0));
     assert!(d.correlation.unwrap() < LOW_CORRELATION, "{d:?}");
-    assert_eq!(d.notes.len(), 1);
+    assert_eq!(d.notes.len(), 2);
     assert!(d.notes[0].starts_with("the per-second series correlate little (median r -1.00)"));
+    assert_eq!(
+        d.notes[1],
+        "4 slots on traded sides leave the crossover model 2 degrees of freedom: a target \
+         disturbed in just the slots it spent on one side passes for a side effect, with a narrow \
+         interval; plan 6 to 8 slots"
+    );
+}
+
+#[test]
+fn six_slots_on_traded_sides_keep_four_degrees_of_freedom_and_no_note_about_them() {
+    // The same target in every slot, side 0 10 % faster, the seconds moving together.
+    let series = [1000, 1200, 900, 1100];
+    let mut base = Vec::new();
+    let mut cand = Vec::new();
+    for (k, cand_side) in [0, 1, 1, 0, 0, 1].into_iter().enumerate() {
+        let slot = k as u32 + 1;
+        let on = |side: u32| -> Vec<u64> {
+            let f = if side == 0 { 1.10 } else { 1.0 };
+            series
+                .iter()
+                .map(|&v| (v as f64 * f).round() as u64)
+                .collect()
+        };
+        base.push(cell("a", slot, &on(1 - cand_side), Some(1 - cand_side)));
+        cand.push(cell("b", slot, &on(cand_side), Some(cand_side)));
+    }
+    let (delta, d) = compare_throughput(&refs(&base), &refs(&cand)).unwrap();
+    let delta = delta.unwrap();
+    assert_eq!(delta.df, Some(4.0));
+    assert!(delta.percent.abs() < 0.05, "{delta:?}");
+    assert!(
+        (d.side_effect_percent.unwrap() - 10.0).abs() < 0.05,
+        "{d:?}"
+    );
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
 }
 
 #[test]
