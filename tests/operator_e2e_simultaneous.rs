@@ -2,8 +2,9 @@
 //! external targets, a MongoDB-wire server reached directly and a second one of the same kind
 //! behind a proxy that holds every reply for a fixed delay, goes from apply to Completed
 //! through the real control plane. (Two servers, not one: flights writes the fixed
-//! `airline.flights` namespace, and two targets writing one server's at the same time collide.) The operator starts one runner Job for both targets; the testenv kubelet
-//! harness runs it with the project's binary. In every slot the two cells meet and measure
+//! `airline.flights` namespace, and two targets writing one server's at the same time
+//! collide.) The operator starts one runner Job for both targets; the testenv kubelet harness
+//! runs it with the project's binary. In every slot the two cells meet and measure
 //! over one common window, so their results carry the same window start; the comparison in
 //! status is made from the ratio over those common seconds, carries the simultaneous
 //! diagnostics, says that the targets kept their places (no crossover on Kubernetes with
