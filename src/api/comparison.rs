@@ -106,8 +106,9 @@ pub struct MetricComparison {
     /// The change against the baseline, in percent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delta_percent: Option<f64>,
-    /// The test: `paired`, `twoStage` (Stein's, the spread of the pilot's slots), `welch`, or
-    /// `crossover` (simultaneous slots whose targets traded sides).
+    /// The test: `paired`, `twoStage` (Stein's, the spread of the pilot's slots), `welch`,
+    /// `crossover` (simultaneous slots whose targets traded sides) or `crossoverTwoStage` (the
+    /// same under a precision goal, the residual spread of the pilot's slots).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,
     /// Lower end of the interval of the change, in percent, at `intervalConfidencePercent`.

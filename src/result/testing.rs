@@ -222,6 +222,27 @@ pub(crate) fn slotted_result(target: &str, slot: u32, ops_per_sec: f64) -> CellR
     r
 }
 
+/// A cell of `target` in simultaneous slot `slot` measured for `seconds` whole seconds with
+/// the per-second completions `series` (one more, partial, second after them), on `side`.
+pub(crate) fn simultaneous_result(
+    target: &str,
+    slot: u32,
+    series: &[u64],
+    side: Option<u32>,
+) -> CellResult {
+    let mut r = slotted_result(target, slot, 1.0);
+    let m = r.measured.as_mut().unwrap();
+    m.duration_us = series.len() as u64 * 1_000_000 + 2_000;
+    m.overall.per_second = series.to_vec();
+    m.overall.per_second.push(3);
+    r.simultaneous = Some(crate::result::Simultaneous {
+        window_start_unix_ms: 1_700_000_000_000 + u64::from(slot) * 60_000,
+        side,
+        side_cpus: side.map(|s| s.to_string()),
+    });
+    r
+}
+
 /// A two-shard distribution with a 22.5 % skew and one chunk moved, flagged as `flags` say.
 pub(crate) fn sharding_record(flags: &[&str]) -> crate::result::ShardingRecord {
     let share = |shard: &str, documents, chunks| crate::result::ShardShare {

@@ -105,7 +105,12 @@ pub fn comparisons(
             } else {
                 format!("{t} {}", m.name())
             };
-            out.push((name, slot_pairs(of(baseline), of(t), figure(m))));
+            // Simultaneous slots' throughput is compared over their common seconds.
+            let window = (m == VerdictMetric::Throughput)
+                .then(|| crate::verdict::simultaneous::window_rates(&of(baseline), &of(t)))
+                .flatten();
+            let pairs = window.unwrap_or_else(|| slot_pairs(of(baseline), of(t), figure(m)));
+            out.push((name, pairs));
         }
     }
     out
@@ -145,8 +150,35 @@ pub fn voids_slot(result: &CellResult) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::testing::slotted_result;
+    use crate::result::testing::{simultaneous_result, slotted_result};
     use crate::verdict::stats::{ALPHA, Delta, log_ratio_sd, two_stage_pairs};
+
+    #[test]
+    fn simultaneous_throughput_stands_on_the_rates_over_the_common_seconds() {
+        // Each cell's overall figure says 1 op/s; over the seconds both windows hold, b
+        // did 1030 or 1050 a second against a's 1000, as the verdict will compare them.
+        let mut results = Vec::new();
+        for (slot, b) in [(1, 1030), (2, 1050)] {
+            results.push(simultaneous_result("a", slot, &[1000, 1000], None));
+            results.push(simultaneous_result("b", slot, &[b, b], None));
+        }
+        let cpu = [VerdictMetric::Throughput, VerdictMetric::CpuPerOperation];
+        let named = comparisons(&results, "a", &cpu);
+        assert_eq!(
+            named[0],
+            ("b".into(), vec![(1000.0, 1030.0), (1000.0, 1050.0)])
+        );
+        // Other metrics keep the cells' own figures.
+        assert_eq!(named[1].0, "b cpuPerOperation");
+        assert_eq!(
+            named[1].1,
+            slot_pairs(
+                results.iter().filter(|c| c.cell.target == "a"),
+                results.iter().filter(|c| c.cell.target == "b"),
+                figure(VerdictMetric::CpuPerOperation)
+            )
+        );
+    }
 
     #[test]
     fn standing_waits_for_the_pilot_then_for_the_slots_its_spread_asks_for() {

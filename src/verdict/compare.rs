@@ -293,8 +293,8 @@ fn row(
     let design = candidate_of.map(|b| Design::of(b, t));
     // Simultaneous slots compare throughput over their common seconds, with the side's effect
     // removed where the targets traded sides (`simultaneous`).
-    let simultaneous =
-        candidate_of.and_then(|b| super::simultaneous::compare_throughput(&b.cells, &t.cells));
+    let simultaneous = candidate_of
+        .and_then(|b| super::simultaneous::compare_throughput(&b.cells, &t.cells, design?.pilot));
     let delta = |m: VerdictMetric| {
         if m == VerdictMetric::Throughput
             && let Some((together, _)) = &simultaneous

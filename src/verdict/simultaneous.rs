@@ -123,11 +123,27 @@ fn slot_pairs<'r>(baseline: &[&'r CellResult], candidate: &[&'r CellResult]) -> 
     out.into_iter().map(|(_, p)| p).collect()
 }
 
+/// The (baseline, candidate) ops/s over each simultaneous slot's common seconds, in slot
+/// order: what the throughput verdict compares, and so what a precision goal's stopping rule
+/// must judge; `None` when fewer than two slots were simultaneous.
+pub fn window_rates(
+    baseline: &[&CellResult],
+    candidate: &[&CellResult],
+) -> Option<Vec<(f64, f64)>> {
+    let rates: Vec<(f64, f64)> = slot_pairs(baseline, candidate)
+        .iter()
+        .filter_map(SlotPair::rates)
+        .collect();
+    (rates.len() >= 2).then_some(rates)
+}
+
 /// The throughput comparison of cells measured at the same time, with its diagnostics; `None`
 /// when fewer than two slots were simultaneous (the caller compares as for cells in turn).
+/// Under a precision goal, its `pilot` slots give the spread (Stein's two-stage test).
 pub fn compare_throughput(
     baseline: &[&CellResult],
     candidate: &[&CellResult],
+    pilot: Option<usize>,
 ) -> Option<(Result<Delta, StatsError>, SimultaneousDiagnostics)> {
     let pairs = slot_pairs(baseline, candidate);
     let rated: Vec<(&SlotPair<'_>, (f64, f64))> =
@@ -163,7 +179,7 @@ pub fn compare_throughput(
         ));
     }
     let delta = match sides.filter(|s| s.contains(&true) && s.contains(&false)) {
-        Some(sides) => crossover(&rates, &sides).map(|(delta, side)| {
+        Some(sides) => crossover(&rates, &sides, pilot).map(|(delta, side)| {
             if rates.len() < FEW_CROSSOVER_SLOTS {
                 diagnostics.notes.push(format!(
                     "{} slots on traded sides leave the crossover model {} degrees of freedom: a \
@@ -183,7 +199,7 @@ pub fn compare_throughput(
                  crossover, so a difference of places is not told apart from one of targets"
                     .to_owned(),
             );
-            Delta::paired(&rates, None)
+            Delta::paired(&rates, pilot)
         }
     };
     Some((delta, diagnostics))

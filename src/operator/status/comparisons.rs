@@ -105,7 +105,8 @@ fn metric_comparison(v: &verdict::MetricVerdict) -> MetricComparison {
                 Method::Paired => "paired",
                 Method::TwoStage { .. } => "twoStage",
                 Method::Welch => "welch",
-                Method::Crossover => "crossover",
+                Method::Crossover { pilot: None } => "crossover",
+                Method::Crossover { pilot: Some(_) } => "crossoverTwoStage",
             }
             .to_owned()
         }),

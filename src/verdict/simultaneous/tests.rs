@@ -1,21 +1,9 @@
 use super::*;
-use crate::result::Simultaneous;
-use crate::result::testing::slotted_result;
+use crate::result::testing::{simultaneous_result, slotted_result};
+use crate::verdict::stats::Method;
 
-/// A cell of `target` in simultaneous slot `slot` measured for `seconds` whole seconds with
-/// the per-second completions `series` (one more, partial, second after them), on `side`.
 fn cell(target: &str, slot: u32, series: &[u64], side: Option<u32>) -> CellResult {
-    let mut r = slotted_result(target, slot, 1.0);
-    let m = r.measured.as_mut().unwrap();
-    m.duration_us = series.len() as u64 * 1_000_000 + 2_000;
-    m.overall.per_second = series.to_vec();
-    m.overall.per_second.push(3);
-    r.simultaneous = Some(Simultaneous {
-        window_start_unix_ms: 1_700_000_000_000 + u64::from(slot) * 60_000,
-        side,
-        side_cpus: side.map(|s| s.to_string()),
-    });
-    r
+    simultaneous_result(target, slot, series, side)
 }
 
 fn refs(cells: &[CellResult]) -> Vec<&CellResult> {
@@ -44,7 +32,7 @@ fn each_slot_is_the_ratio_over_the_common_seconds_and_shared_noise_cancels() {
             cell("b", k as u32 + 1, &faster, None)
         })
         .collect();
-    let (delta, d) = compare_throughput(&refs(&base), &refs(&cand)).unwrap();
+    let (delta, d) = compare_throughput(&refs(&base), &refs(&cand), None).unwrap();
     let delta = delta.unwrap();
     assert!((delta.percent - 5.0).abs() < 1e-9, "{delta:?}");
     assert_eq!(delta.pairs, Some(3));
@@ -88,7 +76,7 @@ fn traded_sides_are_estimated_and_removed_and_uncorrelated_series_are_named() {
             Some(cand_side),
         ));
     }
-    let (delta, d) = compare_throughput(&refs(&base), &refs(&cand)).unwrap();
+    let (delta, d) = compare_throughput(&refs(&base), &refs(&cand), None).unwrap();
     let delta = delta.unwrap();
     assert!((delta.percent - 2.0).abs() < 0.05, "{delta:?}");
     assert!(
@@ -125,7 +113,7 @@ fn six_slots_on_traded_sides_keep_four_degrees_of_freedom_and_no_note_about_them
         base.push(cell("a", slot, &on(1 - cand_side), Some(1 - cand_side)));
         cand.push(cell("b", slot, &on(cand_side), Some(cand_side)));
     }
-    let (delta, d) = compare_throughput(&refs(&base), &refs(&cand)).unwrap();
+    let (delta, d) = compare_throughput(&refs(&base), &refs(&cand), None).unwrap();
     let delta = delta.unwrap();
     assert_eq!(delta.df, Some(4.0));
     assert!(delta.percent.abs() < 0.05, "{delta:?}");
@@ -140,10 +128,10 @@ fn six_slots_on_traded_sides_keep_four_degrees_of_freedom_and_no_note_about_them
 fn cells_in_turn_or_fewer_than_two_slots_are_left_to_the_usual_comparison() {
     let base = [slotted_result("a", 1, 100.0), slotted_result("a", 2, 100.0)];
     let cand = [slotted_result("b", 1, 110.0), slotted_result("b", 2, 110.0)];
-    assert!(compare_throughput(&refs(&base), &refs(&cand)).is_none());
+    assert!(compare_throughput(&refs(&base), &refs(&cand), None).is_none());
     let one = [cell("a", 1, &[10, 10], None)];
     let other = [cell("b", 1, &[11, 11], None)];
-    assert!(compare_throughput(&refs(&one), &refs(&other)).is_none());
+    assert!(compare_throughput(&refs(&one), &refs(&other), None).is_none());
 }
 
 #[test]
@@ -158,4 +146,33 @@ fn a_ratio_that_drifts_within_the_window_shows_its_trend() {
     assert!((trend - expected).abs() < 0.05, "{trend} vs {expected}");
     assert_eq!(median(vec![3.0, 1.0, 2.0, 10.0]), Some(2.5));
     assert_eq!(correlation((&[1, 2], &[2, 4])), None);
+}
+
+#[test]
+fn under_a_precision_goal_the_window_ratios_are_tested_on_the_pilots_spread() {
+    // Five slots whose window ratios b ÷ a are 1.02, 1.04, 1.03 (the pilot), then 1.10, 0.96:
+    // the test takes the spread of the first three (2 degrees of freedom), the mean of all.
+    let ratios = [1.02, 1.04, 1.03, 1.10, 0.96];
+    let base: Vec<CellResult> = (1..=5).map(|k| cell("a", k, &[1000; 4], None)).collect();
+    let cand: Vec<CellResult> = ratios
+        .iter()
+        .zip(1..)
+        .map(|(r, k)| cell("b", k, &[(1000.0 * r) as u64; 4], None))
+        .collect();
+    let rates = window_rates(&refs(&base), &refs(&cand)).unwrap();
+    assert_eq!(
+        rates,
+        [
+            (1000.0, 1020.0),
+            (1000.0, 1040.0),
+            (1000.0, 1030.0),
+            (1000.0, 1100.0),
+            (1000.0, 960.0)
+        ]
+    );
+    let (delta, _) = compare_throughput(&refs(&base), &refs(&cand), Some(3)).unwrap();
+    let delta = delta.unwrap();
+    assert_eq!(delta, Delta::paired(&rates, Some(3)).unwrap());
+    assert_eq!(delta.method, Method::TwoStage { pilot: 3 });
+    assert_eq!((delta.df, delta.pairs), (Some(2.0), Some(5)));
 }

@@ -37,8 +37,13 @@ pub enum Method {
     /// Welch's t-test of two independent groups, Fieller's interval of the ratio of the means.
     Welch,
     /// The two-period crossover model of simultaneous slots whose targets traded sides: the
-    /// per-slot log ratios with the side's effect removed (`crossover`).
-    Crossover,
+    /// per-slot log ratios with the side's effect removed (`crossover`); under a precision
+    /// goal, the residual spread of the first `pilot` slots, as in Stein's test.
+    Crossover {
+        /// Slots of the pilot stage, whose spread the test takes.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pilot: Option<usize>,
+    },
 }
 
 impl Method {
@@ -54,9 +59,18 @@ impl Method {
             Method::Welch => {
                 "Welch's t-test of independent groups with Fieller's interval".to_owned()
             }
-            Method::Crossover => "the two-period crossover model of the per-slot log ratios \
-                                  of simultaneous slots, the side's effect removed"
-                .to_owned(),
+            Method::Crossover { pilot } => {
+                let mut text = "the two-period crossover model of the per-slot log ratios of \
+                                simultaneous slots, the side's effect removed"
+                    .to_owned();
+                if let Some(pilot) = pilot {
+                    text += &format!(
+                        " (the residual spread of the first {pilot} slots, {} degrees of freedom)",
+                        pilot - 2
+                    );
+                }
+                text
+            }
         }
     }
 }
